@@ -1,0 +1,1 @@
+"""The bot kit (issue 6)."""

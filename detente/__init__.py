@@ -1,0 +1,1 @@
+"""The detente command line."""

@@ -1,0 +1,5 @@
+import sys
+
+from detente.cli import main
+
+sys.exit(main())

@@ -1,0 +1,328 @@
+"""Maps: provinces, coasts, adjacency and home centres, loaded from a map file.
+
+Every place a unit can stand is a *location*, numbered from 0. The first locations
+are the provinces themselves, in the order of the map file; the coasts of
+multi-coast provinces (``STP/NC``, ``SPA/SC``, ...) come after them. A province is
+identified by the number of its own location, so ``map.province_of[loc]`` turns
+any location into its province.
+
+>>> from engine.maps import standard_map
+>>> m = standard_map()
+>>> len(m.provinces), len(m.supply_centers)
+(75, 34)
+>>> m.name_of(m.location("stp/nc"))
+'STP/NC'
+>>> sorted(m.name_of(loc) for loc in m.fleet_moves[m.location("MAO")] if m.province_of[loc] == m.location("SPA"))
+['SPA/NC', 'SPA/SC']
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import deque
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+ARMY = 0
+FLEET = 1
+UNIT_LETTERS = ("A", "F")
+
+_COAST_ALIASES = {"NC": "NC", "NCS": "NC", "SC": "SC", "SCS": "SC", "EC": "EC", "ECS": "EC", "WC": "WC", "WCS": "WC"}
+_DAIDE_COAST = {"NC": "NCS", "SC": "SCS", "EC": "ECS", "WC": "WCS"}
+
+LAND = 0
+COAST = 1
+SEA = 2
+
+
+class MapError(ValueError):
+    """A map file that cannot be read as a map."""
+
+
+@dataclass(frozen=True, eq=False)
+class Map:
+    """The board: immutable, integer-indexed, and shared by every position on it."""
+
+    name: str
+    victory_centers: int
+    first_year: int
+    powers: tuple[str, ...]
+    power_abbreviations: dict[str, str]
+    locations: tuple[str, ...]
+    province_of: tuple[int, ...]
+    provinces: tuple[int, ...]
+    english_names: tuple[str, ...]
+    kind: tuple[int, ...]
+    coasts: tuple[tuple[int, ...], ...]
+    army_moves: tuple[frozenset[int], ...]
+    fleet_moves: tuple[frozenset[int], ...]
+    supply_centers: tuple[int, ...]
+    homes: dict[str, tuple[int, ...]]
+    starting_units: tuple[tuple[str, int, int], ...]
+    aliases: dict[str, int]
+
+    # --- names -----------------------------------------------------------------
+
+    def location(self, name: str) -> int:
+        """The location named ``name`` (``"PAR"``, ``"stp/nc"``, ``"STP NCS"``, an alias).
+
+        A coast that the province does not have is dropped (DATC 4.B.6: an unknown
+        coast is ignored), so ``"BRE/EC"`` is Brest. Raises ``KeyError`` for an
+        unknown province.
+        """
+        return self._location_index(name.strip().upper())
+
+    @functools.cached_property
+    def _names(self) -> dict[str, int]:
+        names = {n: i for i, n in enumerate(self.locations)}
+        names.update(self.aliases)
+        return names
+
+    @functools.lru_cache(maxsize=None)  # noqa: B019 - maps live as long as the process
+    def _location_index(self, name: str) -> int:
+        found = self._names.get(name)
+        if found is not None:
+            return found
+        match = re.fullmatch(r"([A-Z]{3})\s*(?:/|\s|\()\s*([A-Z]{2,3})\)?", name)
+        if match is None:
+            raise KeyError(name)
+        province = self._names[match.group(1)]
+        coast = _COAST_ALIASES.get(match.group(2))
+        if coast is not None:
+            found = self._names.get(f"{self.locations[province]}/{coast}")
+            if found is not None:
+                return found
+        return province
+
+    def name_of(self, location: int) -> str:
+        """The DAIDE name of a location: ``"PAR"``, ``"STP/NC"``."""
+        return self.locations[location]
+
+    def daide_location(self, location: int) -> str:
+        """A location as DAIDE writes it: ``PAR`` or ``( STP NCS )``."""
+        province = self.province_of[location]
+        if province == location:
+            return self.locations[location]
+        coast = self.locations[location].split("/")[1]
+        return f"( {self.locations[province]} {_DAIDE_COAST[coast]} )"
+
+    def power(self, name: str) -> str:
+        """The full upper-case name of a power, from it or its DAIDE abbreviation."""
+        key = name.strip().upper()
+        if key in self.powers:
+            return key
+        try:
+            return self.power_abbreviations[key]
+        except KeyError:
+            raise KeyError(name) from None
+
+    @functools.cached_property
+    def abbreviation_of(self) -> dict[str, str]:
+        """Power name -> DAIDE abbreviation (``"ENGLAND"`` -> ``"ENG"``)."""
+        return {full: short for short, full in self.power_abbreviations.items()}
+
+    # --- derived geography -----------------------------------------------------------
+
+    @functools.cached_property
+    def is_supply_center(self) -> tuple[bool, ...]:
+        centers = set(self.supply_centers)
+        return tuple(p in centers for p in range(len(self.locations)))
+
+    @functools.cached_property
+    def home_of(self) -> tuple[str | None, ...]:
+        """The power whose home centre a province is, or None."""
+        owner: list[str | None] = [None] * len(self.locations)
+        for power, provinces in self.homes.items():
+            for p in provinces:
+                owner[p] = power
+        return tuple(owner)
+
+    @functools.cached_property
+    def fleet_reach(self) -> tuple[frozenset[int], ...]:
+        """The provinces a fleet at each location can move to (any coast of them)."""
+        return tuple(frozenset(self.province_of[d] for d in dests) for dests in self.fleet_moves)
+
+    @functools.cached_property
+    def reach(self) -> tuple[tuple[frozenset[int], ...], tuple[frozenset[int], ...]]:
+        """``reach[unit_type][location]``: the provinces such a unit can move to."""
+        return (self.army_moves, self.fleet_reach)
+
+    @functools.cached_property
+    def seas_touching(self) -> tuple[frozenset[int], ...]:
+        """For each province, the sea provinces a fleet there could sail to or from."""
+        touching: list[set[int]] = [set() for _ in self.locations]
+        for loc, dests in enumerate(self.fleet_moves):
+            here = self.province_of[loc]
+            for d in dests:
+                there = self.province_of[d]
+                if self.kind[there] == SEA:
+                    touching[here].add(there)
+        return tuple(frozenset(s) for s in touching)
+
+    @functools.cached_property
+    def distances(self) -> tuple[tuple[int, ...], ...]:
+        """Moves between provinces over land and sea alike (DATC 4.D.8, 2023 rules)."""
+        neighbours: list[set[int]] = [set() for _ in self.locations]
+        for loc in range(len(self.locations)):
+            p = self.province_of[loc]
+            neighbours[p].update(self.army_moves[loc])
+            neighbours[p].update(self.fleet_reach[loc])
+        table = []
+        for start in range(len(self.locations)):
+            dist = [-1] * len(self.locations)
+            if self.province_of[start] == start:
+                dist[start] = 0
+                queue = deque([start])
+                while queue:
+                    here = queue.popleft()
+                    for there in neighbours[here]:
+                        if dist[there] < 0:
+                            dist[there] = dist[here] + 1
+                            queue.append(there)
+            table.append(tuple(dist))
+        return tuple(table)
+
+
+# --- the file format ---------------------------------------------------------------
+
+
+def _sections(text: str) -> dict[str, list[tuple[str, str]]]:
+    sections: dict[str, list[tuple[str, str]]] = {}
+    current: list[tuple[str, str]] | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = sections.setdefault(line[1:-1].strip().lower(), [])
+            continue
+        if current is None or "=" not in line:
+            raise MapError(f"line {number}: expected [section] or KEY=VALUE, got {raw!r}")
+        key, value = line.split("=", 1)
+        current.append((key.strip().upper(), value.strip()))
+    return sections
+
+
+def _parse_borders(spec: str) -> list[tuple[str | None, str | None, list[tuple[str, str | None]]]]:
+    """Split ``AMY A B, FLT C (D NCS), (FLT NCS) E`` into (unit, from-coast, destinations)."""
+    groups = []
+    for part in spec.split(","):
+        tokens = re.findall(r"\([^)]*\)|[A-Z]+", part.upper())
+        if not tokens:
+            continue
+        head = tokens[0]
+        if head.startswith("("):
+            unit, coast = head[1:-1].split()
+        else:
+            unit, coast = head, None
+        if unit not in ("AMY", "FLT"):
+            raise MapError(f"border group must start with AMY or FLT: {part!r}")
+        dests: list[tuple[str, str | None]] = []
+        for token in tokens[1:]:
+            if token.startswith("("):
+                province, dest_coast = token[1:-1].split()
+                dests.append((province, _COAST_ALIASES[dest_coast]))
+            else:
+                dests.append((token, None))
+        groups.append((unit, _COAST_ALIASES[coast] if coast else None, dests))
+    return groups
+
+
+def parse_map(text: str) -> Map:
+    """Build a :class:`Map` from the text of a map file (see ``engine/data/standard.map``)."""
+    sections = _sections(text)
+    for required in ("powers", "provinces", "homes", "positions", "borders"):
+        if required not in sections:
+            raise MapError(f"map file has no [{required}] section")
+    variant = dict(sections.get("variant", []))
+    start = variant.get("START", "SPR 1901").split()
+    abbreviations = {short: full.split(",")[0].strip().upper() for short, full in sections["powers"]}
+    province_names = [short for short, _ in sections["provinces"]]
+    english = {short: name for short, name in sections["provinces"]}
+    index = {name: i for i, name in enumerate(province_names)}
+
+    borders = {short: _parse_borders(spec) for short, spec in sections["borders"]}
+    coast_names: list[str] = []
+    for province in province_names:
+        for unit, coast, dests in borders.get(province, []):
+            if coast and f"{province}/{coast}" not in coast_names:
+                coast_names.append(f"{province}/{coast}")
+            for dest, dest_coast in dests:
+                if dest_coast and f"{dest}/{dest_coast}" not in coast_names:
+                    coast_names.append(f"{dest}/{dest_coast}")
+    locations = province_names + sorted(coast_names)
+    loc_index = {name: i for i, name in enumerate(locations)}
+    province_of = [index[name.split("/")[0]] for name in locations]
+    n = len(locations)
+    army: list[set[int]] = [set() for _ in range(n)]
+    fleet: list[set[int]] = [set() for _ in range(n)]
+    for province, groups in borders.items():
+        if province not in index:
+            raise MapError(f"borders of unknown province {province}")
+        for unit, coast, dests in groups:
+            src = loc_index[f"{province}/{coast}"] if coast else index[province]
+            for dest, dest_coast in dests:
+                if dest not in index:
+                    raise MapError(f"{province} borders unknown province {dest}")
+                target = loc_index[f"{dest}/{dest_coast}"] if dest_coast else index[dest]
+                (army if unit == "AMY" else fleet)[src].add(target)
+
+    kind = []
+    for p in range(n):
+        if province_of[p] != p:
+            kind.append(COAST)
+            continue
+        locs = [loc for loc in range(n) if province_of[loc] == p]
+        has_fleet = any(fleet[loc] for loc in locs)
+        kind.append(SEA if has_fleet and not army[p] else COAST if has_fleet else LAND)
+    coasts = tuple(tuple(loc for loc in range(n) if province_of[loc] == p and loc != p) for p in range(n))
+
+    homes: dict[str, tuple[int, ...]] = {}
+    centers: list[int] = []
+    for short, spec in sections["homes"]:
+        provinces = [index[x.strip().upper()] for x in spec.split(",") if x.strip()]
+        centers.extend(provinces)
+        if short != "UNO":
+            homes[abbreviations[short]] = tuple(provinces)
+    starting = []
+    for short, spec in sections["positions"]:
+        for item in spec.split(","):
+            words = item.split()
+            if not words:
+                continue
+            unit_type = ARMY if words[0].upper() == "AMY" else FLEET
+            name = words[1].upper() + (f"/{_COAST_ALIASES[words[2].upper()]}" if len(words) > 2 else "")
+            starting.append((abbreviations[short], unit_type, loc_index[name]))
+    aliases = {short: loc_index[target.strip().upper()] for short, target in sections.get("aliases", [])}
+    return Map(
+        name=variant.get("NAME", "unnamed"),
+        victory_centers=int(variant.get("VICTORY", len(set(centers)) // 2 + 1)),
+        first_year=int(start[1]) if len(start) > 1 else 1901,
+        powers=tuple(abbreviations.values()),
+        power_abbreviations=abbreviations,
+        locations=tuple(locations),
+        province_of=tuple(province_of),
+        provinces=tuple(range(len(province_names))),
+        english_names=tuple(english[name.split("/")[0]] for name in locations),
+        kind=tuple(kind),
+        coasts=coasts,
+        army_moves=tuple(frozenset(s) for s in army),
+        fleet_moves=tuple(frozenset(s) for s in fleet),
+        supply_centers=tuple(sorted(set(centers))),
+        homes=homes,
+        starting_units=tuple(starting),
+        aliases=aliases,
+    )
+
+
+def load_map(path: str | Path) -> Map:
+    """Read a map file."""
+    return parse_map(Path(path).read_text(encoding="utf-8"))
+
+
+@functools.cache
+def standard_map() -> Map:
+    """The standard map of 1901 Europe, shipped with the engine."""
+    return parse_map(resources.files("engine").joinpath("data/standard.map").read_text(encoding="utf-8"))

@@ -1,0 +1,84 @@
+"""Adjudication of a retreat phase.
+
+A dislodged unit retreats to one of the places it was allowed when it was dislodged,
+or disbands. Two retreats to the same province both fail and both units disband; a
+unit with no valid retreat order disbands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from engine.maps import ARMY, FLEET
+from engine.orders import Disband, Order, Retreat
+from engine.position import Dislodged, Position, Unit
+
+
+def adjudicate_retreats(
+    position: Position, orders: Mapping[str, Iterable[Order]]
+) -> tuple[tuple[Unit, ...], dict[Unit, tuple[str, ...]]]:
+    """The units after the retreats, and the result words of each dislodged unit."""
+    m = position.map
+    province_of = m.province_of
+    waiting = {province_of[d.unit.location]: d for d in position.dislodged}
+    chosen: dict[int, list[int]] = {}  # province -> retreat locations ordered (-1: disband)
+    ordered: set[int] = set()
+    void: dict[Unit, tuple[str, ...]] = {}  # orders for units that are not retreating
+    for power, power_orders in orders.items():
+        for order in power_orders:
+            location = getattr(order, "location", None)
+            if location is None:
+                continue
+            here = province_of[location]
+            d = waiting.get(here)
+            if d is None:
+                on_board = position.unit_at.get(here)
+                if on_board is None:
+                    on_board = Unit(power, order.type if order.type is not None else ARMY, location)
+                void[on_board] = ("void",)
+                continue
+            ordered.add(here)
+            if d.unit.power != power or not isinstance(order, (Retreat, Disband)):
+                continue
+            destination = -1 if isinstance(order, Disband) else _retreat_location(m, d, order.destination)
+            if destination is not None:
+                chosen.setdefault(here, []).append(destination)
+
+    going: dict[int, int] = {}
+    for here, destinations in chosen.items():
+        if all(x == destinations[0] for x in destinations) and destinations[0] >= 0:
+            going[here] = destinations[0]
+    arrivals: dict[int, int] = {}
+    for loc in going.values():
+        arrivals[province_of[loc]] = arrivals.get(province_of[loc], 0) + 1
+
+    units = list(position.units)
+    results = void
+    for here, d in waiting.items():
+        loc = going.get(here)
+        if loc is not None and arrivals[province_of[loc]] == 1:
+            units.append(Unit(d.unit.power, d.unit.type, loc))
+            results[d.unit] = ("ok",)
+        elif loc is not None:
+            results[d.unit] = ("bounce", "disband")
+        elif here in chosen and chosen[here] == [-1] * len(chosen[here]):
+            results[d.unit] = ("disband",)
+        elif here in ordered:
+            results[d.unit] = ("void", "disband")
+        else:
+            results[d.unit] = ("disband",)
+    return tuple(units), results
+
+
+def _retreat_location(m, d: Dislodged, written: int) -> int | None:
+    """The allowed location a retreat order names, or None (coasts as DATC 4.B)."""
+    if d.unit.type != FLEET:
+        province = m.province_of[written]
+        return province if province in d.retreats else None
+    if written in d.retreats:
+        return written
+    if m.province_of[written] == written:
+        possible = [loc for loc in d.retreats if m.province_of[loc] == written]
+        if len(possible) == 1:
+            return possible[0]
+    return None

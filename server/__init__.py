@@ -1,0 +1,1 @@
+"""The asyncio game and negotiation servers (issues 4 and 5)."""
