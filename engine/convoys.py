@@ -13,12 +13,39 @@ class ConvoyRoutes:
     to a sea touching the destination.
     """
 
-    __slots__ = ("_m", "_seas", "_cache")
+    __slots__ = ("_m", "_seas", "_cache", "_shores")
 
     def __init__(self, m: Map, fleet_seas: frozenset[int]) -> None:
         self._m = m
         self._seas = fleet_seas
         self._cache: dict[tuple[int, int, int], frozenset[int]] = {}
+        self._shores: dict[int, frozenset[int]] = {}
+
+    def destinations(self, origin: int) -> frozenset[int]:
+        """The coastal provinces an army at ``origin`` could be convoyed to.
+
+        Some chain of fleets reaches a province exactly when a chain without a
+        shortcut does, so a plain search of the fleets' seas is enough here.
+        """
+        found = self._shores.get(origin)
+        if found is None:
+            found = self._shores[origin] = self._reach(origin)
+        return found
+
+    def _reach(self, origin: int) -> frozenset[int]:
+        m = self._m
+        if not self._seas or m.kind[origin] != COAST:
+            return frozenset()
+        seas = self._seas
+        frontier = list(m.seas_touching[origin] & seas)
+        seen = set(frontier)
+        while frontier:
+            for sea in m.fleet_reach[frontier.pop()] & seas:
+                if sea not in seen:
+                    seen.add(sea)
+                    frontier.append(sea)
+        shores = m.shores
+        return frozenset(p for sea in seen for p in shores[sea] if p != origin)
 
     def fleets(self, origin: int, destination: int, without: int = -1) -> frozenset[int]:
         key = (origin, destination, without)

@@ -108,15 +108,14 @@ class _Board:
         for p, u in self.unit_at.items():
             for q in reach[u.type][u.location]:
                 can_reach.setdefault(q, []).append(p)
-        # army province -> destinations reachable only (or also) by convoy
-        carried: dict[int, list[int]] = {}
+        # army province -> destinations reachable by convoy
+        carried: dict[int, frozenset[int]] = {}
         if fleets:
-            coastal_armies = [p for p, u in self.unit_at.items() if u.type == ARMY and m.kind[p] == COAST]
-            shores = [p for p in m.provinces if m.kind[p] == COAST]
-            for a in coastal_armies:
-                if not (m.seas_touching[a] & fleets):
-                    continue
-                carried[a] = [d for d in shores if d != a and self.convoys.fleets(a, d)]
+            for p, u in self.unit_at.items():
+                if u.type == ARMY:
+                    destinations = self.convoys.destinations(p)
+                    if destinations:
+                        carried[p] = destinations
         self.can_reach = can_reach
         self.carried = carried
 
@@ -132,10 +131,12 @@ class _Board:
         here = m.province_of[unit.location]
         t, loc = unit.type, unit.location
         orders: list[Order] = list(_moves(m, t, loc))
-        for d in self.carried.get(here, ()):
+        for d in sorted(self.carried.get(here, ())):
             # next to the destination, only an explicit VIA makes it a convoyed move
             orders.append(Move(ARMY, loc, d, d in m.army_moves[here]))
         unit_at = self.unit_at
+        at_sea = t == FLEET and m.kind[here] == SEA
+        convoys = self.convoys
         for q in sorted(m.reach[t][loc]):
             other = unit_at.get(q)
             if other is not None:
@@ -145,11 +146,14 @@ class _Board:
                     mover = unit_at[p]
                     orders.append(SupportMove(t, loc, mover.type, mover.location, q))
             for a, destinations in self.carried.items():
-                if a != here and q in destinations and q not in m.army_moves[a] and self.convoys.fleets(a, q, here):
+                if a == here or q not in destinations or q in m.army_moves[a]:
+                    continue
+                # a fleet at sea cannot support a move that only it could convoy (DATC 6.D.31)
+                if not at_sea or convoys.fleets(a, q, here):
                     orders.append(SupportMove(t, loc, ARMY, a, q))
-        if t == FLEET and m.kind[here] == SEA:
+        if at_sea:
             for a, destinations in self.carried.items():
-                for d in destinations:
-                    if here in self.convoys.fleets(a, d):
+                for d in sorted(destinations):
+                    if here in convoys.fleets(a, d):
                         orders.append(Convoy(FLEET, loc, a, d))
         return orders

@@ -162,6 +162,16 @@ class Map:
         return tuple(frozenset(s) for s in touching)
 
     @functools.cached_property
+    def shores(self) -> tuple[frozenset[int], ...]:
+        """For each sea province, the coastal provinces it touches (empty for others)."""
+        shores: list[set[int]] = [set() for _ in self.locations]
+        for p, seas in enumerate(self.seas_touching):
+            if self.kind[p] == COAST and self.province_of[p] == p:
+                for sea in seas:
+                    shores[sea].add(p)
+        return tuple(frozenset(s) for s in shores)
+
+    @functools.cached_property
     def distances(self) -> tuple[tuple[int, ...], ...]:
         """Moves between provinces over land and sea alike (DATC 4.D.8, 2023 rules)."""
         neighbours: list[set[int]] = [set() for _ in self.locations]

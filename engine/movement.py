@@ -116,8 +116,8 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
                 kind[p] = HOLD
 
     # --- 3. supports that match the supported unit's order ------------------------------------
-    supporters: list[list[int]] = [[] for _ in range(n)]
-    attackers: list[list[int]] = [[] for _ in range(n)]
+    supporters: dict[int, list[int]] = {}
+    attackers: dict[int, list[int]] = {}
     void_support: set[int] = set()
     for p in given:
         k = kind[p]
@@ -129,12 +129,12 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
             else:
                 matches = kind[s] == MOVE and target[s] == d and (target_loc[p] < 0 or target_loc[p] == target_loc[s])
             if matches:
-                supporters[s].append(p)
+                supporters.setdefault(s, []).append(p)
             else:
                 void_support.add(p)
                 kind[p] = HOLD
         elif k == MOVE:
-            attackers[target[p]].append(p)
+            attackers.setdefault(target[p], []).append(p)
 
     # --- 4. the decisions ------------------------------------------------------------------------
     state = [_UNRESOLVED] * n
@@ -167,7 +167,7 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
 
     def support_count(p: int, excluded_power: str | None = None) -> int:
         count = 1
-        for s in supporters[p]:
+        for s in supporters.get(p, ()):
             if power_at[s] != excluded_power and resolve(s):
                 count += 1
         return count
@@ -213,7 +213,7 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
     def adjudicate_support(p: int) -> bool:
         aimed_at = target_dest[p]
         own = power_at[p]
-        hostile = attackers[p]
+        hostile = attackers.get(p, ())
         for a in hostile:
             if power_at[a] != own and a != aimed_at and path(a):
                 return False
@@ -225,7 +225,7 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
     def adjudicate_convoy(p: int) -> bool:
         # DATC 5.D: adjudicate (not resolve) the attacks on a convoy, so that every
         # dependency cycle through a convoy is a single clean one.
-        for a in attackers[p]:
+        for a in attackers.get(p, ()):
             if adjudicate_move(a):
                 return False
         return True
@@ -379,7 +379,7 @@ def _legal(m: Map, unit: Unit, here: int, order: Order, unit_at: dict[int, Unit]
         if unit.type == ARMY:
             if m.kind[dest] == SEA:
                 return None
-            if (order.via_convoy or dest not in m.army_moves[here]) and not convoys.fleets(here, dest):
+            if (order.via_convoy or dest not in m.army_moves[here]) and dest not in convoys.destinations(here):
                 return None
             return (MOVE, dest, dest, order.via_convoy)
         if order.via_convoy:

@@ -36,7 +36,7 @@ M = standard_map()
 POWERS = M.powers
 PROVINCES = list(M.provinces)
 LOCATIONS = list(range(len(M.locations)))
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
