@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from engine.maps import ARMY, COAST, FLEET, SEA, Map
 from engine.orders import Build, Disband, Order, Waive
-from engine.position import Position, Unit
+from engine.position import Position, Unit, named_unit
 
 
 def adjudicate_adjustments(
@@ -40,14 +40,12 @@ def adjudicate_adjustments(
                     results[unit] = ("ok",)
                     left -= 1
                 else:
-                    void = Unit(power, ARMY if order.type is None else order.type, order.location)
-                    results.setdefault(void, ("void",))
+                    results.setdefault(named_unit(power, order), ("void",))
             elif isinstance(order, Disband):
                 here = province_of[order.location]
                 unit = unit_at.get(here)
                 if unit is None:
-                    missing = Unit(power, ARMY if order.type is None else order.type, order.location)
-                    results.setdefault(missing, ("void",))
+                    results.setdefault(named_unit(power, order), ("void",))
                     continue
                 if left < 0 and unit.power == power and here in units and unit not in results:
                     del units[here]

@@ -38,7 +38,11 @@ def legal_orders(position: Position, power: str) -> dict[Unit | None, list[Order
         board = _Board.of(position)
         return {u: board.orders_for(u) for u in position.units if u.power == power}
     if kind == RETREATS:
-        return {d.unit: _retreat_orders(position.map, d.unit, d.retreats) for d in position.dislodged if d.unit.power == power}
+        return {
+            d.unit: _retreat_orders(position.map, d.unit, d.retreats)
+            for d in position.dislodged
+            if d.unit.power == power
+        }
     if kind == ADJUSTMENTS:
         orders = adjustment_orders(position, power)
         return {None: orders} if orders else {}
@@ -80,7 +84,7 @@ def _retreat_orders(m: Map, unit: Unit, retreats: frozenset[int]) -> list[Order]
     return [Retreat(unit.type, unit.location, loc) for loc in sorted(retreats)] + [Disband(unit.type, unit.location)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _moves(m: Map, unit_type: int, location: int) -> tuple[Order, ...]:
     """Hold and the moves over land or along coasts, which depend on the map alone."""
     if unit_type == ARMY:

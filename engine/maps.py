@@ -80,7 +80,7 @@ class Map:
         names.update(self.aliases)
         return names
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - maps live as long as the process
+    @functools.cache  # noqa: B019 - maps live as long as the process
     def _location_index(self, name: str) -> int:
         found = self._names.get(name)
         if found is not None:
@@ -256,7 +256,7 @@ def parse_map(text: str) -> Map:
     borders = {short: _parse_borders(spec) for short, spec in sections["borders"]}
     coast_names: list[str] = []
     for province in province_names:
-        for unit, coast, dests in borders.get(province, []):
+        for _, coast, dests in borders.get(province, []):
             if coast and f"{province}/{coast}" not in coast_names:
                 coast_names.append(f"{province}/{coast}")
             for dest, dest_coast in dests:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from engine.convoys import ConvoyRoutes, route_exists
 from engine.maps import ARMY, FLEET, SEA, Map
 from engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
-from engine.position import Dislodged, Position, Unit
+from engine.position import Dislodged, Position, Unit, named_unit
 
 HOLD, MOVE, SUPPORT, CONVOY = 0, 1, 2, 3
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
@@ -57,7 +57,7 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
             here = province_of[location]
             unit = unit_at.get(here)
             if unit is None:
-                phantoms.append(Unit(power, order.type if order.type is not None else ARMY, location))
+                phantoms.append(named_unit(power, order))
                 continue
             ordered.add(here)
             if unit.power != power:
@@ -367,7 +367,9 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
     return MovementOutcome(tuple(staying + moved_units), tuple(dislodged), results)
 
 
-def _legal(m: Map, unit: Unit, here: int, order: Order, unit_at: dict[int, Unit], convoys: ConvoyRoutes) -> tuple | None:
+def _legal(
+    m: Map, unit: Unit, here: int, order: Order, unit_at: dict[int, Unit], convoys: ConvoyRoutes
+) -> tuple | None:
     """The order reduced to its meaning, or None where it is illegal (void)."""
     province_of = m.province_of
     if isinstance(order, Hold):

@@ -66,6 +66,12 @@ class Unit:
     location: int
 
 
+def named_unit(power: str, order: object) -> Unit:
+    """The unit an order names, as written (for reporting orders to absent units)."""
+    unit_type = getattr(order, "type", None)
+    return Unit(power, ARMY if unit_type is None else unit_type, getattr(order, "location", -1))
+
+
 @dataclass(frozen=True, slots=True)
 class Dislodged:
     """A unit dislodged in the last movement phase and the locations it may retreat to."""
@@ -132,7 +138,7 @@ class Position:
             if province in seen:
                 raise ValueError(f"two units in {m.name_of(province)}")
             seen.add(province)
-        for owner, p in ((o, p) for p, o in enumerate(owners) if o is not None):
+        for p in (p for p, owner in enumerate(owners) if owner is not None):
             if not m.is_supply_center[p]:
                 raise ValueError(f"{m.name_of(p)} is no supply centre")
         return cls(m, phase, placed, tuple(owners), gone)

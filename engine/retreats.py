@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from engine.maps import ARMY, FLEET
+from engine.maps import FLEET
 from engine.orders import Disband, Order, Retreat
-from engine.position import Dislodged, Position, Unit
+from engine.position import Dislodged, Position, Unit, named_unit
 
 
 def adjudicate_retreats(
@@ -32,10 +32,7 @@ def adjudicate_retreats(
             here = province_of[location]
             d = waiting.get(here)
             if d is None:
-                on_board = position.unit_at.get(here)
-                if on_board is None:
-                    on_board = Unit(power, order.type if order.type is not None else ARMY, location)
-                void[on_board] = ("void",)
+                void[position.unit_at.get(here) or named_unit(power, order)] = ("void",)
                 continue
             ordered.add(here)
             if d.unit.power != power or not isinstance(order, (Retreat, Disband)):

@@ -34,7 +34,12 @@ def test_centres_change_hands_after_the_fall_only() -> None:
     assert game.position.adjustments == {"ENGLAND": 1, "FRANCE": 1}
     game.play({"FRANCE": ["A MAR B"], "ENGLAND": ["F LON B"]})
     assert str(game.position.phase) == "S1902M"
-    assert {game.position.unit_name(u) for u in game.position.units_of("FRANCE")} == {"A POR", "A MAR", "A PAR", "F BRE"}
+    assert {game.position.unit_name(u) for u in game.position.units_of("FRANCE")} == {
+        "A POR",
+        "A MAR",
+        "A PAR",
+        "F BRE",
+    }
 
 
 def test_a_fall_retreat_comes_before_the_centre_count() -> None:
@@ -59,7 +64,25 @@ def test_civil_disorder_removes_the_farthest_unit() -> None:
 
 
 def test_eighteen_centres_win_the_game() -> None:
-    seventeen = ["BUD", "TRI", "VIE", "SER", "GRE", "BUL", "RUM", "CON", "ANK", "SMY", "SEV", "MOS", "WAR", "VEN", "ROM", "NAP", "TUN"]
+    seventeen = [
+        "BUD",
+        "TRI",
+        "VIE",
+        "SER",
+        "GRE",
+        "BUL",
+        "RUM",
+        "CON",
+        "ANK",
+        "SMY",
+        "SEV",
+        "MOS",
+        "WAR",
+        "VEN",
+        "ROM",
+        "NAP",
+        "TUN",
+    ]
     start = Position.build("F1910M", {"AUSTRIA": ["A GAL", "A MUN"]}, {"AUSTRIA": seventeen, "GERMANY": ["BER"]})
     outcome = play(start, {"AUSTRIA": ["A GAL - WAR", "A MUN - BER"]})
     assert outcome.position.completed

@@ -51,11 +51,16 @@ def test_every_generated_order_is_legal(position: Position) -> None:
                     ]
                     context.setdefault(army.power, []).append(Move(0, order.army_location, order.destination, True))
                     for f in fleets:
-                        context.setdefault(f.power, []).append(Convoy(1, f.location, order.army_location, order.destination))
+                        context.setdefault(f.power, []).append(
+                            Convoy(1, f.location, order.army_location, order.destination)
+                        )
                 words = result_of(position, power, unit, context)
                 assert "void" not in words, format_order(M, order)
                 if isinstance(order, (Hold, SupportHold)) or isinstance(order, Move) and not order.via_convoy:
-                    if isinstance(order, Move) and M.province_of[order.destination] not in M.reach[unit.type][unit.location]:
+                    if (
+                        isinstance(order, Move)
+                        and M.province_of[order.destination] not in M.reach[unit.type][unit.location]
+                    ):
                         assert words[0] in ("no convoy", "ok", "bounce", "disrupted")
                     else:
                         assert "no convoy" not in words
@@ -97,7 +102,7 @@ def test_retreat_and_adjustment_orders_are_legal(position: Position) -> None:
                 for order in options:
                     assert "void" not in adjudicate(moved, {power: [order]}).results[unit]
     winter = Position(M, moved.phase.__class__(1901, "W", "A"), moved.units, moved.centers)
-    for power, owed in winter.adjustments.items():
+    for power in winter.adjustments:
         options = legal_orders(winter, power)[None]
         outcome = adjudicate(winter, {power: options[:1]})
         assert all(words != ("void",) for words in outcome.results.values())

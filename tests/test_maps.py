@@ -21,7 +21,12 @@ def test_counts() -> None:
     assert [M.kind[p] for p in M.provinces].count(SEA) == 19
     assert [M.kind[p] for p in M.provinces].count(LAND) == 14
     assert sorted(M.name_of(c) for p in M.provinces for c in M.coasts[p]) == [
-        "BUL/EC", "BUL/SC", "SPA/NC", "SPA/SC", "STP/NC", "STP/SC"
+        "BUL/EC",
+        "BUL/SC",
+        "SPA/NC",
+        "SPA/SC",
+        "STP/NC",
+        "STP/SC",
     ]
 
 
@@ -65,7 +70,11 @@ def test_starting_units_are_on_fitting_places() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["[powers]\nAUS=Austria\n", "no section\n", "[powers]\n[provinces]\n[homes]\n[positions]\n[borders]\nXXX=AMY YYY\n"],
+    [
+        "[powers]\nAUS=Austria\n",
+        "no section\n",
+        "[powers]\n[provinces]\n[homes]\n[positions]\n[borders]\nXXX=AMY YYY\n",
+    ],
 )
 def test_broken_map_files_are_map_errors(text: str) -> None:
     with pytest.raises(MapError):

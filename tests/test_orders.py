@@ -57,7 +57,9 @@ def test_short_notation(text: str, order) -> None:
     assert parse_order(M, text) == order
 
 
-@pytest.mark.parametrize("text", ["", "A XYZ - PAR", "A PAR -", "A PAR S", "A PAR - BUR - MAR", "F NTH C A LON", "HELLO"])
+@pytest.mark.parametrize(
+    "text", ["", "A XYZ - PAR", "A PAR -", "A PAR S", "A PAR - BUR - MAR", "F NTH C A LON", "HELLO"]
+)
 def test_text_that_is_no_order_is_a_syntax_error(text: str) -> None:
     with pytest.raises(OrderSyntaxError):
         parse_order(M, text)
@@ -81,7 +83,11 @@ def test_every_legal_order_of_the_opening_round_trips_through_both_notations() -
     [
         ("( ( ENG FLT LON ) MTO NTH )", "ENGLAND", Move(FLEET, L("LON"), L("NTH"))),
         ("( ( RUS FLT ( STP SCS ) ) MTO BOT )", "RUSSIA", Move(FLEET, L("STP/SC"), L("GOB"))),
-        ("( ( ENG AMY LVP ) SUP ( ENG FLT LON ) MTO NTH )", "ENGLAND", SupportMove(ARMY, L("LVP"), FLEET, L("LON"), L("NTH"))),
+        (
+            "( ( ENG AMY LVP ) SUP ( ENG FLT LON ) MTO NTH )",
+            "ENGLAND",
+            SupportMove(ARMY, L("LVP"), FLEET, L("LON"), L("NTH")),
+        ),
         ("( ( FRA AMY PAR ) SUP ( FRA AMY MAR ) )", "FRANCE", SupportHold(ARMY, L("PAR"), ARMY, L("MAR"))),
         ("( ( ENG FLT NTH ) CVY ( ENG AMY LON ) CTO NWY )", "ENGLAND", Convoy(FLEET, L("NTH"), L("LON"), L("NWY"))),
         ("( ( ENG AMY LON ) CTO NWY VIA ( NTH ) )", "ENGLAND", Move(ARMY, L("LON"), L("NWY"), True)),
@@ -98,7 +104,14 @@ def test_daide_clauses(clause: str, power: str, order) -> None:
 
 
 @pytest.mark.parametrize(
-    "clause", ["( ( ENG FLT LON ) MTO", "( ( ENG FLT LON ) FLY NTH )", "( ( XXX FLT LON ) HLD )", "( ( ENG BOAT LON ) HLD )", ")"]
+    "clause",
+    [
+        "( ( ENG FLT LON ) MTO",
+        "( ( ENG FLT LON ) FLY NTH )",
+        "( ( XXX FLT LON ) HLD )",
+        "( ( ENG BOAT LON ) HLD )",
+        ")",
+    ],
 )
 def test_bad_daide_clauses_are_syntax_errors(clause: str) -> None:
     with pytest.raises(OrderSyntaxError):
