@@ -318,6 +318,7 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
             occupied.add(p)
 
     dislodged: list[Dislodged] = []
+    destroyed: set[int] = set()
     if dislodged_at:
         # a standoff leaves a province vacant: a failed move with prevent strength
         # (a unit beaten head to head has none, DATC 6.H.9)
@@ -337,7 +338,10 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
                 and province_of[loc] not in contested
                 and (province_of[loc] != attacker or via[attacker])
             )
-            dislodged.append(Dislodged(u, retreats))
+            if retreats:
+                dislodged.append(Dislodged(u, retreats))
+            else:
+                destroyed.add(p)  # nowhere to go: disbanded at once, no retreat phase for it
 
     results: dict[Unit, tuple[str, ...]] = {}
     for p in ordered:
@@ -361,6 +365,8 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
         results[u] = words + ("dislodged",) if gone else words
     for p in dislodged_at:
         results.setdefault(unit_at[p], ("dislodged",))
+    for p in destroyed:
+        results[unit_at[p]] += ("disband",)
     for phantom in phantoms:
         results.setdefault(phantom, ("void",))
 
