@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from engine.maps import COAST, Map
+from collections.abc import Mapping
+
+from engine.maps import COAST, FLEET, SEA, Map
+from engine.position import Unit
 
 
 class ConvoyRoutes:
@@ -10,78 +13,77 @@ class ConvoyRoutes:
 
     A fleet counts only when it is necessary on some route (DATC 6.G.19): the routes
     are the chains of occupied seas with no shortcut, from a sea touching the origin
-    to a sea touching the destination.
+    to a sea touching the destination. All routes from one origin are found in one
+    search and kept.
     """
 
-    __slots__ = ("_m", "_seas", "_cache", "_shores")
+    __slots__ = ("_m", "_unit_at", "_fleet_seas", "_routes", "_without")
 
-    def __init__(self, m: Map, fleet_seas: frozenset[int]) -> None:
+    def __init__(self, m: Map, unit_at: Mapping[int, Unit]) -> None:
         self._m = m
-        self._seas = fleet_seas
-        self._cache: dict[tuple[int, int, int], frozenset[int]] = {}
-        self._shores: dict[int, frozenset[int]] = {}
+        self._unit_at = unit_at
+        self._fleet_seas: frozenset[int] | None = None
+        self._routes: dict[int, dict[int, frozenset[int]]] = {}
+        self._without: dict[tuple[int, int], dict[int, frozenset[int]]] = {}
 
-    def destinations(self, origin: int) -> frozenset[int]:
-        """The coastal provinces an army at ``origin`` could be convoyed to.
+    @property
+    def _seas(self) -> frozenset[int]:
+        """The seas with a fleet in them, found on first use: most phases need none."""
+        if self._fleet_seas is None:
+            kind = self._m.kind
+            self._fleet_seas = frozenset(p for p, u in self._unit_at.items() if u.type == FLEET and kind[p] == SEA)
+        return self._fleet_seas
 
-        Some chain of fleets reaches a province exactly when a chain without a
-        shortcut does, so a plain search of the fleets' seas is enough here.
-        """
-        found = self._shores.get(origin)
+    def routes(self, origin: int) -> dict[int, frozenset[int]]:
+        """Destination -> the fleets on some route to it, for an army at ``origin``."""
+        found = self._routes.get(origin)
         if found is None:
-            found = self._shores[origin] = self._reach(origin)
+            found = self._routes[origin] = self._search(origin, self._seas)
         return found
-
-    def _reach(self, origin: int) -> frozenset[int]:
-        m = self._m
-        if not self._seas or m.kind[origin] != COAST:
-            return frozenset()
-        seas = self._seas
-        frontier = list(m.seas_touching[origin] & seas)
-        seen = set(frontier)
-        while frontier:
-            for sea in m.fleet_reach[frontier.pop()] & seas:
-                if sea not in seen:
-                    seen.add(sea)
-                    frontier.append(sea)
-        shores = m.shores
-        return frozenset(p for sea in seen for p in shores[sea] if p != origin)
 
     def fleets(self, origin: int, destination: int, without: int = -1) -> frozenset[int]:
-        key = (origin, destination, without)
-        found = self._cache.get(key)
+        """The fleets on some route from ``origin`` to ``destination``, not using ``without``."""
+        if without < 0 or without not in self._seas:
+            return self.routes(origin).get(destination, _NONE)
+        key = (origin, without)
+        found = self._without.get(key)
         if found is None:
-            found = self._cache[key] = self._search(origin, destination, without)
-        return found
+            found = self._without[key] = self._search(origin, self._seas - {without})
+        return found.get(destination, _NONE)
 
-    def _search(self, origin: int, destination: int, without: int) -> frozenset[int]:
+    def _search(self, origin: int, seas: frozenset[int]) -> dict[int, frozenset[int]]:
         m = self._m
-        if not self._seas or m.kind[origin] != COAST or m.kind[destination] != COAST or origin == destination:
-            return frozenset()
+        if not seas or m.kind[origin] != COAST:
+            return {}
         touching = m.seas_touching
-        seas = self._seas - {without} if without >= 0 else self._seas
-        start = touching[origin] & seas
-        end = touching[destination]
+        shores = m.shores
         adjacent = m.fleet_reach
-        used: set[int] = set()
+        start = touching[origin] & seas
+        used: dict[int, set[int]] = {}
 
-        def extend(path: list[int]) -> None:
+        def extend(path: list[int], reached: frozenset[int]) -> None:
+            # ``reached``: the shores the path touched before its last sea; a route to
+            # one of them through the last sea would have a shortcut
             last = path[-1]
-            if last in end:
-                used.update(path)
-                return
+            for shore in shores[last]:
+                if shore not in reached and shore != origin:
+                    used.setdefault(shore, set()).update(path)
+            reached = reached | shores[last]
             for sea in adjacent[last] & seas:
                 if sea in path or sea in start:
                     continue
                 if any(sea in adjacent[earlier] for earlier in path[:-1]):
                     continue
                 path.append(sea)
-                extend(path)
+                extend(path, reached)
                 path.pop()
 
         for sea in start:
-            extend([sea])
-        return frozenset(used)
+            extend([sea], frozenset())
+        return {shore: frozenset(fleets) for shore, fleets in used.items()}
+
+
+_NONE: frozenset[int] = frozenset()
 
 
 def route_exists(m: Map, origin: int, destination: int, fleets: set[int]) -> bool:

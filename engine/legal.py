@@ -81,7 +81,9 @@ def adjustment_orders(position: Position, power: str) -> list[Order]:
 
 
 def _retreat_orders(m: Map, unit: Unit, retreats: frozenset[int]) -> list[Order]:
-    return [Retreat(unit.type, unit.location, loc) for loc in sorted(retreats)] + [Disband(unit.type, unit.location)]
+    orders: list[Order] = [Retreat(unit.type, unit.location, loc) for loc in sorted(retreats)]
+    orders.append(Disband(unit.type, unit.location))
+    return orders
 
 
 @functools.cache
@@ -94,34 +96,76 @@ def _moves(m: Map, unit_type: int, location: int) -> tuple[Order, ...]:
     return (Hold(unit_type, location),) + tuple(Move(unit_type, location, t) for t in targets)
 
 
+class _Interned(dict[int, Order]):
+    """Support orders of one unit into one province, made once per map and reused.
+
+    Keys are the supported unit's code (``type * 1024 + location``).
+    """
+
+    __slots__ = ("unit_type", "location", "destination")
+
+    def __init__(self, unit_type: int, location: int, destination: int) -> None:
+        super().__init__()
+        self.unit_type = unit_type
+        self.location = location
+        self.destination = destination
+
+    def __missing__(self, code: int) -> Order:
+        supported_type, supported = divmod(code, 1024)
+        if self.destination < 0:
+            order: Order = SupportHold(self.unit_type, self.location, supported_type, supported)
+        else:
+            order = SupportMove(self.unit_type, self.location, supported_type, supported, self.destination)
+        self[code] = order
+        return order
+
+
+@functools.cache
+def _supports(m: Map, unit_type: int, location: int) -> tuple[tuple[int, _Interned, _Interned], ...]:
+    """For each province the unit can reach: its support-hold and support-move tables."""
+    return tuple(
+        (q, _Interned(unit_type, location, -1), _Interned(unit_type, location, q))
+        for q in m.sorted_reach[unit_type][location]
+    )
+
+
 class _Board:
     """What legal orders depend on in one movement position, computed once per position."""
 
-    __slots__ = ("position", "m", "convoys", "unit_at", "can_reach", "carried")
+    __slots__ = ("m", "convoys", "unit_at", "can_reach", "carried", "carried_to", "convoying")
 
     def __init__(self, position: Position) -> None:
         m = position.map
-        self.position = position
         self.m = m
-        self.unit_at = position.unit_at
-        fleets = frozenset(p for p, u in self.unit_at.items() if u.type == FLEET and m.kind[p] == SEA)
-        self.convoys = ConvoyRoutes(m, fleets)
-        # province -> provinces whose units could move there over land or along coasts
-        can_reach: dict[int, list[int]] = {}
+        unit_at = self.unit_at = position.unit_at
+        fleets = frozenset(p for p, u in unit_at.items() if u.type == FLEET and m.kind[p] == SEA)
+        convoys = self.convoys = ConvoyRoutes(m, unit_at)
         reach = m.reach
-        for p, u in self.unit_at.items():
+        # province -> the codes of the units that could move there over land or along a coast
+        can_reach: dict[int, list[int]] = {}
+        for u in unit_at.values():
+            code = u.type * 1024 + u.location
             for q in reach[u.type][u.location]:
-                can_reach.setdefault(q, []).append(p)
-        # army province -> destinations reachable by convoy
-        carried: dict[int, frozenset[int]] = {}
-        if fleets:
-            for p, u in self.unit_at.items():
-                if u.type == ARMY:
-                    destinations = self.convoys.destinations(p)
-                    if destinations:
-                        carried[p] = destinations
+                can_reach.setdefault(q, []).append(code)
         self.can_reach = can_reach
-        self.carried = carried
+        # army province -> its convoy destinations; destination -> armies that need a
+        # convoy to get there; fleet province -> the (army, destination) it could carry
+        self.carried: dict[int, list[int]] = {}
+        self.carried_to: dict[int, list[int]] = {}
+        self.convoying: dict[int, list[tuple[int, int]]] = {}
+        if fleets:
+            for a, u in unit_at.items():
+                if u.type != ARMY:
+                    continue
+                routes = convoys.routes(a)
+                if not routes:
+                    continue
+                self.carried[a] = sorted(routes)
+                for d in self.carried[a]:
+                    if d not in m.army_moves[a]:
+                        self.carried_to.setdefault(d, []).append(a)
+                    for f in routes[d]:
+                        self.convoying.setdefault(f, []).append((a, d))
 
     @staticmethod
     def of(position: Position) -> _Board:
@@ -132,32 +176,30 @@ class _Board:
 
     def orders_for(self, unit: Unit) -> list[Order]:
         m = self.m
-        here = m.province_of[unit.location]
         t, loc = unit.type, unit.location
+        here = m.province_of[loc]
         orders: list[Order] = list(_moves(m, t, loc))
-        for d in sorted(self.carried.get(here, ())):
+        carried = self.carried
+        if here in carried:
+            next_to = m.army_moves[here]
             # next to the destination, only an explicit VIA makes it a convoyed move
-            orders.append(Move(ARMY, loc, d, d in m.army_moves[here]))
+            orders += [Move(ARMY, loc, d, d in next_to) for d in carried[here]]
         unit_at = self.unit_at
-        at_sea = t == FLEET and m.kind[here] == SEA
-        convoys = self.convoys
-        for q in sorted(m.reach[t][loc]):
+        can_reach = self.can_reach
+        carried_to = self.carried_to
+        on_a_route = here in self.convoying
+        mine = t * 1024 + loc
+        for q, holds, moves in _supports(m, t, loc):
             other = unit_at.get(q)
             if other is not None:
-                orders.append(SupportHold(t, loc, other.type, other.location))
-            for p in self.can_reach.get(q, ()):
-                if p != here:
-                    mover = unit_at[p]
-                    orders.append(SupportMove(t, loc, mover.type, mover.location, q))
-            for a, destinations in self.carried.items():
-                if a == here or q not in destinations or q in m.army_moves[a]:
-                    continue
-                # a fleet at sea cannot support a move that only it could convoy (DATC 6.D.31)
-                if not at_sea or convoys.fleets(a, q, here):
-                    orders.append(SupportMove(t, loc, ARMY, a, q))
-        if at_sea:
-            for a, destinations in self.carried.items():
-                for d in sorted(destinations):
-                    if here in convoys.fleets(a, d):
-                        orders.append(Convoy(FLEET, loc, a, d))
+                orders.append(holds[other.type * 1024 + other.location])
+            if q in can_reach:
+                orders += [moves[code] for code in can_reach[q] if code != mine]
+            if q in carried_to:
+                for a in carried_to[q]:
+                    # a fleet cannot support a move that only it could convoy (DATC 6.D.31)
+                    if a != here and (not on_a_route or self.convoys.fleets(a, q, here)):
+                        orders.append(moves[ARMY * 1024 + a])
+        if here in self.convoying:
+            orders += [Convoy(FLEET, loc, a, d) for a, d in self.convoying[here]]
         return orders

@@ -150,6 +150,11 @@ class Map:
         return (self.army_moves, self.fleet_reach)
 
     @functools.cached_property
+    def sorted_reach(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+        """``reach`` with each set as a sorted tuple, for output in a stable order."""
+        return tuple(tuple(tuple(sorted(r)) for r in by_type) for by_type in self.reach)  # type: ignore[return-value]
+
+    @functools.cached_property
     def seas_touching(self) -> tuple[frozenset[int], ...]:
         """For each province, the sea provinces a fleet there could sail to or from."""
         touching: list[set[int]] = [set() for _ in self.locations]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from engine.convoys import ConvoyRoutes, route_exists
 from engine.maps import ARMY, FLEET, SEA, Map
@@ -35,18 +36,15 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
     """Resolve a movement phase. ``orders`` maps each power to the orders it gave."""
     m = position.map
     province_of = m.province_of
-    kind_of = m.kind
     army_moves = m.army_moves
     reach = m.reach
     unit_at = position.unit_at
     n = len(m.locations)
 
-    convoys = ConvoyRoutes(m, frozenset(p for p, u in unit_at.items() if u.type == FLEET and kind_of[p] == SEA))
+    convoys = ConvoyRoutes(m, unit_at)
 
-    # --- 1. legality, one order at a time ----------------------------------------------
-    # Each legal order becomes a tuple: (HOLD,), (MOVE, dest, dest_loc, via),
-    # (SUPPORT, supported, dest or -1, dest_loc or -1), (CONVOY, army, dest).
-    given: dict[int, list[tuple]] = {}
+    # --- 1. legality, one order at a time (see _CHECKS) -------------------------------------
+    given: dict[int, list[_Spec]] = {}
     ordered: set[int] = set()
     phantoms: list[Unit] = []  # orders for units that are not there
     for power, power_orders in orders.items():
@@ -62,16 +60,24 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
             ordered.add(here)
             if unit.power != power:
                 continue
-            spec = _legal(m, unit, here, order, unit_at, convoys)
+            kind_of_order = type(order)
+            if kind_of_order is Hold:
+                spec: _Spec | None = _HOLD_SPEC
+            else:
+                check = _CHECKS.get(kind_of_order)
+                spec = None if check is None else check(m, unit, here, order, unit_at, convoys)
             if spec is not None:
-                given.setdefault(here, []).append(spec)
+                if here in given:
+                    given[here].append(spec)
+                else:
+                    given[here] = [spec]
 
     kind = [HOLD] * n
     target = [-1] * n  # move: destination province; support/convoy: the unit it is for
     target_dest = [-1] * n  # support of a move / convoy: destination province
     target_loc = [-1] * n  # move: destination location; support: coast it names, or -1
     via = [False] * n
-    power_at = [None] * n
+    power_at: list[str | None] = [None] * n
     for p, u in unit_at.items():
         power_at[p] = u.power
     conflicted: set[int] = set()
@@ -90,22 +96,24 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
             target[p], target_dest[p] = spec[1], spec[2]
 
     # --- 2. convoy intent and routes (DATC 4.A.3) --------------------------------------------
+    # A legal convoy order is on a route already, so the offers are all that matter.
+    offers: dict[tuple[int, int], list[int]] = {}
+    for p in given:
+        if kind[p] == CONVOY:
+            offers.setdefault((target[p], target_dest[p]), []).append(p)
     carriers: dict[int, list[int]] = {}
     no_convoy: set[int] = set()
-    for p in list(given):
-        if kind[p] != MOVE or unit_at[p].type != ARMY:
+    for p in given:
+        if kind[p] != MOVE or not (via[p] or offers or target[p] not in army_moves[p]) or unit_at[p].type != ARMY:
             continue
         d = target[p]
+        offered = offers.get((p, d), [])
         if not via[p]:
-            if d in army_moves[p] and not any(
-                kind[f] == CONVOY and target[f] == p and target_dest[f] == d and power_at[f] == power_at[p]
-                for f in convoys.fleets(p, d)
-            ):
+            if d in army_moves[p] and not any(power_at[f] == power_at[p] for f in offered):
                 continue  # over land
             via[p] = True
-        fleets = [f for f in convoys.fleets(p, d) if kind[f] == CONVOY and target[f] == p and target_dest[f] == d]
-        carriers[p] = fleets
-        if not route_exists(m, p, d, set(fleets)):
+        carriers[p] = offered
+        if not route_exists(m, p, d, set(offered)):
             # DATC 6.D.8: a convoy was possible, so the move stays a move (one that
             # fails and cannot be supported in holding), not an illegal order
             no_convoy.add(p)
@@ -373,60 +381,82 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
     return MovementOutcome(tuple(staying + moved_units), tuple(dislodged), results)
 
 
-def _legal(
-    m: Map, unit: Unit, here: int, order: Order, unit_at: dict[int, Unit], convoys: ConvoyRoutes
-) -> tuple | None:
-    """The order reduced to its meaning, or None where it is illegal (void)."""
-    province_of = m.province_of
-    if isinstance(order, Hold):
-        return (HOLD,)
-    if isinstance(order, Move):
-        dest = province_of[order.destination]
-        if dest == here:
+_Spec = tuple[int, ...]
+_HOLD_SPEC: _Spec = (HOLD,)
+
+
+def _legal_move(
+    m: Map, unit: Unit, here: int, order: Move, unit_at: dict[int, Unit], convoys: ConvoyRoutes
+) -> _Spec | None:
+    dest = m.province_of[order.destination]
+    if dest == here:
+        return None
+    if unit.type == ARMY:
+        if m.kind[dest] == SEA:
             return None
-        if unit.type == ARMY:
-            if m.kind[dest] == SEA:
+        if (order.via_convoy or dest not in m.army_moves[here]) and dest not in convoys.routes(here):
+            return None
+        return (MOVE, dest, dest, order.via_convoy)
+    if order.via_convoy:
+        return None
+    dest_loc = _fleet_destination(m, unit.location, order.destination)
+    return None if dest_loc < 0 else (MOVE, dest, dest_loc, False)
+
+
+def _legal_support_hold(
+    m: Map, unit: Unit, here: int, order: SupportHold, unit_at: dict[int, Unit], convoys: ConvoyRoutes
+) -> _Spec | None:
+    supported = m.province_of[order.supported_location]
+    if supported == here or supported not in unit_at or supported not in m.reach[unit.type][unit.location]:
+        return None
+    return (SUPPORT, supported, -1, -1)
+
+
+def _legal_support_move(
+    m: Map, unit: Unit, here: int, order: SupportMove, unit_at: dict[int, Unit], convoys: ConvoyRoutes
+) -> _Spec | None:
+    supported = m.province_of[order.supported_location]
+    dest = m.province_of[order.destination]
+    other = unit_at.get(supported)
+    if other is None or supported == here or dest == here or dest == supported:
+        return None
+    if dest not in m.reach[unit.type][unit.location]:
+        return None
+    if other.type == FLEET:
+        coast = order.destination if order.destination != dest else -1
+        if coast >= 0:
+            if coast not in m.fleet_moves[other.location]:
                 return None
-            if (order.via_convoy or dest not in m.army_moves[here]) and dest not in convoys.destinations(here):
-                return None
-            return (MOVE, dest, dest, order.via_convoy)
-        if order.via_convoy:
+        elif dest not in m.fleet_reach[other.location]:
             return None
-        dest_loc = _fleet_destination(m, unit.location, order.destination)
-        return None if dest_loc < 0 else (MOVE, dest, dest_loc, False)
-    if isinstance(order, SupportHold):
-        supported = province_of[order.supported_location]
-        if supported == here or supported not in unit_at or supported not in m.reach[unit.type][unit.location]:
-            return None
-        return (SUPPORT, supported, -1, -1)
-    if isinstance(order, SupportMove):
-        supported = province_of[order.supported_location]
-        dest = province_of[order.destination]
-        other = unit_at.get(supported)
-        if other is None or supported == here or dest == here or dest == supported:
-            return None
-        if dest not in m.reach[unit.type][unit.location]:
-            return None
-        coast = order.destination if order.destination != dest and other.type == FLEET else -1
-        if other.type == FLEET:
-            if coast >= 0:
-                if coast not in m.fleet_moves[other.location]:
-                    return None
-            elif dest not in m.fleet_reach[other.location]:
-                return None
-        elif dest not in m.army_moves[supported] and not convoys.fleets(supported, dest, here):
-            return None  # DATC 6.D.31: the supporter cannot also be the convoy
         return (SUPPORT, supported, dest, coast)
-    if isinstance(order, Convoy):
-        army = province_of[order.army_location]
-        dest = province_of[order.destination]
-        carried = unit_at.get(army)
-        if unit.type != FLEET or m.kind[here] != SEA or carried is None or carried.type != ARMY:
-            return None
-        if here not in convoys.fleets(army, dest):
-            return None
-        return (CONVOY, army, dest)
-    return None
+    if dest not in m.army_moves[supported] and not convoys.fleets(supported, dest, here):
+        return None  # DATC 6.D.31: the supporter cannot also be the convoy
+    return (SUPPORT, supported, dest, -1)
+
+
+def _legal_convoy(
+    m: Map, unit: Unit, here: int, order: Convoy, unit_at: dict[int, Unit], convoys: ConvoyRoutes
+) -> _Spec | None:
+    army = m.province_of[order.army_location]
+    dest = m.province_of[order.destination]
+    carried = unit_at.get(army)
+    if unit.type != FLEET or m.kind[here] != SEA or carried is None or carried.type != ARMY:
+        return None
+    if here not in convoys.fleets(army, dest):
+        return None
+    return (CONVOY, army, dest)
+
+
+# The movement orders and their checks: each reduces an order to its meaning
+# (HOLD,), (MOVE, dest, dest_loc, via), (SUPPORT, supported, dest or -1, coast or -1)
+# or (CONVOY, army, dest), or says None where it is illegal (void).
+_CHECKS: dict[type, Any] = {
+    Move: _legal_move,
+    SupportHold: _legal_support_hold,
+    SupportMove: _legal_support_move,
+    Convoy: _legal_convoy,
+}
 
 
 def _fleet_destination(m: Map, origin: int, written: int) -> int:

@@ -46,17 +46,17 @@ def adjudicate_retreats(
         if all(x == destinations[0] for x in destinations) and destinations[0] >= 0:
             going[here] = destinations[0]
     arrivals: dict[int, int] = {}
-    for loc in going.values():
-        arrivals[province_of[loc]] = arrivals.get(province_of[loc], 0) + 1
+    for target in going.values():
+        arrivals[province_of[target]] = arrivals.get(province_of[target], 0) + 1
 
     units = list(position.units)
     results = void
     for here, d in waiting.items():
-        loc = going.get(here)
-        if loc is not None and arrivals[province_of[loc]] == 1:
+        loc = going.get(here, -1)
+        if loc >= 0 and arrivals[province_of[loc]] == 1:
             units.append(Unit(d.unit.power, d.unit.type, loc))
             results[d.unit] = ("ok",)
-        elif loc is not None:
+        elif loc >= 0:
             results[d.unit] = ("bounce", "disband")
         elif here in chosen and chosen[here] == [-1] * len(chosen[here]):
             results[d.unit] = ("disband",)
