@@ -42,11 +42,21 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
     n = len(m.locations)
 
     convoys = ConvoyRoutes(m, unit_at)
+    kind = [HOLD] * n
+    target = [-1] * n  # move: destination province; support/convoy: the unit it is for
+    target_dest = [-1] * n  # support of a move / convoy: destination province
+    target_loc = [-1] * n  # move: destination location; support: coast it names, or -1
+    via = [0] * n  # 1 where a move goes by convoy
 
     # --- 1. legality, one order at a time (see _CHECKS) -------------------------------------
-    given: dict[int, list[_Spec]] = {}
+    given: dict[int, _Spec] = {}  # province -> the first legal order's meaning
+    conflicted: set[int] = set()
     ordered: set[int] = set()
     phantoms: list[Unit] = []  # orders for units that are not there
+    moves: list[int] = []
+    supports: list[int] = []
+    convoy_orders: list[int] = []
+    maybe_convoyed: list[int] = []  # army moves that are or may be by convoy
     for power, power_orders in orders.items():
         for order in power_orders:
             location = getattr(order, "location", None)
@@ -66,59 +76,55 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
             else:
                 check = _CHECKS.get(kind_of_order)
                 spec = None if check is None else check(m, unit, here, order, unit_at, convoys)
-            if spec is not None:
-                if here in given:
-                    given[here].append(spec)
-                else:
-                    given[here] = [spec]
-
-    kind = [HOLD] * n
-    target = [-1] * n  # move: destination province; support/convoy: the unit it is for
-    target_dest = [-1] * n  # support of a move / convoy: destination province
-    target_loc = [-1] * n  # move: destination location; support: coast it names, or -1
-    via = [False] * n
+            if spec is None:
+                continue
+            if here in given:
+                if given[here] != spec:
+                    conflicted.add(here)  # DATC 4.D.3: differing legal orders for one unit; it holds
+                continue
+            given[here] = spec
+            k = kind[here] = spec[0]
+            if k == MOVE:
+                target[here], target_loc[here], via[here] = spec[1], spec[2], spec[3]
+                moves.append(here)
+                if unit.type == ARMY and (spec[3] or spec[1] not in army_moves[here]):
+                    maybe_convoyed.append(here)
+            elif k == SUPPORT:
+                target[here], target_dest[here], target_loc[here] = spec[1], spec[2], spec[3]
+                supports.append(here)
+            elif k == CONVOY:
+                target[here], target_dest[here] = spec[1], spec[2]
+                convoy_orders.append(here)
+    for p in conflicted:
+        kind[p] = HOLD
     power_at: list[str | None] = [None] * n
     for p, u in unit_at.items():
         power_at[p] = u.power
-    conflicted: set[int] = set()
-    for p, specs in given.items():
-        spec = specs[0]
-        if len(specs) > 1 and any(s != spec for s in specs):
-            conflicted.add(p)  # DATC 4.D.3: differing legal orders for one unit; it holds
-            continue
-        k = spec[0]
-        kind[p] = k
-        if k == MOVE:
-            target[p], target_loc[p], via[p] = spec[1], spec[2], spec[3]
-        elif k == SUPPORT:
-            target[p], target_dest[p], target_loc[p] = spec[1], spec[2], spec[3]
-        elif k == CONVOY:
-            target[p], target_dest[p] = spec[1], spec[2]
 
     # --- 2. convoy intent and routes (DATC 4.A.3) --------------------------------------------
-    # A legal convoy order is on a route already, so the offers are all that matter.
-    offers: dict[tuple[int, int], list[int]] = {}
-    for p in given:
-        if kind[p] == CONVOY:
-            offers.setdefault((target[p], target_dest[p]), []).append(p)
     carriers: dict[int, list[int]] = {}
     no_convoy: set[int] = set()
-    for p in given:
-        if kind[p] != MOVE or not (via[p] or offers or target[p] not in army_moves[p]) or unit_at[p].type != ARMY:
-            continue
-        d = target[p]
-        offered = offers.get((p, d), [])
-        if not via[p]:
-            if d in army_moves[p] and not any(power_at[f] == power_at[p] for f in offered):
-                continue  # over land
-            via[p] = True
-        carriers[p] = offered
-        if not route_exists(m, p, d, set(offered)):
-            # DATC 6.D.8: a convoy was possible, so the move stays a move (one that
-            # fails and cannot be supported in holding), not an illegal order
-            no_convoy.add(p)
-    for p in given:
-        if kind[p] == CONVOY:
+    if convoy_orders or maybe_convoyed:
+        # A legal convoy order is on a route already, so the offers are all that matter.
+        offers: dict[tuple[int, int], list[int]] = {}
+        for p in convoy_orders:
+            if kind[p] == CONVOY:
+                offers.setdefault((target[p], target_dest[p]), []).append(p)
+        for p in moves:
+            if kind[p] != MOVE or unit_at[p].type != ARMY:
+                continue
+            d = target[p]
+            offered = offers.get((p, d), [])
+            if not via[p]:
+                if d in army_moves[p] and not any(power_at[f] == power_at[p] for f in offered):
+                    continue  # over land
+                via[p] = 1
+            carriers[p] = offered
+            if not route_exists(m, p, d, set(offered)):
+                # DATC 6.D.8: a convoy was possible, so the move stays a move (one that
+                # fails and cannot be supported in holding), not an illegal order
+                no_convoy.add(p)
+        for p in convoy_orders:
             a = target[p]
             if kind[a] != MOVE or not via[a] or target[a] != target_dest[p] or a in no_convoy:
                 kind[p] = HOLD
@@ -127,22 +133,30 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
     supporters: dict[int, list[int]] = {}
     attackers: dict[int, list[int]] = {}
     void_support: set[int] = set()
-    for p in given:
-        k = kind[p]
-        if k == SUPPORT:
-            s = target[p]
-            d = target_dest[p]
-            if d < 0:
-                matches = kind[s] != MOVE
+    for p in supports:
+        if kind[p] != SUPPORT:
+            continue
+        s = target[p]
+        d = target_dest[p]
+        if d < 0:
+            matches = kind[s] != MOVE
+        else:
+            matches = kind[s] == MOVE and target[s] == d and (target_loc[p] < 0 or target_loc[p] == target_loc[s])
+        if matches:
+            if s in supporters:
+                supporters[s].append(p)
             else:
-                matches = kind[s] == MOVE and target[s] == d and (target_loc[p] < 0 or target_loc[p] == target_loc[s])
-            if matches:
-                supporters.setdefault(s, []).append(p)
+                supporters[s] = [p]
+        else:
+            void_support.add(p)
+            kind[p] = HOLD
+    for p in moves:
+        if kind[p] == MOVE:
+            d = target[p]
+            if d in attackers:
+                attackers[d].append(p)
             else:
-                void_support.add(p)
-                kind[p] = HOLD
-        elif k == MOVE:
-            attackers.setdefault(target[p], []).append(p)
+                attackers[d] = [p]
 
     # --- 4. the decisions ------------------------------------------------------------------------
     state = [_UNRESOLVED] * n
@@ -301,13 +315,19 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
         backup_rule(length)
         return resolve(p)
 
-    for p in given:
-        if kind[p] != HOLD:
+    for p in moves:
+        if kind[p] == MOVE:
+            resolve(p)
+    for p in supports:
+        if kind[p] == SUPPORT:
+            resolve(p)
+    for p in convoy_orders:
+        if kind[p] == CONVOY:
             resolve(p)
 
     # --- 5. the new board -----------------------------------------------------------------
     winner_into = [-1] * n
-    for p in given:
+    for p in moves:
         if kind[p] == MOVE and result[p]:
             winner_into[target[p]] = p
     moved_units: list[Unit] = []
@@ -332,7 +352,7 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
         # (a unit beaten head to head has none, DATC 6.H.9)
         contested = {
             target[p]
-            for p in given
+            for p in moves
             if kind[p] == MOVE and not result[p] and target[p] not in occupied and prevent_strength(p) > 0
         }
         for p in dislodged_at:
@@ -366,7 +386,7 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
             words = ("ok",) if result[p] else ("cut",)
         elif k == CONVOY:
             words = ("ok",) if result[p] else () if gone else ("disrupted",)
-        elif given[p][0][0] == CONVOY:
+        elif given[p][0] == CONVOY:
             words = ("void",)  # a legal convoy that matched no convoyed move
         else:
             words = ("ok",) if not gone else ()
