@@ -31,14 +31,9 @@ class Adjudication:
     """Order texts that were no orders at all (void, like illegal orders)."""
 
     def words(self, unit_name: str) -> tuple[str, ...] | None:
-        """The result words of the unit that stood at ``unit_name`` (``"A PAR"``)."""
-        unit = self.before.unit_in(unit_name.split()[-1])
-        if unit is None:
-            for d in self.before.dislodged:
-                if self.before.unit_name(d.unit) == unit_name:
-                    unit = d.unit
-        for candidate, words in self.results.items():
-            if candidate == unit or self.before.unit_name(candidate) == unit_name:
+        """The result words of the unit named ``unit_name`` as it stood (``"A PAR"``, ``"F STP/SC"``)."""
+        for unit, words in self.results.items():
+            if self.before.unit_name(unit) == unit_name:
                 return words
         return None
 

@@ -3,9 +3,12 @@
 Orders are first checked one by one against the board (an illegal order is void and
 its unit holds, DATC 4.E.1), then matched with each other (a support or convoy that
 matches no order is void), and finally the MOVE, SUPPORT and CONVOY decisions are
-resolved with the guess algorithm of DATC section 5.F: recursive resolution with a
-guess on cycles, the backup rule for circular movement (all moves succeed) and the
-Szykman rule for convoy paradoxes (the convoys in the paradox fail).
+resolved by the equations of DATC section 5.B with Kruijswijk's guess algorithm
+(section 5.F, in the dependency-list form of "The Math of Adjudication"): recursive
+resolution, a guess where the recursion meets itself, the backup rule for circular
+movement (all moves succeed) and the Szykman rule for convoy paradoxes (the convoys in
+the paradox fail). Attacks on a convoy are adjudicated rather than resolved (5.D), so
+that every cycle is a clean one.
 
 Everything is indexed by province number, so the hot loops touch only lists of ints.
 """
