@@ -1,5 +1,8 @@
 """The ``detente`` command.
 
+``detente check l|daide TEXT|-`` checks negotiation and DAIDE messages (see
+:mod:`detente.check`).
+
 ``detente adjudicate FILE|-`` plays adjudication cases (``shared/spec/adjudication-case.md``)
 and prints the positions after each turn as JSON. A file that is not JSON, or not
 cases, gets a JSON error on standard error (with line and column where the JSON
@@ -61,9 +64,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         "'example' for the example shipped with detente) and print the positions after each turn.",
     )
     adjudicate.add_argument("file", metavar="FILE|-")
+
+    check = commands.add_parser(
+        "check",
+        help="check L or DAIDE messages: print their level and normal form, or the error",
+        description="Check one message, or with '-' one message per line of standard input "
+        "(one answer per line). Exit status 0 when every message is valid.",
+    )
+    languages = check.add_subparsers(dest="language", required=True)
+    check_l = languages.add_parser("l", help="the L negotiation language")
+    check_l.add_argument("--levels", help="the levels allowed, e.g. 1-8 or 1,3-5 (default: all)")
+    check_daide = languages.add_parser("daide", help="DAIDE messages (press alone, too)")
+    for sub in (check_l, check_daide):
+        sub.add_argument("--json", action="store_true", help="one JSON object per answer")
+        sub.add_argument("text", metavar="TEXT|-")
+
     args = parser.parse_args(argv)
     if args.command == "adjudicate":
         return adjudicate_command(args.file)
+    if args.command == "check":
+        from detente import check as checking
+
+        if args.language == "l":
+            try:
+                checker = checking.l_checker(args.levels)
+            except ValueError as error:
+                parser.error(f"--levels: {error}")
+        else:
+            checker = checking.daide_checker()
+        return checking.run(checker, checking.messages_from(args.text), args.json, sys.stdout)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

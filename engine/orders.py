@@ -14,6 +14,9 @@ decide (an illegal order is void, never an error). Unit types are ``ARMY`` and
 'F NTH C A LON - NWY'
 >>> format_order(m, parse_daide_order(m, "( ( ENG AMY LON ) CTO NWY VIA ( NTH ) )")[1])
 'A LON - NWY VIA'
+
+Writing orders in DAIDE form needs the board (the owners of supported units, the sea
+route of a convoyed move): ``protocol.daide.orders.order_from_engine`` does it.
 """
 
 from __future__ import annotations
@@ -285,38 +288,3 @@ def parse_daide_order(m: Map, text: str) -> tuple[str, Order]:
     if verb == "BLD" and not args:
         return power, Build(unit_type, location)
     raise OrderSyntaxError(f"cannot read {text!r} as an order")
-
-
-def format_daide_order(m: Map, power: str, order: Order, phase_kind: str = "M") -> str:
-    """The DAIDE clause of an order; ``phase_kind`` tells ``DSB`` (R) from ``REM`` (A).
-
-    A convoyed move is written without its sea path (``VIA ( )`` lists no provinces).
-    """
-    short = m.abbreviation_of[power]
-    if isinstance(order, Waive):
-        return f"( {short} WVE )"
-
-    def unit(unit_type: int | None, location: int, owner: str = short) -> str:
-        letters = "FLT" if unit_type == FLEET else "AMY"
-        return f"( {owner} {letters} {m.daide_location(location)} )"
-
-    head = unit(order.type, order.location)
-    province = m.province_of
-    if isinstance(order, Hold):
-        return f"( {head} HLD )"
-    if isinstance(order, Move):
-        if order.via_convoy:
-            return f"( {head} CTO {m.daide_location(order.destination)} VIA ( ) )"
-        return f"( {head} MTO {m.daide_location(order.destination)} )"
-    if isinstance(order, SupportHold):
-        return f"( {head} SUP {unit(order.supported_type, order.supported_location)} )"
-    if isinstance(order, SupportMove):
-        target = m.name_of(province[order.destination])
-        return f"( {head} SUP {unit(order.supported_type, order.supported_location)} MTO {target} )"
-    if isinstance(order, Convoy):
-        return f"( {head} CVY {unit(ARMY, order.army_location)} CTO {m.name_of(province[order.destination])} )"
-    if isinstance(order, Retreat):
-        return f"( {head} RTO {m.daide_location(order.destination)} )"
-    if isinstance(order, Disband):
-        return f"( {head} {'REM' if phase_kind == 'A' else 'DSB'} )"
-    return f"( {head} BLD )"

@@ -18,13 +18,13 @@ from engine import (
     SupportHold,
     SupportMove,
     Waive,
-    format_daide_order,
     format_order,
     legal_orders,
     parse_daide_order,
     parse_order,
     standard_map,
 )
+from protocol.daide.orders import order_from_engine
 
 M = standard_map()
 L = M.location
@@ -72,7 +72,7 @@ def test_every_legal_order_of_the_opening_round_trips_through_both_notations() -
         for orders in legal_orders(start, power).values():
             for order in orders:
                 assert parse_order(M, format_order(M, order)) == order
-                daide = format_daide_order(M, power, order)
+                daide = str(order_from_engine(power, order, start))
                 assert parse_daide_order(M, daide) == (power, order)
                 count += 1
     assert count > 100

@@ -1,0 +1,618 @@
+"""The abstract syntax of L: small immutable values that compare by structure.
+
+Every node is a frozen, slotted dataclass, hashable, and already in normal form when it
+is built, so that two messages are equal exactly when their normal forms are
+(spec section 3): names are lower case; sets of agents and of provinces, and the
+commitments of a deal, are frozensets; the operands of ``&`` are flattened and sorted;
+``;`` is flattened and keeps its order. That is what lets a server match an accept to
+the proposal it answers:
+
+>>> from protocol.l import parse
+>>> proposal = parse("propose(eng, [fra ger], [Commit(eng, fra, pce(fra)) Commit(ger, eng, pce(ger))])")
+>>> accept = parse("ACCEPT(fra, eng, [Commit(ger, [eng], pce(ger)), Commit(eng, fra, pce([fra]))])")
+>>> accept.deal == proposal.deal
+True
+>>> And((Pce("ita"), And((Slo("eng"), Pce("aus"))))) == parse("inform(eng, fra, pce(aus) & pce(ita) & slo(eng))").info
+True
+>>> str(Region("PAR", "AMY"))
+'Region(par, amy)'
+
+Names are not checked here: whether ``xyz`` is a power is a question for the map
+(:mod:`protocol.l.ontology`). Enumerations (seasons, region types, feelings,
+comparisons) and the shapes that the text form could not express (an empty set, an
+``&`` of fewer than two operands) raise ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TypeAlias
+
+__all__ = [
+    "Accept",
+    "Action",
+    "Agree",
+    "Aly",
+    "And",
+    "Answer",
+    "Attack",
+    "Belief",
+    "Bld",
+    "COMPARISONS",
+    "Commit",
+    "Cto",
+    "Cvy",
+    "Deal",
+    "DealMessage",
+    "Desire",
+    "Dmz",
+    "Do",
+    "Drw",
+    "Dsb",
+    "Explain",
+    "FEELINGS",
+    "Feel",
+    "Formula",
+    "Hld",
+    "Implies",
+    "Info",
+    "InfoMessage",
+    "Inform",
+    "MESSAGE_TYPES",
+    "Message",
+    "Mto",
+    "Node",
+    "Not",
+    "Obs",
+    "Pce",
+    "Predicate",
+    "Propose",
+    "Query",
+    "REGION_TYPES",
+    "Region",
+    "Reject",
+    "Rem",
+    "Rto",
+    "SEASONS",
+    "Seq",
+    "Slo",
+    "Sup",
+    "Support",
+    "Time",
+    "TimeCmp",
+    "TimeVar",
+    "Turn",
+    "Unit",
+    "Unknown",
+    "Withdraw",
+    "Wve",
+]
+
+SEASONS = ("spr", "sum", "fal", "aut", "win")
+REGION_TYPES = ("amy", "sea", "coast", "ncs", "scs", "ecs", "wcs")
+FEELINGS = ("VeryHappy", "Happy", "Sad", "Angry")
+COMPARISONS = (">", "<", ">=", "<=", "=")
+
+_FEELING = {f.lower(): f for f in FEELINGS}
+_TIME_VARIABLE = re.compile(r"t[0-9]+")
+
+
+class Node:
+    """The base of every node: ``str(node)`` is its normal form text."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        from protocol.l.printer import to_text  # the printer needs this module first
+
+        return to_text(self)
+
+
+def _set(self: Node, attr: str, value: object) -> None:
+    object.__setattr__(self, attr, value)
+
+
+def _name(self: Node, attr: str) -> None:
+    _set(self, attr, str.lower(getattr(self, attr)))
+
+
+def _names(self: Node, attr: str) -> None:
+    """A set of names, from a frozenset, any iterable of names, or one bare name."""
+    value: str | Iterable[str] = getattr(self, attr)
+    names = frozenset(map(str.lower, (value,) if isinstance(value, str) else value))
+    if not names:
+        raise ValueError(f"{type(self).__name__}.{attr} is empty")
+    _set(self, attr, names)
+
+
+# --- time ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Turn(Node):
+    """A season of a year: ``(spr, 1902)``."""
+
+    season: str
+    year: int
+
+    def __post_init__(self) -> None:
+        _name(self, "season")
+        if self.season not in SEASONS:
+            raise ValueError(f"not a season: {self.season!r}")
+        if not 0 <= self.year:
+            raise ValueError(f"not a year: {self.year!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class TimeVar(Node):
+    """A time variable: ``t0``, ``t12``."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        _name(self, "name")
+        if not _TIME_VARIABLE.fullmatch(self.name):
+            raise ValueError(f"not a time variable: {self.name!r}")
+
+
+Time: TypeAlias = Turn | TimeVar
+
+
+# --- the ontology: regions, units, actions, predicates ----------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Region(Node):
+    """Where a unit can stand: ``Region(stp, ncs)``."""
+
+    province: str
+    rtype: str
+
+    def __post_init__(self) -> None:
+        _name(self, "province")
+        _name(self, "rtype")
+        if self.rtype not in REGION_TYPES:
+            raise ValueError(f"not a region type: {self.rtype!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit(Node):
+    """A power's unit in a region (an army when the region type is ``amy``)."""
+
+    power: str
+    region: Region
+
+    def __post_init__(self) -> None:
+        _name(self, "power")
+
+
+@dataclass(frozen=True, slots=True)
+class Hld(Node):
+    unit: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Mto(Node):
+    unit: Unit
+    region: Region
+
+
+@dataclass(frozen=True, slots=True)
+class Sup(Node):
+    """``sup(unit, hld(...))`` or ``sup(unit, mto(...))``."""
+
+    unit: Unit
+    order: Hld | Mto
+
+
+@dataclass(frozen=True, slots=True)
+class Rto(Node):
+    unit: Unit
+    region: Region
+
+
+@dataclass(frozen=True, slots=True)
+class Dsb(Node):
+    unit: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Bld(Node):
+    unit: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Rem(Node):
+    unit: Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Wve(Node):
+    power: str
+
+    def __post_init__(self) -> None:
+        _name(self, "power")
+
+
+@dataclass(frozen=True, slots=True)
+class Cto(Node):
+    """A convoyed move, with the sea provinces of its route in order (empty: unspecified)."""
+
+    unit: Unit
+    region: Region
+    route: tuple[str, ...] | None = ()  # None: no route, as ()
+
+    def __post_init__(self) -> None:
+        _set(self, "route", tuple(map(str.lower, self.route or ())))
+
+
+@dataclass(frozen=True, slots=True)
+class Cvy(Node):
+    """A fleet's convoy of a move, which names no route (spec section 3)."""
+
+    unit: Unit
+    move: Cto
+
+    def __post_init__(self) -> None:
+        if self.move.route:
+            raise ValueError("the move inside cvy has no route")
+
+
+Action: TypeAlias = Hld | Mto | Sup | Rto | Dsb | Bld | Rem | Wve | Cvy | Cto
+
+
+@dataclass(frozen=True, slots=True)
+class Pce(Node):
+    """Peace between the powers."""
+
+    powers: frozenset[str]
+
+    def __post_init__(self) -> None:
+        _names(self, "powers")
+
+
+@dataclass(frozen=True, slots=True)
+class Aly(Node):
+    """An alliance of ``allies`` against ``enemies``."""
+
+    allies: frozenset[str]
+    enemies: frozenset[str]
+
+    def __post_init__(self) -> None:
+        _names(self, "allies")
+        _names(self, "enemies")
+
+
+@dataclass(frozen=True, slots=True)
+class Dmz(Node):
+    """The powers keep out of the provinces."""
+
+    powers: frozenset[str]
+    provinces: frozenset[str]
+
+    def __post_init__(self) -> None:
+        _names(self, "powers")
+        _names(self, "provinces")
+
+
+@dataclass(frozen=True, slots=True)
+class Drw(Node):
+    """A draw shared by the powers."""
+
+    powers: frozenset[str]
+
+    def __post_init__(self) -> None:
+        _names(self, "powers")
+
+
+@dataclass(frozen=True, slots=True)
+class Slo(Node):
+    """A solo win for the power."""
+
+    power: str
+
+    def __post_init__(self) -> None:
+        _name(self, "power")
+
+
+Predicate: TypeAlias = Pce | Aly | Dmz | Drw | Slo
+
+
+# --- formulas -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Do(Node):
+    """An action to be done, optionally at a time."""
+
+    action: Action
+    time: Time | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TimeCmp(Node):
+    """A comparison of two times, ``t1 > t0``: an atom that binds tightest."""
+
+    left: Time
+    op: str
+    right: Time
+
+    def __post_init__(self) -> None:
+        if self.op not in COMPARISONS:
+            raise ValueError(f"not a comparison: {self.op!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Node):
+    operand: Info
+
+
+@dataclass(frozen=True, slots=True)
+class And(Node):
+    """A conjunction: nested conjunctions are flattened and the operands sorted by their text."""
+
+    operands: tuple[Info, ...]
+
+    def __post_init__(self) -> None:
+        flat: list[Info] = []
+        for operand in self.operands:
+            if type(operand) is And:
+                flat.extend(operand.operands)
+            else:
+                flat.append(operand)
+        if len(flat) < 2:
+            raise ValueError("& needs two operands at least")
+        _set(self, "operands", tuple(sorted(flat, key=str)))
+
+
+@dataclass(frozen=True, slots=True)
+class Seq(Node):
+    """A sequence ``a ; b ; c``: flattened, in its own order."""
+
+    steps: tuple[Info, ...]
+
+    def __post_init__(self) -> None:
+        flat: list[Info] = []
+        for step in self.steps:
+            if type(step) is Seq:
+                flat.extend(step.steps)
+            else:
+                flat.append(step)
+        if len(flat) < 2:
+            raise ValueError("; needs two steps at least")
+        _set(self, "steps", tuple(flat))
+
+
+@dataclass(frozen=True, slots=True)
+class Implies(Node):
+    """``premise -> conclusion`` (right-associative, the loosest operator)."""
+
+    premise: Info
+    conclusion: Info
+
+
+# --- deals ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Commit(Node):
+    """``agent`` commits to ``agents`` that the formula will hold."""
+
+    agent: str
+    agents: frozenset[str]
+    formula: Formula
+    time: Time | None = None
+
+    def __post_init__(self) -> None:
+        _name(self, "agent")
+        _names(self, "agents")
+
+
+@dataclass(frozen=True, slots=True)
+class Deal(Node):
+    """Commitments proposed together: a set, so neither their order nor repeats count."""
+
+    commits: frozenset[Commit]
+
+    def __post_init__(self) -> None:
+        commits = frozenset((self.commits,) if isinstance(self.commits, Commit) else self.commits)
+        if not commits:
+            raise ValueError("a deal needs one Commit at least")
+        _set(self, "commits", commits)
+
+
+@dataclass(frozen=True, slots=True)
+class Agree(Node):
+    """The agents agree that the formula holds."""
+
+    agents: frozenset[str]
+    formula: Formula
+    time: Time | None = None
+
+    def __post_init__(self) -> None:
+        _names(self, "agents")
+
+
+# --- information ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Obs(Node):
+    """``agent`` observed, with ``agents``, that the formula holds."""
+
+    agent: str
+    agents: frozenset[str]
+    formula: Info
+    time: Time | None = None
+
+    def __post_init__(self) -> None:
+        _name(self, "agent")
+        _names(self, "agents")
+
+
+@dataclass(frozen=True, slots=True)
+class Belief(Node):
+    agent: str
+    formula: Info
+    time: Time | None = None
+
+    def __post_init__(self) -> None:
+        _name(self, "agent")
+
+
+@dataclass(frozen=True, slots=True)
+class Desire(Node):
+    agent: str
+    formula: Info
+    time: Time | None = None
+
+    def __post_init__(self) -> None:
+        _name(self, "agent")
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown(Node):
+    """``agent`` does not know whether the information holds."""
+
+    agent: str
+    info: Info
+    time: Time | None = None
+
+    def __post_init__(self) -> None:
+        _name(self, "agent")
+
+
+@dataclass(frozen=True, slots=True)
+class Feel(Node):
+    """``agent`` feels one of ``VeryHappy``, ``Happy``, ``Sad``, ``Angry``."""
+
+    agent: str
+    feeling: str
+    time: Time | None = None
+
+    def __post_init__(self) -> None:
+        _name(self, "agent")
+        feeling = _FEELING.get(self.feeling.lower())
+        if feeling is None:
+            raise ValueError(f"not a feeling: {self.feeling!r}")
+        _set(self, "feeling", feeling)
+
+
+@dataclass(frozen=True, slots=True)
+class Explain(Node):
+    info: Info
+    time: Time | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Attack(Node):
+    """The first information argues against the second."""
+
+    first: Info
+    second: Info
+
+
+@dataclass(frozen=True, slots=True)
+class Support(Node):
+    """The first information argues for the second."""
+
+    first: Info
+    second: Info
+
+
+# --- illocutions ------------------------------------------------------------------------
+
+
+def _parties(self: Propose | Accept | Reject | Withdraw | Inform | Query | Answer) -> None:
+    _name(self, "sender")
+    _names(self, "receivers")
+
+
+@dataclass(frozen=True, slots=True)
+class Propose(Node):
+    """``sender`` proposes the deal to ``receivers``."""
+
+    sender: str
+    receivers: frozenset[str]
+    deal: Deal | Agree
+    time: Time | None = None
+
+    __post_init__ = _parties
+
+
+@dataclass(frozen=True, slots=True)
+class Accept(Node):
+    """``sender`` accepts the deal that ``receivers`` proposed: equal to the proposal's deal."""
+
+    sender: str
+    receivers: frozenset[str]
+    deal: Deal | Agree
+    time: Time | None = None
+
+    __post_init__ = _parties
+
+
+@dataclass(frozen=True, slots=True)
+class Reject(Node):
+    sender: str
+    receivers: frozenset[str]
+    deal: Deal | Agree
+    time: Time | None = None
+
+    __post_init__ = _parties
+
+
+@dataclass(frozen=True, slots=True)
+class Withdraw(Node):
+    """``sender`` withdraws its pending proposals to exactly ``receivers``."""
+
+    sender: str
+    receivers: frozenset[str]
+    time: Time | None = None
+
+    __post_init__ = _parties
+
+
+@dataclass(frozen=True, slots=True)
+class Inform(Node):
+    sender: str
+    receivers: frozenset[str]
+    info: Info
+    time: Time | None = None
+
+    __post_init__ = _parties
+
+
+@dataclass(frozen=True, slots=True)
+class Query(Node):
+    sender: str
+    receivers: frozenset[str]
+    info: Info
+    time: Time | None = None
+
+    __post_init__ = _parties
+
+
+@dataclass(frozen=True, slots=True)
+class Answer(Node):
+    sender: str
+    receivers: frozenset[str]
+    info: Info
+    time: Time | None = None
+
+    __post_init__ = _parties
+
+
+Message: TypeAlias = Propose | Accept | Reject | Withdraw | Inform | Query | Answer
+DealMessage: TypeAlias = Propose | Accept | Reject
+InfoMessage: TypeAlias = Inform | Query | Answer
+#: What the last argument of Commit and Agree admits.
+Formula: TypeAlias = Predicate | Do | TimeCmp | Not | And | Seq
+#: What inform, query, answer, Unknown, Explain, Attack and Support admit.
+Info: TypeAlias = (
+    Formula | Deal | Agree | Obs | Belief | Desire | Unknown | Feel | Explain | Attack | Support | Message | Implies
+)
+
+MESSAGE_TYPES = (Propose, Accept, Reject, Withdraw, Inform, Query, Answer)

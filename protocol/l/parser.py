@@ -1,0 +1,238 @@
+"""Parse L text into the AST of :mod:`protocol.l.ast`, with errors a person can act on.
+
+The grammar is ``grammar/l.lark``, parsed LALR(1) with the contextual lexer; the AST is
+built during the parse by the transformer handed to the ``Lark`` constructor, so no parse
+tree is made on the way (the fast path). A second parser on the same grammar, :func:`parse_tree`, keeps every
+token in a tree; the checks use it to point at the place of an error they found on the AST.
+
+>>> parse("propose(eng, fra, Agree([eng fra], pce([eng fra])))")  # doctest: +ELLIPSIS
+Propose(sender='eng', receivers=frozenset({'fra'}), deal=Agree(...), time=None)
+>>> try:
+...     parse("propose(eng, fra, pce([eng fra]))")
+... except LSyntaxError as e:
+...     print(e)
+syntax error at line 1, column 19: expected a deal: Commit(...), [Commit(...) ...] or Agree(...) but found 'pce'
+  propose(eng, fra, pce([eng fra]))
+                    ^
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from importlib.resources import files
+
+from lark import Lark, Token, Transformer, Tree
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from protocol.l import ast as a
+from protocol.l.errors import LSyntaxError, context, position
+
+__all__ = ["GRAMMAR", "parse", "parse_tree"]
+
+GRAMMAR = files("grammar").joinpath("l.lark").read_text(encoding="utf-8")
+
+_MAX_YEAR_DIGITS = 9
+# Nodes nested deeper than this are refused: the printer, the checks and hash() recurse,
+# and a real message is nowhere near (the spec's deepest example is 10 deep).
+MAX_DEPTH = 100
+
+
+class _BadToken(Exception):
+    """Raised by a callback, where the text is not at hand, to become an LSyntaxError."""
+
+    def __init__(self, token: Token, message: str) -> None:
+        super().__init__(message)
+        self.token = token
+        self.message = message
+
+
+def _turn(children: list) -> a.Turn:
+    season, year = children
+    if len(year) > _MAX_YEAR_DIGITS:
+        raise _BadToken(year, f"a year has {_MAX_YEAR_DIGITS} digits at most")
+    return a.Turn(season, int(year))
+
+
+def _unpacked(node_type: type) -> Callable[[list], a.Node]:
+    return lambda children: node_type(*children)
+
+
+# The callbacks Lark calls as the LALR parser reduces, one per rule, with the rule's
+# children. The children of most rules are the fields of a node in order, and the node
+# constructors normalise (lower-case names, sets, flattened operators), so most callbacks
+# only unpack. Functions of the children list rather than methods under ``v_args(inline=True)``:
+# one call less per reduction.
+_CALLBACKS: dict[str, Callable[[list], object]] = {
+    node_type.__name__.lower(): _unpacked(node_type)
+    for node_type in (
+        *a.MESSAGE_TYPES,
+        *(a.Commit, a.Agree, a.Implies, a.Obs, a.Belief, a.Desire, a.Unknown, a.Feel, a.Explain),
+        *(a.Attack, a.Support, a.TimeVar, a.Pce, a.Aly, a.Dmz, a.Drw, a.Slo, a.Do, a.Unit, a.Region),
+        *(a.Hld, a.Mto, a.Sup, a.Rto, a.Dsb, a.Bld, a.Rem, a.Wve, a.Cvy, a.Cto),
+    )
+} | {
+    "not_": _unpacked(a.Not),
+    "convoyed": _unpacked(a.Cto),
+    "agents": lambda children: children,
+    "provinces": lambda children: children,
+    "commits": a.Deal,
+    "seq": a.Seq,
+    "and_": a.And,
+    "turn": _turn,
+    "tcmp": lambda children: a.TimeCmp(children[0], str(children[1]), children[2]),
+}
+_ToAst = type("_ToAst", (Transformer,), {rule: staticmethod(callback) for rule, callback in _CALLBACKS.items()})
+
+
+@functools.cache
+def _parser() -> Lark:
+    return Lark(GRAMMAR, parser="lalr", lexer="contextual", transformer=_ToAst(), maybe_placeholders=True)
+
+
+@functools.cache
+def _tree_parser() -> Lark:
+    return Lark(GRAMMAR, parser="lalr", lexer="contextual", keep_all_tokens=True, maybe_placeholders=False)
+
+
+def parse(text: str) -> a.Message:
+    """The message that ``text`` is; raises :class:`LSyntaxError` if it is none."""
+    try:
+        message = _parser().parse(text)
+    except _BadToken as e:
+        raise _error(text, e.token.start_pos or 0, e.message) from None
+    except UnexpectedInput as e:
+        raise _syntax_error(text, e) from None
+    except LarkError as e:  # pragma: no cover - the LALR parser raises UnexpectedInput for every bad text
+        raise _error(text, 0, str(e)) from None
+    except RecursionError:
+        raise _error(text, 0, f"the message is nested more than {MAX_DEPTH} deep") from None
+    # Every level of nesting takes one character at least, so only long texts can be too deep.
+    if len(text) > MAX_DEPTH and _depth(message) > MAX_DEPTH:
+        raise _error(text, 0, f"the message is nested more than {MAX_DEPTH} deep")
+    return message
+
+
+def _depth(node: a.Node) -> int:
+    """How deeply nodes nest in ``node``, found without recursion."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(node, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, a.Node):
+            deepest = max(deepest, depth)
+            stack.extend((getattr(item, field), depth + 1) for field in item.__slots__)
+        elif isinstance(item, tuple | frozenset):
+            stack.extend((child, depth) for child in item)
+    return deepest
+
+
+def parse_tree(text: str) -> Tree:
+    """The parse tree of ``text`` with every token kept (for finding where things are)."""
+    try:
+        return _tree_parser().parse(text)
+    except UnexpectedInput as e:
+        raise _syntax_error(text, e) from None
+
+
+# --- errors -------------------------------------------------------------------------------
+
+# How each terminal is named to a person; the keywords as the printer writes them.
+_KEYWORDS = (
+    "propose accept reject withdraw inform query answer Commit Agree Do Obs Belief Desire Unknown Feel "
+    "Explain Attack Support Unit Region pce aly dmz drw slo hld mto sup rto dsb bld rem wve cvy cto"
+).split()
+_TERMINALS = {k.upper(): k for k in _KEYWORDS} | {
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "COMMA": "','",
+    "NAME": "a name (three letters: eng, par)",
+    "TIMEVAR": "a time variable (t0)",
+    "INT": "a year",
+    "SEASON": "a season (spr sum fal aut win)",
+    "RTYPE": "a region type (amy sea coast ncs scs ecs wcs)",
+    "FEELING": "a feeling (VeryHappy Happy Sad Angry)",
+    "CMP": "a comparison (> < >= <= =)",
+    "_ARROW": "'->'",
+    "_SEMI": "';'",
+    "_AND": "'&'",
+    "_NOT": "'~'",
+    "$END": "the end of the message",
+}
+_DEAL = {"COMMIT", "LSQB", "AGREE"}
+_FORMULA = {"PCE", "ALY", "DMZ", "DRW", "SLO", "DO", "LPAR", "TIMEVAR", "_NOT"}
+_INFO = _FORMULA | _DEAL | {"OBS", "BELIEF", "DESIRE", "UNKNOWN", "FEEL", "EXPLAIN", "ATTACK", "SUPPORT"}
+_INFO |= {"PROPOSE", "ACCEPT", "REJECT", "WITHDRAW", "INFORM", "QUERY", "ANSWER"}
+# Groups of terminals that are named as one when all of them are expected, largest first.
+_GROUPS = (
+    (
+        _INFO,
+        "information: a formula, a deal, Obs, Belief, Desire, Unknown, Feel, Explain, Attack, Support or an illocution",
+    ),
+    (_FORMULA | _DEAL, "a formula or a deal"),
+    (_FORMULA, "a formula: pce aly dmz drw slo, Do(...), '~', '(' or a time comparison"),
+    (_DEAL, "a deal: Commit(...), [Commit(...) ...] or Agree(...)"),
+    ({"LPAR", "TIMEVAR"}, "a time: (season, year) or a variable t0"),
+    ({"HLD", "MTO", "SUP", "RTO", "DSB", "BLD", "REM", "WVE", "CVY", "CTO"}, "an action (hld mto sup ...)"),
+)
+_WORD = re.compile(r"\w+|\S")
+
+
+def describe_expected(names: set[str] | frozenset[str]) -> tuple[str, ...]:
+    """What a person should write instead, from the names of the terminals Lark expected.
+
+    >>> describe_expected({"COMMA", "RPAR"})
+    ("')'", "','")
+    """
+    names = set(names)
+    described: list[str] = []
+    for group, text in _GROUPS:
+        if group <= names:
+            described.append(text)
+            names -= group
+    described.extend(sorted(_TERMINALS.get(n, n) for n in names))
+    return tuple(described)
+
+
+def _join(items: tuple[str, ...]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _syntax_error(text: str, e: UnexpectedInput) -> LSyntaxError:
+    if isinstance(e, UnexpectedToken) and e.token.type != "$END":
+        offset, found = e.token.start_pos or 0, repr(str(e.token))
+        lark_expected = e.expected
+    elif isinstance(e, UnexpectedCharacters):
+        offset = e.pos_in_stream
+        match = _WORD.match(text, offset)
+        found = repr(match.group() if match else text[offset : offset + 1])
+        lark_expected = e.allowed or set()
+    else:  # the end of the text
+        offset, found = len(text.rstrip()), "the end of the message"
+        lark_expected = getattr(e, "expected", set())
+    expected = describe_expected(_accepts_before(text, offset) or lark_expected)
+    message = f"expected {_join(expected)} but found {found}" if expected else f"unexpected {found}"
+    return _error(text, offset, message, expected)
+
+
+def _accepts_before(text: str, offset: int) -> set[str]:
+    """The terminals the parser accepts after ``text[:offset]``.
+
+    Lark reports what the LALR state at the error could take, which after a finished
+    sub-message is every terminal that may follow one anywhere; the parser, fed the text
+    before the error, knows exactly.
+    """
+    try:
+        interactive = _tree_parser().parse_interactive(text[:offset])
+        interactive.exhaust_lexer()
+        return set(interactive.accepts())
+    except LarkError:  # pragma: no cover - the prefix lexed and parsed once already
+        return set()
+
+
+def _error(text: str, offset: int, message: str, expected: tuple[str, ...] = ()) -> LSyntaxError:
+    line, column = position(text, offset)
+    return LSyntaxError(message, line=line, column=column, context=context(text, line, column), expected=expected)
