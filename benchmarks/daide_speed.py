@@ -26,11 +26,12 @@ import argparse
 import datetime
 import gc
 import importlib.metadata
-import os
 import platform
 import sys
 import time
 from collections.abc import Callable
+
+from machine import describe
 
 from engine import Position, legal_orders
 from protocol.daide.messages import Now, Ord, Sub, Turn
@@ -94,17 +95,6 @@ def rate(work: Callable[[str], object], texts: list[str], seconds: float, passes
     return rounds * len(texts) / best
 
 
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            model = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), model)
-    except OSError:
-        pass
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{cores} cores available, {model}"
-
-
 def main(argv: list[str] | None = None) -> None:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     options.add_argument("--quick", action="store_true", help="short passes, for a smoke run")
@@ -118,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
 
     kinds = messages()
     print(f"DAIDE messages per second, one core -- {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"machine: {machine()}; {platform.platform()}")
+    print(f"machine: {describe()}")
     print(
         f"python {platform.python_version()} ({platform.python_implementation()}), lark {importlib.metadata.version('lark')}"
     )

@@ -43,8 +43,6 @@ import datetime
 import gc
 import importlib.metadata
 import json
-import os
-import platform
 import random
 import re
 import sys
@@ -53,6 +51,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from machine import machine
 
 import engine.orders
 from engine import (
@@ -423,24 +423,6 @@ def theirs_replay(games: Sequence[Sequence[PlayedPhase]], what: str) -> dict[str
 
 
 # --- reporting ---------------------------------------------------------------------------
-
-
-def machine() -> dict[str, Any]:
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {
-        "cores": os.cpu_count(),
-        "cpu": model,
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "platform": platform.platform(),
-    }
 
 
 def their_version() -> str | None:

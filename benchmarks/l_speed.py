@@ -26,13 +26,13 @@ import argparse
 import datetime
 import gc
 import importlib.metadata
-import os
 import platform
 import sys
 import time
 from collections.abc import Callable
 
 from lark import Lark
+from machine import describe
 
 from engine import standard_map
 from protocol.l import check, parse
@@ -80,17 +80,6 @@ def rate(work: Callable[[str], object], text: str, seconds: float, passes: int) 
     return n / best
 
 
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            model = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), model)
-    except OSError:
-        pass
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{cores} cores available, {model}"
-
-
 def main(argv: list[str] | None = None) -> None:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     options.add_argument("--quick", action="store_true", help="short passes, for a smoke run")
@@ -106,7 +95,7 @@ def main(argv: list[str] | None = None) -> None:
         return result
 
     print(f"L messages per second, one core -- {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"machine: {machine()}; {platform.platform()}")
+    print(f"machine: {describe()}")
     print(
         f"python {platform.python_version()} ({platform.python_implementation()}), lark {importlib.metadata.version('lark')}"
     )

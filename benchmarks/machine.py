@@ -1,0 +1,29 @@
+"""What every benchmark prints about where it ran: the figures mean little without it."""
+
+from __future__ import annotations
+
+import os
+import platform
+from typing import Any
+
+
+def machine() -> dict[str, Any]:
+    """Cores, CPU model, Python and platform of this machine."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            model = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return {
+        "cores": os.cpu_count(),
+        "cpu": model,
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "platform": platform.platform(),
+    }
+
+
+def describe() -> str:
+    """One line: ``2 cores, AMD EPYC; Linux-...``."""
+    info = machine()
+    return f"{info['cores']} cores, {info['cpu']}; {info['platform']}"
