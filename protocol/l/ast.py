@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TypeAlias
+from dataclasses import Field, dataclass
+from typing import Any, ClassVar, TypeAlias
 
 __all__ = [
     "Accept",
@@ -103,6 +103,8 @@ class Node:
     """The base of every node: ``str(node)`` is its normal form text."""
 
     __slots__ = ()
+    # Every node type is a dataclass; declared so that type checkers take a Node for one.
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     def __str__(self) -> str:
         from protocol.l.printer import to_text  # the printer needs this module first
@@ -349,6 +351,19 @@ class Not(Node):
     operand: Info
 
 
+def _flatten(self: And | Seq, attr: str, error: str) -> list[Info]:
+    """The items of the field ``attr``, those of a nested node of the same type spliced in."""
+    flat: list[Info] = []
+    for item in getattr(self, attr):
+        if type(item) is type(self):
+            flat.extend(getattr(item, attr))
+        else:
+            flat.append(item)
+    if len(flat) < 2:
+        raise ValueError(error)
+    return flat
+
+
 @dataclass(frozen=True, slots=True)
 class And(Node):
     """A conjunction: nested conjunctions are flattened and the operands sorted by their text."""
@@ -356,14 +371,7 @@ class And(Node):
     operands: tuple[Info, ...]
 
     def __post_init__(self) -> None:
-        flat: list[Info] = []
-        for operand in self.operands:
-            if type(operand) is And:
-                flat.extend(operand.operands)
-            else:
-                flat.append(operand)
-        if len(flat) < 2:
-            raise ValueError("& needs two operands at least")
+        flat = _flatten(self, "operands", "& needs two operands at least")
         _set(self, "operands", tuple(sorted(flat, key=str)))
 
 
@@ -374,15 +382,7 @@ class Seq(Node):
     steps: tuple[Info, ...]
 
     def __post_init__(self) -> None:
-        flat: list[Info] = []
-        for step in self.steps:
-            if type(step) is Seq:
-                flat.extend(step.steps)
-            else:
-                flat.append(step)
-        if len(flat) < 2:
-            raise ValueError("; needs two steps at least")
-        _set(self, "steps", tuple(flat))
+        _set(self, "steps", tuple(_flatten(self, "steps", "; needs two steps at least")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,16 +397,25 @@ class Implies(Node):
 
 
 @dataclass(frozen=True, slots=True)
-class Commit(Node):
-    """``agent`` commits to ``agents`` that the formula will hold."""
+class _ByAgent(Node):
+    """The first field of the nodes about one agent: who commits, observes, believes, ..."""
 
     agent: str
+
+    def __post_init__(self) -> None:
+        _name(self, "agent")
+
+
+@dataclass(frozen=True, slots=True)
+class Commit(_ByAgent):
+    """``agent`` commits to ``agents`` that the formula will hold."""
+
     agents: frozenset[str]
     formula: Formula
     time: Time | None = None
 
     def __post_init__(self) -> None:
-        _name(self, "agent")
+        _ByAgent.__post_init__(self)
         _names(self, "agents")
 
 
@@ -439,61 +448,51 @@ class Agree(Node):
 
 
 @dataclass(frozen=True, slots=True)
-class Obs(Node):
+class Obs(_ByAgent):
     """``agent`` observed, with ``agents``, that the formula holds."""
 
-    agent: str
     agents: frozenset[str]
     formula: Info
     time: Time | None = None
 
     def __post_init__(self) -> None:
-        _name(self, "agent")
+        _ByAgent.__post_init__(self)
         _names(self, "agents")
 
 
 @dataclass(frozen=True, slots=True)
-class Belief(Node):
-    agent: str
+class Belief(_ByAgent):
+    """``agent`` believes that the information holds."""
+
     formula: Info
     time: Time | None = None
 
-    def __post_init__(self) -> None:
-        _name(self, "agent")
-
 
 @dataclass(frozen=True, slots=True)
-class Desire(Node):
-    agent: str
+class Desire(_ByAgent):
+    """``agent`` desires that the information holds."""
+
     formula: Info
     time: Time | None = None
 
-    def __post_init__(self) -> None:
-        _name(self, "agent")
-
 
 @dataclass(frozen=True, slots=True)
-class Unknown(Node):
+class Unknown(_ByAgent):
     """``agent`` does not know whether the information holds."""
 
-    agent: str
     info: Info
     time: Time | None = None
 
-    def __post_init__(self) -> None:
-        _name(self, "agent")
-
 
 @dataclass(frozen=True, slots=True)
-class Feel(Node):
+class Feel(_ByAgent):
     """``agent`` feels one of ``VeryHappy``, ``Happy``, ``Sad``, ``Angry``."""
 
-    agent: str
     feeling: str
     time: Time | None = None
 
     def __post_init__(self) -> None:
-        _name(self, "agent")
+        _ByAgent.__post_init__(self)
         feeling = _FEELING.get(self.feeling.lower())
         if feeling is None:
             raise ValueError(f"not a feeling: {self.feeling!r}")
@@ -525,84 +524,63 @@ class Support(Node):
 # --- illocutions ------------------------------------------------------------------------
 
 
-def _parties(self: Propose | Accept | Reject | Withdraw | Inform | Query | Answer) -> None:
-    _name(self, "sender")
-    _names(self, "receivers")
+@dataclass(frozen=True, slots=True)
+class _Illocution(Node):
+    """The first fields of every illocution: who sends it, and to whom."""
+
+    sender: str
+    receivers: frozenset[str]
+
+    def __post_init__(self) -> None:
+        _name(self, "sender")
+        _names(self, "receivers")
 
 
 @dataclass(frozen=True, slots=True)
-class Propose(Node):
+class Propose(_Illocution):
     """``sender`` proposes the deal to ``receivers``."""
 
-    sender: str
-    receivers: frozenset[str]
     deal: Deal | Agree
     time: Time | None = None
 
-    __post_init__ = _parties
-
 
 @dataclass(frozen=True, slots=True)
-class Accept(Node):
+class Accept(_Illocution):
     """``sender`` accepts the deal that ``receivers`` proposed: equal to the proposal's deal."""
 
-    sender: str
-    receivers: frozenset[str]
     deal: Deal | Agree
     time: Time | None = None
 
-    __post_init__ = _parties
-
 
 @dataclass(frozen=True, slots=True)
-class Reject(Node):
-    sender: str
-    receivers: frozenset[str]
+class Reject(_Illocution):
     deal: Deal | Agree
     time: Time | None = None
 
-    __post_init__ = _parties
-
 
 @dataclass(frozen=True, slots=True)
-class Withdraw(Node):
+class Withdraw(_Illocution):
     """``sender`` withdraws its pending proposals to exactly ``receivers``."""
 
-    sender: str
-    receivers: frozenset[str]
     time: Time | None = None
-
-    __post_init__ = _parties
 
 
 @dataclass(frozen=True, slots=True)
-class Inform(Node):
-    sender: str
-    receivers: frozenset[str]
+class Inform(_Illocution):
     info: Info
     time: Time | None = None
-
-    __post_init__ = _parties
 
 
 @dataclass(frozen=True, slots=True)
-class Query(Node):
-    sender: str
-    receivers: frozenset[str]
+class Query(_Illocution):
     info: Info
     time: Time | None = None
-
-    __post_init__ = _parties
 
 
 @dataclass(frozen=True, slots=True)
-class Answer(Node):
-    sender: str
-    receivers: frozenset[str]
+class Answer(_Illocution):
     info: Info
     time: Time | None = None
-
-    __post_init__ = _parties
 
 
 Message: TypeAlias = Propose | Accept | Reject | Withdraw | Inform | Query | Answer

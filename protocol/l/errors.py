@@ -89,6 +89,17 @@ def position(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+def located(text: str, offset: int) -> dict[str, Any]:
+    """The ``line``, ``column`` and ``context`` of an error at a character offset of ``text``,
+    as keyword arguments of an :class:`LError`.
+
+    >>> located("ab\\ncd", 4)
+    {'line': 2, 'column': 2, 'context': '  cd\\n   ^'}
+    """
+    line, column = position(text, offset)
+    return {"line": line, "column": column, "context": context(text, line, column)}
+
+
 def context(text: str, line: int, column: int) -> str:
     """The line ``line`` of ``text`` around ``column``, and a caret under that column.
 

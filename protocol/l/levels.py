@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from lark import Token, Tree
 
 from protocol.l import ast as a
-from protocol.l.errors import LLevelError, context
+from protocol.l.errors import LLevelError, located
 from protocol.l.parser import parse_tree
 
 __all__ = ["ALL_LEVELS", "CONSTRUCT_LEVELS", "check_levels", "constructs", "format_levels", "level", "parse_levels"]
@@ -55,37 +56,40 @@ CONSTRUCT_LEVELS: dict[str, int] = {
     **dict.fromkeys(["Attack", "Support"], 8),
 }
 
-# For each node type: its construct, the fields holding nodes that can contain other
-# constructs, and whether it has a time argument. Units and regions add nothing.
-_SPEC: dict[type, tuple[str, tuple[str, ...], bool]] = {
-    a.Propose: ("propose", ("deal",), True),
-    a.Accept: ("accept", ("deal",), True),
-    a.Reject: ("reject", ("deal",), True),
-    a.Withdraw: ("withdraw", (), True),
-    a.Inform: ("inform", ("info",), True),
-    a.Query: ("query", ("info",), True),
-    a.Answer: ("answer", ("info",), True),
-    a.Deal: ("Commit", ("commits",), False),
-    a.Commit: ("Commit", ("formula",), True),
-    a.Agree: ("Agree", ("formula",), True),
-    a.Do: ("Do", ("action",), True),
-    a.TimeCmp: (COMPARISON, (), False),
-    a.Not: ("~", ("operand",), False),
-    a.And: ("&", ("operands",), False),
-    a.Seq: (";", ("steps",), False),
-    a.Implies: ("->", ("premise", "conclusion"), False),
-    a.Obs: ("Obs", ("formula",), True),
-    a.Belief: ("Belief", ("formula",), True),
-    a.Desire: ("Desire", ("formula",), True),
-    a.Unknown: ("Unknown", ("info",), True),
-    a.Feel: ("Feel", (), True),
-    a.Explain: ("Explain", ("info",), True),
-    a.Attack: ("Attack", ("first", "second"), False),
-    a.Support: ("Support", ("first", "second"), False),
-    **{t: (t.__name__.lower(), (), False) for t in (a.Pce, a.Aly, a.Dmz, a.Drw, a.Slo)},
-    **{t: (t.__name__.lower(), (), False) for t in (a.Hld, a.Mto, a.Rto, a.Dsb, a.Bld, a.Rem, a.Wve, a.Cto)},
-    a.Sup: ("sup", ("order",), False),
-    a.Cvy: ("cvy", ("move",), False),
+# For each node type: its construct, and the fields holding nodes that can contain other
+# constructs. A time argument is one of those, and is the construct TIME; the times that a
+# time comparison compares are not walked. Units and regions add nothing.
+_SPEC: dict[type[a.Node], tuple[str, tuple[str, ...]]] = {
+    a.Propose: ("propose", ("deal", "time")),
+    a.Accept: ("accept", ("deal", "time")),
+    a.Reject: ("reject", ("deal", "time")),
+    a.Withdraw: ("withdraw", ("time",)),
+    a.Inform: ("inform", ("info", "time")),
+    a.Query: ("query", ("info", "time")),
+    a.Answer: ("answer", ("info", "time")),
+    a.Deal: ("Commit", ("commits",)),
+    a.Commit: ("Commit", ("formula", "time")),
+    a.Agree: ("Agree", ("formula", "time")),
+    a.Do: ("Do", ("action", "time")),
+    a.TimeCmp: (COMPARISON, ()),
+    a.Not: ("~", ("operand",)),
+    a.And: ("&", ("operands",)),
+    a.Seq: (";", ("steps",)),
+    a.Implies: ("->", ("premise", "conclusion")),
+    a.Obs: ("Obs", ("formula", "time")),
+    a.Belief: ("Belief", ("formula", "time")),
+    a.Desire: ("Desire", ("formula", "time")),
+    a.Unknown: ("Unknown", ("info", "time")),
+    a.Feel: ("Feel", ("time",)),
+    a.Explain: ("Explain", ("info", "time")),
+    a.Attack: ("Attack", ("first", "second")),
+    a.Support: ("Support", ("first", "second")),
+    **{t: (t.__name__.lower(), ()) for t in (a.Pce, a.Aly, a.Dmz, a.Drw, a.Slo)},
+    **{t: (t.__name__.lower(), ()) for t in (a.Hld, a.Mto, a.Rto, a.Dsb, a.Bld, a.Rem, a.Wve, a.Cto)},
+    a.Sup: ("sup", ("order",)),
+    a.Cvy: ("cvy", ("move",)),
+    a.Turn: (TIME, ()),
+    a.TimeVar: (TIME, ()),
 }
 _MESSAGES = frozenset(a.MESSAGE_TYPES)
 
@@ -103,10 +107,8 @@ def constructs(message: a.Message) -> set[str]:
 
 
 def _walk(node: a.Node, used: set[str], inner: bool) -> None:
-    construct, children, timed = _SPEC[type(node)]
+    construct, children = _SPEC[type(node)]
     used.add(construct)
-    if timed and node.time is not None:  # type: ignore[attr-defined]
-        used.add(TIME)
     if inner and type(node) in _MESSAGES:
         used.add(NESTED)
     for field in children:
@@ -114,7 +116,7 @@ def _walk(node: a.Node, used: set[str], inner: bool) -> None:
         if type(child) is tuple or type(child) is frozenset:
             for item in child:
                 _walk(item, used, True)
-        else:
+        elif child is not None:  # None: an optional time argument left out
             _walk(child, used, True)
 
 
@@ -140,14 +142,14 @@ def check_levels(message: a.Message, levels: Iterable[int] | None = None, text: 
 
 
 def _refusal(refused: set[str], allowed: frozenset[int], text: str | None) -> LLevelError:
-    where: dict[str, object] = {}
+    where: dict[str, Any] = {}
     # Without the text, the highest construct is named: the one furthest from allowed.
     construct = max(refused, key=lambda c: (CONSTRUCT_LEVELS[c], c))
     if text is not None:
         found = next(((c, t) for c, t in _constructs_in_text(parse_tree(text)) if c in refused), None)
         if found is not None:
             construct, token = found
-            where = {"line": token.line, "column": token.column, "context": context(text, token.line, token.column)}
+            where = located(text, token.start_pos or 0)
     described = format_levels(allowed) if allowed else "none"
     message = f"{construct} is a level-{CONSTRUCT_LEVELS[construct]} construct, and the levels allowed are {described}"
     return LLevelError(message, construct=construct, construct_level=CONSTRUCT_LEVELS[construct], **where)

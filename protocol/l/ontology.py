@@ -26,7 +26,7 @@ from lark import Token, Tree
 
 from engine.maps import LAND, SEA, Map
 from protocol.l import ast as a
-from protocol.l.errors import LOntologyError, context
+from protocol.l.errors import LOntologyError, located
 from protocol.l.parser import parse_tree
 
 __all__ = ["check_ontology"]
@@ -75,8 +75,7 @@ def check_ontology(message: a.Message, m: Map, text: str | None = None) -> None:
         found = next(_problems_in_tree(parse_tree(text), ontology), None)
         if found is not None:
             (message_text, name), token = found
-            where = {"line": token.line, "column": token.column, "context": context(text, token.line, token.column)}
-            raise LOntologyError(message_text, name=name, **where)
+            raise LOntologyError(message_text, name=name, **located(text, token.start_pos or 0))
     raise LOntologyError(message_text, name=name)
 
 
@@ -157,8 +156,9 @@ def _problems_in_ast(node: a.Node, ontology: _Ontology) -> Iterator[tuple[str, s
             if not value <= ontology.powers:
                 yield from filter(None, (_power(p, ontology) for p in sorted(value)))
         elif role == _POWER:
-            if value not in ontology.powers:
-                yield _power(value, ontology)  # type: ignore[misc]
+            problem = _power(value, ontology)
+            if problem is not None:
+                yield problem
         elif role == _PROVINCES:
             yield from filter(None, (_province(p, ontology) for p in value))
         elif role == _NODES:

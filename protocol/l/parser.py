@@ -18,16 +18,18 @@ syntax error at line 1, column 19: expected a deal: Commit(...), [Commit(...) ..
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable
 from importlib.resources import files
+from typing import Any, cast
 
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from protocol.l import ast as a
-from protocol.l.errors import LSyntaxError, context, position
+from protocol.l.errors import LSyntaxError, located
 
 __all__ = ["GRAMMAR", "parse", "parse_tree"]
 
@@ -48,14 +50,14 @@ class _BadToken(Exception):
         self.message = message
 
 
-def _turn(children: list) -> a.Turn:
+def _turn(children: list[Token]) -> a.Turn:
     season, year = children
     if len(year) > _MAX_YEAR_DIGITS:
         raise _BadToken(year, f"a year has {_MAX_YEAR_DIGITS} digits at most")
     return a.Turn(season, int(year))
 
 
-def _unpacked(node_type: type) -> Callable[[list], a.Node]:
+def _unpacked(node_type: Callable[..., a.Node]) -> Callable[[list[Any]], a.Node]:
     return lambda children: node_type(*children)
 
 
@@ -64,7 +66,7 @@ def _unpacked(node_type: type) -> Callable[[list], a.Node]:
 # constructors normalise (lower-case names, sets, flattened operators), so most callbacks
 # only unpack. Functions of the children list rather than methods under ``v_args(inline=True)``:
 # one call less per reduction.
-_CALLBACKS: dict[str, Callable[[list], object]] = {
+_CALLBACKS: dict[str, Callable[[list[Any]], object]] = {
     node_type.__name__.lower(): _unpacked(node_type)
     for node_type in (
         *a.MESSAGE_TYPES,
@@ -77,9 +79,9 @@ _CALLBACKS: dict[str, Callable[[list], object]] = {
     "convoyed": _unpacked(a.Cto),
     "agents": lambda children: children,
     "provinces": lambda children: children,
-    "commits": a.Deal,
-    "seq": a.Seq,
-    "and_": a.And,
+    "commits": lambda children: a.Deal(frozenset(children)),
+    "seq": lambda children: a.Seq(tuple(children)),
+    "and_": lambda children: a.And(tuple(children)),
     "turn": _turn,
     "tcmp": lambda children: a.TimeCmp(children[0], str(children[1]), children[2]),
 }
@@ -99,7 +101,8 @@ def _tree_parser() -> Lark:
 def parse(text: str) -> a.Message:
     """The message that ``text`` is; raises :class:`LSyntaxError` if it is none."""
     try:
-        message = _parser().parse(text)
+        # Lark's annotations speak of the parse tree; the transformer makes it a message.
+        message = cast(a.Message, _parser().parse(text))
     except _BadToken as e:
         raise _error(text, e.token.start_pos or 0, e.message) from None
     except UnexpectedInput as e:
@@ -114,6 +117,17 @@ def parse(text: str) -> a.Message:
     return message
 
 
+_FIELD_NAMES: dict[type[a.Node], tuple[str, ...]] = {}
+
+
+def _field_names(node: a.Node) -> tuple[str, ...]:
+    """The names of the fields of ``node``'s type, its base's first (cached: ``fields`` is slow)."""
+    names = _FIELD_NAMES.get(type(node))
+    if names is None:
+        names = _FIELD_NAMES[type(node)] = tuple(field.name for field in dataclasses.fields(node))
+    return names
+
+
 def _depth(node: a.Node) -> int:
     """How deeply nodes nest in ``node``, found without recursion."""
     deepest = 0
@@ -122,7 +136,7 @@ def _depth(node: a.Node) -> int:
         item, depth = stack.pop()
         if isinstance(item, a.Node):
             deepest = max(deepest, depth)
-            stack.extend((getattr(item, field), depth + 1) for field in item.__slots__)
+            stack.extend((getattr(item, field), depth + 1) for field in _field_names(item))
         elif isinstance(item, tuple | frozenset):
             stack.extend((child, depth) for child in item)
     return deepest
@@ -206,7 +220,7 @@ def _syntax_error(text: str, e: UnexpectedInput) -> LSyntaxError:
         offset, found = e.token.start_pos or 0, repr(str(e.token))
         lark_expected = e.expected
     elif isinstance(e, UnexpectedCharacters):
-        offset = e.pos_in_stream
+        offset = e.pos_in_stream or 0
         match = _WORD.match(text, offset)
         found = repr(match.group() if match else text[offset : offset + 1])
         lark_expected = e.allowed or set()
@@ -234,5 +248,4 @@ def _accepts_before(text: str, offset: int) -> set[str]:
 
 
 def _error(text: str, offset: int, message: str, expected: tuple[str, ...] = ()) -> LSyntaxError:
-    line, column = position(text, offset)
-    return LSyntaxError(message, line=line, column=column, context=context(text, line, column), expected=expected)
+    return LSyntaxError(message, expected=expected, **located(text, offset))

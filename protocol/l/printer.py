@@ -16,12 +16,15 @@ inform(eng, [fra], pce([fra]) & ~~slo(eng) -> pce([eng]) -> drw([eng fra]))
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from protocol.l import ast as a
 
+_N = TypeVar("_N", bound=a.Node)
+
 # How tightly each operator binds; atoms (everything else) bind tightest.
 _IMPLIES, _SEQ, _AND, _NOT, _ATOM = range(5)
-_PRECEDENCE: dict[type, int] = {a.Implies: _IMPLIES, a.Seq: _SEQ, a.And: _AND, a.Not: _NOT}
+_PRECEDENCE: dict[type[a.Node], int] = {a.Implies: _IMPLIES, a.Seq: _SEQ, a.And: _AND, a.Not: _NOT}
 
 
 def to_text(node: a.Node) -> str:
@@ -48,12 +51,8 @@ def _unit(n: a.Unit) -> str:
 
 
 def _cto(n: a.Cto) -> str:
-    route = f", {_set_in_order(n.route)}" if n.route else ""
+    route = f", [{' '.join(n.route)}]" if n.route else ""  # the route in its own order
     return f"cto({_unit(n.unit)}, {to_text(n.region)}{route})"
-
-
-def _set_in_order(names: tuple[str, ...]) -> str:
-    return "[" + " ".join(names) + "]"
 
 
 def _deal(n: a.Deal) -> str:
@@ -61,58 +60,61 @@ def _deal(n: a.Deal) -> str:
     return commits[0] if len(commits) == 1 else "[" + " ".join(commits) + "]"
 
 
-def _illocution(keyword: str, last: str) -> Callable[[a.Node], str]:
-    def show(n: a.Node) -> str:
-        body = f"{n.sender}, {_set(n.receivers)}"  # type: ignore[attr-defined]
-        if last:
-            body += ", " + to_text(getattr(n, last))
-        return f"{keyword}({body}{_at(n.time)})"  # type: ignore[attr-defined]
-
-    return show
+def _illocution(keyword: str, n: a.Message, body: a.Node | None) -> str:
+    what = "" if body is None else ", " + to_text(body)
+    return f"{keyword}({n.sender}, {_set(n.receivers)}{what}{_at(n.time)})"
 
 
-_PRINT: dict[type, Callable[[a.Node], str]] = {
-    a.Turn: lambda n: f"({n.season}, {n.year})",
-    a.TimeVar: lambda n: n.name,
-    a.Region: lambda n: f"Region({n.province}, {n.rtype})",
-    a.Unit: _unit,
-    a.Hld: lambda n: f"hld({_unit(n.unit)})",
-    a.Mto: lambda n: f"mto({_unit(n.unit)}, {to_text(n.region)})",
-    a.Sup: lambda n: f"sup({_unit(n.unit)}, {to_text(n.order)})",
-    a.Rto: lambda n: f"rto({_unit(n.unit)}, {to_text(n.region)})",
-    a.Dsb: lambda n: f"dsb({_unit(n.unit)})",
-    a.Bld: lambda n: f"bld({_unit(n.unit)})",
-    a.Rem: lambda n: f"rem({_unit(n.unit)})",
-    a.Wve: lambda n: f"wve({n.power})",
-    a.Cvy: lambda n: f"cvy({_unit(n.unit)}, {_cto(n.move)})",
-    a.Cto: _cto,
-    a.Pce: lambda n: f"pce({_set(n.powers)})",
-    a.Aly: lambda n: f"aly({_set(n.allies)}, {_set(n.enemies)})",
-    a.Dmz: lambda n: f"dmz({_set(n.powers)}, {_set(n.provinces)})",
-    a.Drw: lambda n: f"drw({_set(n.powers)})",
-    a.Slo: lambda n: f"slo({n.power})",
-    a.Do: lambda n: f"Do({to_text(n.action)}{_at(n.time)})",
-    a.TimeCmp: lambda n: f"{to_text(n.left)} {n.op} {to_text(n.right)}",
-    a.Not: lambda n: "~" + _operand(n.operand, _NOT),
-    a.And: lambda n: " & ".join(_operand(o, _NOT) for o in n.operands),
-    a.Seq: lambda n: " ; ".join(_operand(s, _AND) for s in n.steps),
-    a.Implies: lambda n: f"{_operand(n.premise, _SEQ)} -> {_operand(n.conclusion, _IMPLIES)}",
-    a.Commit: lambda n: f"Commit({n.agent}, {_set(n.agents)}, {to_text(n.formula)}{_at(n.time)})",
-    a.Deal: _deal,
-    a.Agree: lambda n: f"Agree({_set(n.agents)}, {to_text(n.formula)}{_at(n.time)})",
-    a.Obs: lambda n: f"Obs({n.agent}, {_set(n.agents)}, {to_text(n.formula)}{_at(n.time)})",
-    a.Belief: lambda n: f"Belief({n.agent}, {to_text(n.formula)}{_at(n.time)})",
-    a.Desire: lambda n: f"Desire({n.agent}, {to_text(n.formula)}{_at(n.time)})",
-    a.Unknown: lambda n: f"Unknown({n.agent}, {to_text(n.info)}{_at(n.time)})",
-    a.Feel: lambda n: f"Feel({n.agent}, {n.feeling}{_at(n.time)})",
-    a.Explain: lambda n: f"Explain({to_text(n.info)}{_at(n.time)})",
-    a.Attack: lambda n: f"Attack({to_text(n.first)}, {to_text(n.second)})",
-    a.Support: lambda n: f"Support({to_text(n.first)}, {to_text(n.second)})",
-    a.Propose: _illocution("propose", "deal"),
-    a.Accept: _illocution("accept", "deal"),
-    a.Reject: _illocution("reject", "deal"),
-    a.Withdraw: _illocution("withdraw", ""),
-    a.Inform: _illocution("inform", "info"),
-    a.Query: _illocution("query", "info"),
-    a.Answer: _illocution("answer", "info"),
-}
+def _rule(node_type: type[_N], show: Callable[[_N], str]) -> tuple[type[a.Node], Callable[[Any], str]]:
+    """An entry of :data:`_PRINT`: ``show`` is type-checked against ``node_type`` here, since
+    the table's type cannot say that each printer takes the nodes of its own key."""
+    return node_type, show
+
+
+_PRINT: dict[type[a.Node], Callable[[Any], str]] = dict(
+    [
+        _rule(a.Turn, lambda n: f"({n.season}, {n.year})"),
+        _rule(a.TimeVar, lambda n: n.name),
+        _rule(a.Region, lambda n: f"Region({n.province}, {n.rtype})"),
+        _rule(a.Unit, _unit),
+        _rule(a.Hld, lambda n: f"hld({_unit(n.unit)})"),
+        _rule(a.Mto, lambda n: f"mto({_unit(n.unit)}, {to_text(n.region)})"),
+        _rule(a.Sup, lambda n: f"sup({_unit(n.unit)}, {to_text(n.order)})"),
+        _rule(a.Rto, lambda n: f"rto({_unit(n.unit)}, {to_text(n.region)})"),
+        _rule(a.Dsb, lambda n: f"dsb({_unit(n.unit)})"),
+        _rule(a.Bld, lambda n: f"bld({_unit(n.unit)})"),
+        _rule(a.Rem, lambda n: f"rem({_unit(n.unit)})"),
+        _rule(a.Wve, lambda n: f"wve({n.power})"),
+        _rule(a.Cvy, lambda n: f"cvy({_unit(n.unit)}, {_cto(n.move)})"),
+        _rule(a.Cto, _cto),
+        _rule(a.Pce, lambda n: f"pce({_set(n.powers)})"),
+        _rule(a.Aly, lambda n: f"aly({_set(n.allies)}, {_set(n.enemies)})"),
+        _rule(a.Dmz, lambda n: f"dmz({_set(n.powers)}, {_set(n.provinces)})"),
+        _rule(a.Drw, lambda n: f"drw({_set(n.powers)})"),
+        _rule(a.Slo, lambda n: f"slo({n.power})"),
+        _rule(a.Do, lambda n: f"Do({to_text(n.action)}{_at(n.time)})"),
+        _rule(a.TimeCmp, lambda n: f"{to_text(n.left)} {n.op} {to_text(n.right)}"),
+        _rule(a.Not, lambda n: "~" + _operand(n.operand, _NOT)),
+        _rule(a.And, lambda n: " & ".join(_operand(o, _NOT) for o in n.operands)),
+        _rule(a.Seq, lambda n: " ; ".join(_operand(s, _AND) for s in n.steps)),
+        _rule(a.Implies, lambda n: f"{_operand(n.premise, _SEQ)} -> {_operand(n.conclusion, _IMPLIES)}"),
+        _rule(a.Commit, lambda n: f"Commit({n.agent}, {_set(n.agents)}, {to_text(n.formula)}{_at(n.time)})"),
+        _rule(a.Deal, _deal),
+        _rule(a.Agree, lambda n: f"Agree({_set(n.agents)}, {to_text(n.formula)}{_at(n.time)})"),
+        _rule(a.Obs, lambda n: f"Obs({n.agent}, {_set(n.agents)}, {to_text(n.formula)}{_at(n.time)})"),
+        _rule(a.Belief, lambda n: f"Belief({n.agent}, {to_text(n.formula)}{_at(n.time)})"),
+        _rule(a.Desire, lambda n: f"Desire({n.agent}, {to_text(n.formula)}{_at(n.time)})"),
+        _rule(a.Unknown, lambda n: f"Unknown({n.agent}, {to_text(n.info)}{_at(n.time)})"),
+        _rule(a.Feel, lambda n: f"Feel({n.agent}, {n.feeling}{_at(n.time)})"),
+        _rule(a.Explain, lambda n: f"Explain({to_text(n.info)}{_at(n.time)})"),
+        _rule(a.Attack, lambda n: f"Attack({to_text(n.first)}, {to_text(n.second)})"),
+        _rule(a.Support, lambda n: f"Support({to_text(n.first)}, {to_text(n.second)})"),
+        _rule(a.Propose, lambda n: _illocution("propose", n, n.deal)),
+        _rule(a.Accept, lambda n: _illocution("accept", n, n.deal)),
+        _rule(a.Reject, lambda n: _illocution("reject", n, n.deal)),
+        _rule(a.Withdraw, lambda n: _illocution("withdraw", n, None)),
+        _rule(a.Inform, lambda n: _illocution("inform", n, n.info)),
+        _rule(a.Query, lambda n: _illocution("query", n, n.info)),
+        _rule(a.Answer, lambda n: _illocution("answer", n, n.info)),
+    ]
+)
