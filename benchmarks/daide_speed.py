@@ -23,15 +23,12 @@ adds time. Nothing here asserts a speed.
 from __future__ import annotations
 
 import argparse
-import datetime
 import gc
-import importlib.metadata
-import platform
 import sys
 import time
 from collections.abc import Callable
 
-from machine import describe
+from machine import print_header
 
 from engine import Position, legal_orders
 from protocol.daide.messages import Now, Ord, Sub, Turn
@@ -107,12 +104,7 @@ def main(argv: list[str] | None = None) -> None:
         return result
 
     kinds = messages()
-    print(f"DAIDE messages per second, one core -- {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"machine: {describe()}")
-    print(
-        f"python {platform.python_version()} ({platform.python_implementation()}), lark {importlib.metadata.version('lark')}"
-    )
-    print()
+    print_header("DAIDE messages per second, one core", "lark")
     header = f"{'messages':<18}{'tokens':>8}{'check':>10}{'parse':>10}"
     print(header)
     print("-" * len(header))

@@ -23,16 +23,13 @@ each: noise on a machine only ever adds time. Nothing here asserts a speed.
 from __future__ import annotations
 
 import argparse
-import datetime
 import gc
-import importlib.metadata
-import platform
 import sys
 import time
 from collections.abc import Callable
 
 from lark import Lark
-from machine import describe
+from machine import print_header
 
 from engine import standard_map
 from protocol.l import check, parse
@@ -94,12 +91,7 @@ def main(argv: list[str] | None = None) -> None:
         assert result["ok"], result
         return result
 
-    print(f"L messages per second, one core -- {datetime.datetime.now().isoformat(timespec='seconds')}")
-    print(f"machine: {describe()}")
-    print(
-        f"python {platform.python_version()} ({platform.python_implementation()}), lark {importlib.metadata.version('lark')}"
-    )
-    print()
+    print_header("L messages per second, one core", "lark")
     header = f"{'messages':<24}{'check':>10}{'parse':>10}{'lark tree':>11}{'check/tree':>12}"
     print(header)
     print("-" * len(header))

@@ -27,3 +27,16 @@ def describe() -> str:
     """One line: ``2 cores, AMD EPYC; Linux-...``."""
     info = machine()
     return f"{info['cores']} cores, {info['cpu']}; {info['platform']}"
+
+
+def print_header(title: str, *packages: str) -> None:
+    """The lines every protocol benchmark starts with: what, when, where, with what."""
+    import datetime
+    import importlib.metadata
+
+    info = machine()
+    versions = "".join(f", {name} {importlib.metadata.version(name)}" for name in packages)
+    print(f"{title} -- {datetime.datetime.now().isoformat(timespec='seconds')}")
+    print(f"machine: {describe()}")
+    print(f"python {info['python']}{versions}")
+    print()
