@@ -1,0 +1,258 @@
+"""The JSON bodies of the game server's HTTP API, as pydantic models with an OpenAPI schema.
+
+Pydantic lives only at this edge (and in :mod:`server.settings`): the game master works
+on the engine's frozen dataclasses, and these models translate at the boundary.
+
+>>> GameCreate().press_level, GameCreate().protocol, GameCreate().deadlines
+(0, 'free', Deadlines(movement=60.0, retreat=30.0, adjustment=30.0))
+>>> from engine import Position
+>>> game_position(Position.initial()).units["ENGLAND"]
+['F EDI', 'F LON', 'A LVP']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from engine import Adjudication, Position
+from protocol.l import format_levels, parse_levels
+
+PRESS_LEVELS: tuple[int, ...] = (*range(0, 140, 10), 8000)
+"""The DAIDE syntax levels: 0 (no press) to 130 in steps of ten, and 8000 (free text)."""
+
+PressLevel = Literal[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 8000]
+Protocol = Literal["free", "reply", "bilateral"]
+PhaseKind = Literal["movement", "retreat", "adjustment"]
+PHASE_KINDS: tuple[PhaseKind, ...] = ("movement", "retreat", "adjustment")
+GameStatus = Literal["forming", "playing", "finished"]
+
+Seconds = Annotated[float, Field(gt=0, le=7 * 24 * 3600, description="seconds, more than 0")]
+
+
+class _Body(BaseModel):
+    """Common configuration: unknown fields are errors (a typo must not pass silently)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def normalise_l_levels(value: str) -> str:
+    """The canonical text of an L level list (``"1-4, 6"`` → ``"1-4,6"``); ValueError if invalid."""
+    return format_levels(parse_levels(value))
+
+
+class Deadlines(_Body):
+    """How long each kind of phase may last, in seconds."""
+
+    movement: Seconds
+    retreat: Seconds
+    adjustment: Seconds
+
+    @classmethod
+    def parse(cls, text: str) -> Deadlines | None:
+        """The command-line form: ``"60,30,30"`` (movement, retreat, adjustment) or ``"none"``.
+
+        >>> Deadlines.parse("60,30,30")
+        Deadlines(movement=60.0, retreat=30.0, adjustment=30.0)
+        >>> Deadlines.parse("none") is None
+        True
+        """
+        cleaned = text.strip().lower()
+        if cleaned == "none":
+            return None
+        parts = [p.strip() for p in cleaned.split(",")]
+        if len(parts) != 3:
+            raise ValueError(
+                f"deadlines are three numbers of seconds (movement,retreat,adjustment) such as 60,30,30, or none; not {text!r}"
+            )
+        try:
+            movement, retreat, adjustment = (float(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"deadlines must be numbers of seconds, such as 60,30,30, or none; not {text!r}") from None
+        return cls(movement=movement, retreat=retreat, adjustment=adjustment)
+
+
+DEFAULT_DEADLINES = Deadlines(movement=60, retreat=30, adjustment=30)
+
+
+class GameCreate(_Body):
+    """The body of ``POST /api/games``: the settings of a new game (every field has a default)."""
+
+    name: str = Field(default="", max_length=100, description="a name for people; need not be unique")
+    map: Literal["standard"] = "standard"
+    press_level: PressLevel = Field(
+        default=0,
+        description="DAIDE syntax level: 0 (no press) to 130, 8000 free text",
+    )
+    l_levels: str = Field(default="1-8", description="the L-language levels allowed in negotiation, e.g. 1-8 or 1-4,6")
+    protocol: Protocol = Field(default="free", description="the negotiation protocol")
+    binding: bool = Field(default=False, description="whether agreed commitments bind the orders")
+    press_phases: tuple[PhaseKind, ...] = Field(
+        default=("movement",), description="the kinds of phase in which press may be sent"
+    )
+    deadlines: Deadlines | None = Field(
+        default=DEFAULT_DEADLINES, description="seconds per kind of phase; null for none (a phase waits for all orders)"
+    )
+    year_limit: int | None = Field(
+        default=1935, ge=1901, le=9999, description="the game ends in a draw after this year; null for no limit"
+    )
+
+    @field_validator("press_level", mode="before")
+    @classmethod
+    def _no_bool(cls, value: object) -> object:
+        # false == 0 in Python, so a Literal alone would take JSON false for level 0
+        if isinstance(value, bool):
+            raise ValueError("press_level is a number: 0, 10, ..., 130 or 8000")
+        return value
+
+    @field_validator("l_levels")
+    @classmethod
+    def _levels(cls, value: str) -> str:
+        return normalise_l_levels(value)
+
+    @field_validator("press_phases")
+    @classmethod
+    def _phases(cls, value: tuple[PhaseKind, ...]) -> tuple[PhaseKind, ...]:
+        if len(set(value)) != len(value):
+            raise ValueError("press_phases lists each kind of phase at most once")
+        # canonical order, so that equal settings compare and store equal
+        return tuple(kind for kind in PHASE_KINDS if kind in value)
+
+
+class PlayerInfo(_Body):
+    """One power of a game as the public sees it."""
+
+    power: str = Field(description="AUSTRIA, ENGLAND, ...")
+    taken: bool = Field(description="a player holds this power (it has been given a passcode)")
+    connected: bool = Field(description="that player is connected now")
+    civil_disorder: bool = False
+    eliminated: bool = False
+
+
+class GameResult(_Body):
+    """How a finished game ended."""
+
+    outcome: Literal["solo", "draw", "cancelled"]
+    powers: list[str] = Field(default_factory=list, description="the winner of a solo, or the powers in the draw")
+    phase: str = Field(description="the last phase played, such as F1910M")
+
+
+class GameInfo(_Body):
+    """A game in ``GET /api/games``: its settings and state, without the position."""
+
+    id: str
+    settings: GameCreate
+    status: GameStatus
+    phase: str | None = Field(default=None, description="the phase now being played, once the game has started")
+    created: float = Field(description="seconds since the epoch")
+    players: list[PlayerInfo] = Field(default_factory=list)
+    observers: int = Field(default=0, ge=0)
+    result: GameResult | None = None
+
+
+class GameList(_Body):
+    """The body of ``GET /api/games``."""
+
+    games: list[GameInfo]
+
+
+class GameCreated(_Body):
+    """The ``201`` answer to ``POST /api/games``."""
+
+    id: str
+    settings: GameCreate
+
+
+class DislodgedUnit(_Body):
+    """A dislodged unit in a retreat phase."""
+
+    power: str
+    retreats: list[str] = Field(description="the provinces it may retreat to")
+
+
+class GamePosition(_Body):
+    """A position in the format of the adjudication cases (``shared/spec/adjudication-case.md``)."""
+
+    phase: str = Field(description="S1901M, F1901R, W1901A ...; COMPLETED for a finished game")
+    units: dict[str, list[str]] = Field(description='power -> units such as "A PAR", "F STP/SC"')
+    centers: dict[str, list[str]] = Field(description="power -> owned supply centres; unowned centres are left out")
+    dislodged: dict[str, DislodgedUnit] = Field(default_factory=dict, description="unit -> its power and retreats")
+
+
+class GameDetail(GameInfo):
+    """The body of ``GET /api/games/{id}``: the settings and the public position."""
+
+    position: GamePosition | None = None
+
+
+class HistoryEntry(_Body):
+    """One phase played: the orders given, each unit's result and the position after."""
+
+    phase: str
+    orders: dict[str, list[str]] = Field(description="power -> the orders it gave, in the short notation")
+    results: dict[str, list[str]] = Field(description='unit -> result words ("ok", "bounce", "dislodged", ...)')
+    position: GamePosition = Field(description="the position after the phase")
+
+
+class GameHistory(_Body):
+    """The body of ``GET /api/games/{id}/history``: the phases played, oldest first."""
+
+    id: str
+    phases: list[HistoryEntry]
+
+
+class ClientConfig(_Body):
+    """The body of ``GET /api/config``: what the web page needs to know."""
+
+    nego_url: str | None = Field(default=None, description="the negotiation server's URL, if there is one")
+    daide_path: str = Field(default="/daide", description="the websocket path of the DAIDE endpoint")
+    daide_port: int | None = Field(default=None, description="the port of the DAIDE binary TCP listener")
+    version: str = ""
+
+
+class ErrorBody(_Body):
+    """Every error answer: a message, and where in the input the problem is when known."""
+
+    error: str
+    line: int | None = Field(default=None, ge=1)
+    column: int | None = Field(default=None, ge=1)
+
+
+def game_position(position: Position) -> GamePosition:
+    """The API form of an engine position."""
+    return GamePosition.model_validate(position.to_json())
+
+
+def history_entry(orders: Mapping[str, Sequence[str]], adjudication: Adjudication) -> HistoryEntry:
+    """The API form of a phase played: ``orders`` as given (power -> order texts) and its adjudication."""
+    before = adjudication.before
+    return HistoryEntry(
+        phase=str(before.phase),
+        orders={power: list(texts) for power, texts in orders.items()},
+        results={before.unit_name(unit): list(words) for unit, words in adjudication.results.items()},
+        position=game_position(adjudication.position),
+    )
+
+
+API_MODELS: tuple[type[BaseModel], ...] = (
+    GameCreate,
+    GameCreated,
+    GameInfo,
+    GameList,
+    GameDetail,
+    GamePosition,
+    GameHistory,
+    HistoryEntry,
+    ClientConfig,
+    ErrorBody,
+)
+"""Every body of the API, for building the OpenAPI document."""
+
+
+def json_schemas() -> dict[str, dict[str, Any]]:
+    """The JSON schema of each API body, by model name (for the OpenAPI ``components``)."""
+    return {
+        model.__name__: model.model_json_schema(ref_template="#/components/schemas/{model}") for model in API_MODELS
+    }

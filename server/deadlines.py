@@ -1,0 +1,65 @@
+"""Deadlines of a game: seconds per kind of phase, and the DAIDE numbers that tell them.
+
+Pure arithmetic on ``now`` values (seconds, any epoch): no clock is read here, so the game
+master stays sans-I/O and tests pass time as plain numbers.
+
+>>> d = Deadlines(movement=60, retreat=30, adjustment=None)
+>>> d.seconds_for("M"), d.seconds_for("A")
+(60.0, None)
+>>> [str(o) for o in d.variant_options()]
+['MTL 60', 'RTL 30']
+>>> remaining_seconds(100.0, 130.2)
+31
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from protocol.daide.messages import VariantOption
+
+#: The largest number a DAIDE integer token holds (14 bits, signed).
+DAIDE_MAX_INT = 8191
+
+
+@dataclass(frozen=True, slots=True)
+class Deadlines:
+    """Seconds allowed for each kind of phase; None means no time limit for that kind."""
+
+    movement: float | None = None
+    retreat: float | None = None
+    adjustment: float | None = None
+
+    def seconds_for(self, phase_kind: str) -> float | None:
+        """The time limit of a phase kind (``"M"``, ``"R"`` or ``"A"``)."""
+        seconds = {"M": self.movement, "R": self.retreat, "A": self.adjustment}[phase_kind]
+        return None if seconds is None else float(seconds)
+
+    def deadline(self, phase_kind: str, start: float) -> float | None:
+        """When a phase of ``phase_kind`` that began at ``start`` must end, if ever."""
+        seconds = self.seconds_for(phase_kind)
+        return None if seconds is None else start + seconds
+
+    @property
+    def longest(self) -> float | None:
+        limits = [s for s in (self.movement, self.retreat, self.adjustment) if s is not None]
+        return max(limits) if limits else None
+
+    def variant_options(self) -> tuple[VariantOption, ...]:
+        """``MTL``, ``RTL`` and ``BTL`` for ``HLO``, in the order the syntax document lists them."""
+        options = []
+        for name, seconds in (("MTL", self.movement), ("RTL", self.retreat), ("BTL", self.adjustment)):
+            if seconds is not None:
+                options.append(VariantOption(name, daide_int(seconds)))
+        return tuple(options)
+
+
+def daide_int(value: float) -> int:
+    """A non-negative number rounded up and clipped to what a DAIDE integer can carry."""
+    return max(0, min(DAIDE_MAX_INT, math.ceil(value)))
+
+
+def remaining_seconds(now: float, deadline: float) -> int:
+    """Whole seconds left until ``deadline`` (rounded up, so 0 means it has passed), for ``TME``."""
+    return daide_int(deadline - now)

@@ -1,0 +1,988 @@
+"""The sans-I/O game master of one game: DAIDE messages in, DAIDE messages out.
+
+Both transports (websocket and DAIDE TCP) drive the same :class:`GameMaster`. It reads no
+clock, opens no socket and starts no task: time comes in as a number (``now``, seconds)
+and the next moment it must be woken comes out as :attr:`GameMaster.next_deadline`. Every
+input returns a :class:`Step`: the messages to send (:class:`Send`, :class:`Close`) and the
+:class:`Event` records to store *before* sending them (every accepted input and every
+phase result); :meth:`GameMaster.replay` rebuilds the game from those records.
+
+>>> gm = GameMaster("g1", GameSettings(name="demo"), now=0.0, rng=random.Random(1))
+>>> step = gm.receive("c1", "NME ('bot') ('1.0')", now=1.0)
+>>> [str(s.message) for s in step.sends]
+["YES (NME ('bot') ('1.0'))", "MAP ('standard')"]
+>>> [e.kind for e in step.records]
+['join']
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+import engine.orders as eo
+from engine import Position, adjudicate, legal_orders_for, standard_map
+from engine.legal import adjustment_orders
+from engine.maps import ARMY, FLEET, SEA
+from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS
+from engine.position import Unit as EngineUnit
+from protocol.daide.messages import (
+    Adm,
+    Build,
+    Ccd,
+    Convoy,
+    Disband,
+    Drw,
+    Frm,
+    Gof,
+    Hlo,
+    Hold,
+    Hst,
+    Huh,
+    Iam,
+    Map,
+    Mdf,
+    Mis,
+    Move,
+    MoveByConvoy,
+    MrtUnit,
+    Nme,
+    Not,
+    Now,
+    Obs,
+    Off,
+    Ord,
+    Order,
+    Out,
+    Ownership,
+    Rej,
+    Remove,
+    Retreat,
+    Sco,
+    Slo,
+    Smr,
+    SmrEntry,
+    Snd,
+    Sub,
+    SupportHold,
+    SupportMove,
+    Thx,
+    Tme,
+    Turn,
+    Value,
+    VariantOption,
+    Waive,
+    Yes,
+    tokens,
+)
+from protocol.daide.orders import (
+    DaideOrderError,
+    location_from_engine,
+    map_definition,
+    order_from_engine,
+    order_to_engine,
+    turn_from_phase,
+    unit_from_engine,
+)
+from protocol.daide.parser import DaideSyntaxError, parse, press_level
+from server.deadlines import Deadlines, remaining_seconds
+from server.players import Client, Player, Role, Roster, draw_passcode
+
+__all__ = ["Close", "Event", "GameMaster", "GameSettings", "Send", "Step", "check_order"]
+
+MAP_NAME = "standard"
+PHASE_KINDS = {"movement": MOVEMENT, "retreat": RETREATS, "adjustment": ADJUSTMENTS}
+
+
+# --- values in and out ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameSettings:
+    """What the game master needs to know of a game's settings.
+
+    ``press_phases`` lists the kinds of phase (``movement``, ``retreat``, ``adjustment``)
+    in which press is allowed (``NPR`` and ``NPB`` of ``HLO`` say which are not). The game
+    is drawn when it would go past the last phase of ``year_limit``. The other settings of
+    issue 4 (L levels, protocol, binding) concern the negotiation server, not this one.
+    """
+
+    name: str = "game"
+    press_level: int = 0
+    deadlines: Deadlines = field(default_factory=Deadlines)
+    year_limit: int | None = None
+    press_phases: tuple[str, ...] = ("movement", "retreat", "adjustment")
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.press_level <= 8000:
+            raise ValueError(f"press level {self.press_level} is out of range")
+        unknown = set(self.press_phases) - set(PHASE_KINDS)
+        if unknown:
+            raise ValueError(f"unknown press phases {sorted(unknown)}")
+
+    def variant(self) -> tuple[VariantOption, ...]:
+        """The variant options of ``HLO``, in the document's order: LVL, MTL, RTL, BTL, then flags."""
+        options = [VariantOption("LVL", self.press_level), *self.deadlines.variant_options()]
+        if self.press_level >= 10:  # NPR and NPB exist from level 10 on
+            if "retreat" not in self.press_phases:
+                options.append(VariantOption("NPR"))
+            if "adjustment" not in self.press_phases:
+                options.append(VariantOption("NPB"))
+        return tuple(options)
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Send ``message`` to the connection ``conn``."""
+
+    conn: str
+    message: Value
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Close the connection ``conn`` (after sending what came before)."""
+
+    conn: str
+
+
+Action = Send | Close
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A record to store before acting: ``kind`` and a JSON-serialisable ``payload``.
+
+    Every payload has ``at``, the ``now`` of the input. Kinds that change the game's state:
+    ``join``, ``leave``, ``orders``, ``cancel``, ``gof``, ``draw``, ``adjudicate``,
+    ``draw_declared``; ``press`` and ``admin`` are kept for the record and followers only.
+    """
+
+    kind: str
+    payload: dict[str, Any]
+
+    @property
+    def at(self) -> float:
+        return float(self.payload["at"])
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one input produced: records to store first, then actions to perform in order."""
+
+    records: tuple[Event, ...] = ()
+    actions: tuple[Action, ...] = ()
+
+    @property
+    def sends(self) -> tuple[Send, ...]:
+        return tuple(a for a in self.actions if isinstance(a, Send))
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """An order accepted for this phase: as the player wrote it, and as the engine reads it."""
+
+    daide: Order
+    order: eo.Order
+
+
+@dataclass(frozen=True, slots=True)
+class Turned:
+    """What one processed turn told everyone, kept for ``HST`` and ``ORD``."""
+
+    turn: Turn
+    phase_kind: str
+    results: tuple[Ord, ...]
+    sco: Sco
+    now: Now
+
+
+# --- the game master ---------------------------------------------------------------------------
+
+FORMING, PLAYING, OVER = "forming", "playing", "over"
+
+
+class GameMaster:
+    """One game: its players, the current position, the orders given, the deadline.
+
+    Inputs are :meth:`connect`, :meth:`receive`, :meth:`disconnect` and :meth:`tick`; each
+    returns a :class:`Step`. ``passcode_in_use`` lets a server keep passcodes unique
+    across its games (``IAM`` finds the game by passcode).
+    """
+
+    def __init__(
+        self,
+        game_id: str,
+        settings: GameSettings,
+        now: float,
+        rng: random.Random | None = None,
+        passcode_in_use: Callable[[int], bool] = lambda code: False,
+    ) -> None:
+        self.game_id = game_id
+        self.settings = settings
+        self.created = now
+        self.rng = rng if rng is not None else random.Random()
+        self.passcode_in_use = passcode_in_use
+        self.map = standard_map()
+        self.position = Position.initial(self.map)
+        self.roster = Roster()
+        self.state = FORMING
+        self.result: Value | None = None  # SLO (power) or DRW once the game is over
+        self.pending: dict[str, dict[str, Submitted]] = {}  # power -> key -> order
+        self.holding: set[str] = set()  # powers that sent NOT (GOF) this phase
+        self.draw_votes: set[str] = set()
+        self.deadline: float | None = None
+        self.history: list[Turned] = []
+        self.eliminated: dict[str, int] = {}  # power -> year it was eliminated
+        self._actions: list[Action] = []
+        self._records: list[Event] = []
+
+    # --- public inputs ------------------------------------------------------------------------
+
+    @property
+    def next_deadline(self) -> float | None:
+        """When to call :meth:`tick` next, if ever."""
+        return self.deadline if self.state == PLAYING else None
+
+    @property
+    def powers(self) -> tuple[str, ...]:
+        return self.map.powers
+
+    def connect(self, conn: str, now: float) -> Step:
+        """A new connection: it may send NME, OBS or IAM."""
+        self.roster.clients[conn] = Client(conn)
+        return self._step()
+
+    def disconnect(self, conn: str, now: float) -> Step:
+        """A connection went away; a player is in civil disorder until it comes back with IAM."""
+        self._disconnect(conn, now)
+        return self._step()
+
+    def _disconnect(self, conn: str, now: float) -> None:
+        client = self.roster.leave(conn)
+        if client is not None and client.power is not None:
+            if self.state == FORMING:
+                self._record("leave", now, power=client.power)
+                self.roster.unseat(client.power)
+            elif self.state == PLAYING:
+                self._broadcast(Ccd(self._abbr(client.power)))
+
+    def tick(self, now: float) -> Step:
+        """Time passes: process the phase if its deadline is reached."""
+        if self.state == PLAYING and self.deadline is not None and now >= self.deadline:
+            self._record("adjudicate", now, phase=str(self.position.phase), deadline=True)
+            self._process(now, at_deadline=True)
+        return self._step()
+
+    def receive(self, conn: str, message: Value | str, now: float) -> Step:
+        """A message from ``conn``, typed or as DAIDE text (parse errors get HUH or PRN)."""
+        if conn not in self.roster.clients:
+            self.roster.clients[conn] = Client(conn)
+        if isinstance(message, str):
+            try:
+                message = parse(message)
+            except DaideSyntaxError as error:
+                if error.may_reply:
+                    self._to(conn, error.reply)
+                return self._step()
+        self._handle(conn, message, now)
+        return self._step()
+
+    # --- replay -------------------------------------------------------------------------------
+
+    @classmethod
+    def replay(
+        cls,
+        game_id: str,
+        settings: GameSettings,
+        created: float,
+        events: Iterable[Any],
+        rng: random.Random | None = None,
+        passcode_in_use: Callable[[int], bool] = lambda code: False,
+    ) -> GameMaster:
+        """The game rebuilt from its records: :class:`Event` values, ``{"kind", "payload"[, "at"]}``
+        dicts, or any objects with ``kind`` and ``payload`` (and ``at``) such as a store's rows.
+
+        Connections are not records: every player comes back disconnected and rejoins
+        with IAM. The deadline is the one recorded, so a past one fires at the next tick.
+        """
+        gm = cls(game_id, settings, created, rng=rng, passcode_in_use=passcode_in_use)
+        for record in events:
+            if isinstance(record, Mapping):
+                kind, payload, at = record["kind"], dict(record["payload"]), record.get("at")
+            else:
+                kind, payload, at = record.kind, dict(record.payload), getattr(record, "at", None)
+            payload.setdefault("at", at)
+            gm._apply(Event(kind, payload))
+            gm._actions.clear()  # nobody is connected during a replay
+        gm._records.clear()
+        return gm
+
+    def _apply(self, event: Event) -> None:
+        p, at = event.payload, float(event.payload["at"])
+        if event.kind == "join":
+            self._join(None, Player(p["power"], p["name"], p["version"], int(p["passcode"])), at)
+        elif event.kind == "leave":
+            self.roster.unseat(p["power"])
+        elif event.kind == "orders":
+            for text in p["orders"]:
+                self._store(p["power"], _order(text))
+        elif event.kind == "cancel":
+            self._cancel(p["power"], None if p["order"] is None else _order(p["order"]))
+        elif event.kind == "gof":
+            (self.holding.discard if p["go"] else self.holding.add)(p["power"])
+        elif event.kind == "draw":
+            (self.draw_votes.add if p["wants"] else self.draw_votes.discard)(p["power"])
+        elif event.kind == "adjudicate":
+            if p["phase"] != str(self.position.phase):
+                raise ValueError(f"record for {p['phase']} met the game in {self.position.phase}")
+            self._process(at, at_deadline=bool(p.get("deadline")))
+        elif event.kind == "draw_declared":
+            self._end(Drw())
+        # press and admin records change nothing
+
+    # --- plumbing -----------------------------------------------------------------------------
+
+    def _step(self) -> Step:
+        step = Step(tuple(self._records), tuple(self._actions))
+        self._records.clear()
+        self._actions.clear()
+        return step
+
+    def _record(self, kind: str, at: float, **payload: Any) -> None:
+        self._records.append(Event(kind, {"at": at, **payload}))
+
+    def _to(self, conn: str | None, message: Value) -> None:
+        if conn is not None:
+            self._actions.append(Send(conn, message))
+
+    def _broadcast(self, message: Value, exclude: str | None = None) -> None:
+        for conn in self.roster.watching():
+            if conn != exclude:
+                self._to(conn, message)
+
+    def _abbr(self, power: str) -> str:
+        return self.map.abbreviation_of[power]
+
+    def _full(self, abbreviation: str) -> str | None:
+        return self.map.power_abbreviations.get(abbreviation)
+
+    # --- dispatch -----------------------------------------------------------------------------
+
+    def _handle(self, conn: str, msg: Value, now: float) -> None:
+        client = self.roster.clients[conn]
+        power = client.power if client.role is Role.PLAYER else None
+        if isinstance(msg, Nme):
+            self._nme(conn, client, msg, now)
+        elif isinstance(msg, Obs):
+            self._obs(conn, client, msg)
+        elif isinstance(msg, Iam):
+            self._iam(conn, client, msg)
+        elif isinstance(msg, Map):
+            if msg.name is None:  # a request for another copy; a client never names a map
+                self._to(conn, Map(MAP_NAME))
+            else:
+                self._to(conn, Rej(msg))
+        elif isinstance(msg, Mdf):
+            self._to(conn, map_definition(self.map))
+        elif isinstance(msg, Yes | Rej) and isinstance(msg.content, Map):
+            pass  # the client's answer to MAP
+        elif isinstance(msg, Sco) and not msg.ownership:
+            self._to(conn, self._sco())
+        elif isinstance(msg, Now) and msg.turn is None:
+            self._to(conn, self._now())
+        elif isinstance(msg, Hst):
+            self._hst(conn, msg)
+        elif isinstance(msg, Ord) and msg.turn is None:
+            self._ord_request(conn)
+        elif isinstance(msg, Tme) and msg.seconds is None:
+            self._tme(conn, now)
+        elif isinstance(msg, Smr) and msg.turn is None:
+            self._smr_request(conn)
+        elif isinstance(msg, Adm):
+            self._record("admin", now, conn=conn, name=msg.name, text=msg.text)
+            self._broadcast(msg)
+        elif isinstance(msg, Off):
+            self._actions.append(Close(conn))
+            self._disconnect(conn, now)
+        elif power is None:
+            # the rest are player commands (or server messages a client has no business sending)
+            self._to(conn, Rej(msg))
+        else:
+            self._player(conn, power, msg, now)
+
+    def _player(self, conn: str, power: str, msg: Value, now: float) -> None:
+        if isinstance(msg, Sub):
+            self._sub(conn, power, msg, now)
+        elif isinstance(msg, Mis) and not msg.units and msg.count is None:
+            self._to(conn, self._mis(power) if self.state == PLAYING else Rej(msg))
+        elif isinstance(msg, Gof):
+            self._gof(conn, power, msg, go=True, now=now)
+        elif isinstance(msg, Drw):
+            self._drw(conn, power, msg, wants=True, now=now)
+        elif isinstance(msg, Not) and isinstance(msg.content, Sub):
+            self._not_sub(conn, power, msg, now)
+        elif isinstance(msg, Not) and isinstance(msg.content, Gof):
+            self._gof(conn, power, msg, go=False, now=now)
+        elif isinstance(msg, Not) and isinstance(msg.content, Drw):
+            self._drw(conn, power, msg, wants=False, now=now)
+        elif isinstance(msg, Hlo) and msg.power is None and self.state != FORMING:
+            player = self.roster.players[power]
+            self._to(conn, Hlo(self._abbr(power), player.passcode, self.settings.variant()))
+        elif isinstance(msg, Snd):
+            self._snd(conn, power, msg, now)
+        else:
+            self._to(conn, Rej(msg))
+
+    # --- joining -----------------------------------------------------------------------------
+
+    def _nme(self, conn: str, client: Client, msg: Nme, now: float) -> None:
+        free = [p for p in self.powers if p not in self.roster.players]
+        if self.state != FORMING or client.role is not Role.NEW or not free:
+            self._to(conn, Rej(msg))
+            return
+        power = self.rng.choice(free)
+        taken = [p.passcode for p in self.roster.players.values()]
+        player = Player(power, msg.name, msg.version, draw_passcode(self.rng, taken, self.passcode_in_use))
+        self._record("join", now, power=power, name=msg.name, version=msg.version, passcode=player.passcode)
+        self._to(conn, Yes(msg))
+        self._to(conn, Map(MAP_NAME))
+        self._join(conn, player, now)
+
+    def _join(self, conn: str | None, player: Player, at: float) -> None:
+        self.roster.seat(conn, player)
+        if len(self.roster.players) == len(self.powers):
+            self._start(at)
+
+    def _start(self, at: float) -> None:
+        self.state = PLAYING
+        for power, player in self.roster.players.items():
+            self._to(
+                self.roster.connection_of.get(power),
+                Hlo(self._abbr(power), player.passcode, self.settings.variant()),
+            )
+        self._begin_phase(at)
+        self._broadcast(self._sco())
+        self._broadcast(self._now())
+        self._send_tme(at)
+
+    def _obs(self, conn: str, client: Client, msg: Obs) -> None:
+        if client.role is not Role.NEW:
+            self._to(conn, Rej(msg))
+            return
+        self.roster.clients[conn] = Client(conn, Role.OBSERVER)
+        self._to(conn, Yes(msg))
+        self._to(conn, Map(MAP_NAME))
+
+    def _iam(self, conn: str, client: Client, msg: Iam) -> None:
+        power = self._full(msg.power)
+        player = self.roster.players.get(power) if power is not None else None
+        if (
+            self.state == FORMING
+            or client.role is not Role.NEW
+            or player is None
+            or player.passcode != msg.passcode
+            or player.power in self.roster.connection_of  # not waiting for a replacement
+        ):
+            self._to(conn, Rej(msg))
+            return
+        self.roster.seat(conn, player)
+        self._to(conn, Yes(msg))
+        if self.state == PLAYING:
+            self._broadcast(Not(Ccd(msg.power)), exclude=conn)
+
+    # --- information -------------------------------------------------------------------------
+
+    def _sco(self, position: Position | None = None) -> Sco:
+        position = position or self.position
+        groups = [Ownership(self._abbr(p), position.centers_of(p)) for p in self.powers if position.centers_of(p)]
+        names = self.map.locations
+        neutral = tuple(sorted(names[p] for p in self.map.supply_centers if position.centers[p] is None))
+        if neutral:
+            groups.append(Ownership("UNO", neutral))
+        return Sco(tuple(groups))
+
+    def _now(self, position: Position | None = None) -> Now:
+        position = position or self.position
+        m = self.map
+        units: list[Any] = [unit_from_engine(u, m) for u in _by_power(position.units, self.powers)]
+        for d in position.dislodged:
+            retreats = tuple(sorted((location_from_engine(r, m) for r in d.retreats), key=str))
+            units.append(MrtUnit(unit_from_engine(d.unit, m), retreats))
+        return Now(turn_from_phase(position.phase), tuple(units))
+
+    def _hst(self, conn: str, msg: Hst) -> None:
+        if msg.turn is None:
+            start = Position.initial(self.map)
+            self._to(conn, self._sco(start))
+            self._to(conn, self._now(start))
+            return
+        for turned in self.history:
+            if turned.turn == msg.turn:
+                for result in turned.results:
+                    self._to(conn, result)
+                self._to(conn, turned.sco)
+                self._to(conn, turned.now)
+                return
+        self._to(conn, Rej(msg))
+
+    def _ord_request(self, conn: str) -> None:
+        movement = [i for i, t in enumerate(self.history) if t.phase_kind == MOVEMENT]
+        if not movement:
+            self._to(conn, Rej(Ord()))
+            return
+        for turned in self.history[movement[-1] :]:
+            for result in turned.results:
+                self._to(conn, result)
+
+    def _tme(self, conn: str, now: float) -> None:
+        if self.state != PLAYING or self.deadline is None:
+            self._to(conn, Rej(Tme()))
+        else:
+            self._to(conn, Tme(remaining_seconds(now, self.deadline)))
+
+    def _send_tme(self, now: float) -> None:
+        if self.deadline is not None and self.state == PLAYING:
+            self._broadcast(Tme(remaining_seconds(now, self.deadline)))
+
+    def _smr_request(self, conn: str) -> None:
+        if self.state != OVER or self.result is None:
+            self._to(conn, Rej(Smr()))
+            return
+        self._to(conn, self.result)
+        self._to(conn, self._smr())
+
+    def _smr(self) -> Smr:
+        entries = []
+        for power in self.powers:
+            player = self.roster.players.get(power) or Player(power, "", "", 0)
+            centres = len(self.position.centers_of(power))
+            year = self.eliminated.get(power, self.position.phase.year) if centres == 0 else None
+            entries.append(SmrEntry(self._abbr(power), player.name, player.version, centres, year))
+        return Smr(turn_from_phase(self.position.phase), tuple(entries))
+
+    # --- orders ------------------------------------------------------------------------------
+
+    def must_order(self) -> tuple[str, ...]:
+        """The powers that have orders to give this phase."""
+        position = self.position
+        kind = position.phase.kind
+        if self.state != PLAYING:
+            return ()
+        if kind == MOVEMENT:
+            owners = {u.power for u in position.units}
+        elif kind == RETREATS:
+            owners = {d.unit.power for d in position.dislodged}
+        else:
+            owners = set(position.adjustments)
+        return tuple(p for p in self.powers if p in owners)
+
+    def missing(self, power: str) -> Mis:
+        """What ``power`` has still to order, as ``MIS`` (bare when nothing)."""
+        return self._mis(power)
+
+    def _mis(self, power: str) -> Mis:
+        position = self.position
+        m = self.map
+        given = self.pending.get(power, {})
+        kind = position.phase.kind
+        if kind == MOVEMENT:
+            units = [u for u in position.units if u.power == power and _key(m, u.location) not in given]
+            return Mis(tuple(unit_from_engine(u, m) for u in units))
+        if kind == RETREATS:
+            mrt = []
+            for d in position.dislodged:
+                if d.unit.power == power and _key(m, d.unit.location) not in given:
+                    retreats = tuple(sorted((location_from_engine(r, m) for r in d.retreats), key=str))
+                    mrt.append(MrtUnit(unit_from_engine(d.unit, m), retreats))
+            return Mis(tuple(mrt))
+        owed = position.adjustments.get(power, 0)
+        left = abs(owed) - len(given)
+        if left <= 0:
+            return Mis()
+        return Mis(count=-left if owed > 0 else left)  # negative: builds owed, positive: removals
+
+    def _complete(self, power: str) -> bool:
+        mis = self._mis(power)
+        return not mis.units and mis.count is None
+
+    def _sub(self, conn: str, power: str, msg: Sub, now: float) -> None:
+        if self.state != PLAYING or power in self.eliminated:
+            self._to(conn, Rej(msg))
+            return
+        if msg.turn is not None and msg.turn != turn_from_phase(self.position.phase):
+            self._to(conn, Rej(msg))
+            return
+        accepted = []
+        for order in msg.orders:
+            note = self._store(power, order)
+            self._to(conn, Thx(order, note))
+            if note == "MBV":
+                accepted.append(str(order))
+        if accepted:
+            self._record("orders", now, power=power, orders=accepted)
+        if not self._complete(power):
+            self._to(conn, self._mis(power))
+        self._maybe_advance(now)
+
+    def _store(self, power: str, order: Order) -> str:
+        """Check ``order`` of ``power`` and keep it if valid; the THX note."""
+        note, key, engine_order = check_order(self.position, power, order)
+        if engine_order is None or key is None:
+            return note
+        given = self.pending.setdefault(power, {})
+        if self.position.phase.kind == ADJUSTMENTS:
+            owed = self.position.adjustments.get(power, 0)
+            others = [k for k in given if k != key]
+            if len(others) >= abs(owed):
+                return "NMB" if owed > 0 else "NMR"
+            if key == "WVE":  # several waives may stand side by side
+                key = f"WVE{sum(1 for k in given if k.startswith('WVE'))}"
+        given[key] = Submitted(order, engine_order)
+        return note
+
+    def _not_sub(self, conn: str, power: str, msg: Not, now: float) -> None:
+        sub = msg.content
+        assert isinstance(sub, Sub)
+        if self.state != PLAYING or len(sub.orders) > 1:
+            self._to(conn, Rej(msg))
+            return
+        order = sub.orders[0] if sub.orders else None
+        if not self._cancel(power, order):
+            self._to(conn, Rej(msg))
+            return
+        self._record("cancel", now, power=power, order=None if order is None else str(order))
+        self._to(conn, Yes(msg))
+
+    def _cancel(self, power: str, order: Order | None) -> bool:
+        given = self.pending.setdefault(power, {})
+        if order is None:
+            given.clear()
+            return True
+        for key, submitted in given.items():
+            if submitted.daide == order or str(submitted.daide) == str(order):
+                del given[key]
+                return True
+        return False
+
+    def _gof(self, conn: str, power: str, msg: Value, go: bool, now: float) -> None:
+        if self.state != PLAYING or power in self.eliminated:
+            self._to(conn, Rej(msg))
+            return
+        self._record("gof", now, power=power, go=go)
+        (self.holding.discard if go else self.holding.add)(power)
+        self._to(conn, Yes(msg))
+        if go and power in self.must_order() and not self._complete(power):
+            self._to(conn, self._mis(power))
+        self._maybe_advance(now)
+
+    def _maybe_advance(self, now: float) -> None:
+        """End the phase early when every power due has ordered in full and none holds it."""
+        if self.state != PLAYING:
+            return
+        due = self.must_order()
+        if all(self._complete(p) for p in due) and not (self.holding & set(due)):
+            self._record("adjudicate", now, phase=str(self.position.phase), deadline=False)
+            self._process(now, at_deadline=False)
+
+    # --- processing a phase -------------------------------------------------------------------
+
+    def _begin_phase(self, at: float) -> None:
+        self.pending = {}
+        self.holding = set()
+        self.draw_votes = set()
+        self.deadline = self.settings.deadlines.deadline(self.position.phase.kind, at)
+
+    def _process(self, at: float, at_deadline: bool) -> None:
+        before = self.position
+        turn = turn_from_phase(before.phase)
+        if at_deadline:
+            for power in self.must_order():
+                if not self._complete(power):
+                    self._broadcast(Ccd(self._abbr(power), turn))
+        orders = {power: [s.order for s in given.values()] for power, given in self.pending.items()}
+        outcome = adjudicate(before, orders)
+        results = tuple(Ord(turn, order, result, ret) for order, result, ret in self._results(before, outcome.results))
+        after = outcome.position
+        self.position = after
+        for power in self.powers:
+            if power not in self.eliminated and not after.units_of(power) and not after.centers_of(power):
+                self.eliminated[power] = before.phase.year
+        for message in results:
+            self._broadcast(message)
+        sco, now_message = self._sco(), self._now()
+        centres_changed = before.phase.season in ("F", "W") and after.phase.kind != RETREATS
+        if centres_changed or after.completed:
+            self._broadcast(sco)
+        self.history.append(Turned(turn, before.phase.kind, results, sco, now_message))
+        if after.completed and after.winner is not None:
+            self._end(Slo(self._abbr(after.winner)))
+        elif self.settings.year_limit is not None and after.phase.year > self.settings.year_limit:
+            self._end(Drw())
+        if self.state == PLAYING:
+            self._begin_phase(at)
+        self._broadcast(now_message)
+        self._send_tme(at)
+
+    def _results(
+        self, before: Position, results: Mapping[EngineUnit, tuple[str, ...]]
+    ) -> list[tuple[Order, str | None, bool]]:
+        """Each order of the phase (given or defaulted) with its DAIDE result and RET flag."""
+        m = self.map
+        kind = before.phase.kind
+        out: list[tuple[Order, str | None, bool]] = []
+        if kind == MOVEMENT:
+            for unit in _by_power(before.units, self.powers):
+                given = self.pending.get(unit.power, {}).get(_key(m, unit.location))
+                order = given.order if given is not None else eo.Hold(unit.type, unit.location)
+                result, ret = _movement_result(results.get(unit, ()))
+                out.append((order_from_engine(unit.power, order, before), result, ret))
+        elif kind == RETREATS:
+            for d in before.dislodged:
+                given = self.pending.get(d.unit.power, {}).get(_key(m, d.unit.location))
+                order = given.order if given is not None else eo.Disband(d.unit.type, d.unit.location)
+                words = results.get(d.unit, ())
+                result = "SUC" if words in (("ok",), ("disband",)) else "BNC" if "bounce" in words else "NSO"
+                out.append((order_from_engine(d.unit.power, order, before), result, False))
+        else:
+            removed_by_order: set[EngineUnit | None] = set()
+            for power in self.powers:
+                for submitted in self.pending.get(power, {}).values():
+                    order = submitted.order
+                    if isinstance(order, eo.Build):
+                        built = EngineUnit(power, order.type if order.type is not None else ARMY, order.location)
+                        result = "SUC" if results.get(built) == ("ok",) else "NSO"
+                    elif isinstance(order, eo.Disband):
+                        removed = before.unit_at.get(m.province_of[order.location])
+                        removed_by_order.add(removed)
+                        result = "SUC" if removed is not None and results.get(removed) == ("ok",) else "NSO"
+                    else:
+                        result = "SUC"
+                    out.append((order_from_engine(power, order, before), result, False))
+            for unit, words in results.items():
+                if words == ("disband",) and unit not in removed_by_order:  # civil disorder removal
+                    order = eo.Disband(unit.type, unit.location)
+                    out.append((order_from_engine(unit.power, order, before), "SUC", False))
+        return out
+
+    def _end(self, result: Value) -> None:
+        self.state = OVER
+        self.result = result
+        self.deadline = None
+        self._broadcast(result)
+        self._broadcast(self._smr())
+
+    # --- draws ---------------------------------------------------------------------------------
+
+    def surviving(self) -> tuple[str, ...]:
+        return tuple(p for p in self.powers if p not in self.eliminated)
+
+    def _drw(self, conn: str, power: str, msg: Value, wants: bool, now: float) -> None:
+        drw = msg if isinstance(msg, Drw) else getattr(msg, "content", None)
+        if self.state != PLAYING or power in self.eliminated or not isinstance(drw, Drw) or drw.powers:
+            self._to(conn, Rej(msg))  # partial draws (PDA) are not offered
+            return
+        self._record("draw", now, power=power, wants=wants)
+        (self.draw_votes.add if wants else self.draw_votes.discard)(power)
+        self._to(conn, Yes(msg))
+        if set(self.surviving()) <= self.draw_votes:
+            self._record("draw_declared", now)
+            self._end(Drw())
+
+    # --- press ---------------------------------------------------------------------------------
+
+    def _snd(self, conn: str, power: str, msg: Snd, now: float) -> None:
+        level = press_level(msg)
+        if level > self.settings.press_level:
+            # press above the game's level is a syntax error at this level: ERR before the press
+            echo = tokens(msg)
+            at = len(echo) - len(tokens(msg.press)) - 1
+            self._to(conn, Huh(tuple(echo[:at]) + ("ERR",) + tuple(echo[at:])))
+            return
+        sender = self._abbr(power)
+        kind = self.position.phase.kind
+        press_kinds = {PHASE_KINDS[name] for name in self.settings.press_phases}
+        if (
+            self.state != PLAYING
+            or power in self.eliminated
+            or sender in msg.recipients
+            or kind not in press_kinds
+            or (msg.turn is not None and msg.turn != turn_from_phase(self.position.phase))
+        ):
+            self._to(conn, Rej(msg))
+            return
+        targets = []
+        for abbreviation in msg.recipients:
+            recipient = self._full(abbreviation)
+            if recipient is None:
+                self._to(conn, Rej(msg))
+                return
+            if recipient in self.eliminated:
+                self._to(conn, Out(abbreviation, msg))
+                return
+            target = self.roster.connection_of.get(recipient)
+            if target is None:
+                self._to(conn, Ccd(abbreviation, send=msg))
+                return
+            targets.append(target)
+        self._record("press", now, sender=sender, recipients=list(msg.recipients), press=str(msg))
+        self._to(conn, Yes(msg))
+        delivered = Frm(sender, msg.recipients, msg.press)
+        for target in targets:
+            self._to(target, delivered)
+
+
+def _order(text: str) -> Order:
+    """An order recorded as text (``(ENG FLT LON) MTO NTH``), read back as ``SUB`` reads it."""
+    sub = parse(f"SUB ({text})")
+    assert isinstance(sub, Sub) and len(sub.orders) == 1
+    return sub.orders[0]
+
+
+# --- order checking ------------------------------------------------------------------------------
+
+_PHASE_ORDERS: dict[str, tuple[type, ...]] = {
+    MOVEMENT: (Hold, Move, SupportHold, SupportMove, Convoy, MoveByConvoy),
+    RETREATS: (Retreat, Disband),
+    ADJUSTMENTS: (Build, Remove, Waive),
+}
+
+
+def _key(m: Any, location: int) -> str:
+    """The key an order is kept under: its unit's province (a new order replaces the old)."""
+    return str(m.locations[m.province_of[location]])
+
+
+def _by_power(units: Iterable[EngineUnit], powers: tuple[str, ...]) -> list[EngineUnit]:
+    return sorted(units, key=lambda u: (powers.index(u.power), u.location))
+
+
+def _movement_result(words: tuple[str, ...]) -> tuple[str | None, bool]:
+    ret = "dislodged" in words
+    base = [w for w in words if w not in ("dislodged", "disband")]
+    names = {"ok": "SUC", "bounce": "BNC", "cut": "CUT", "disrupted": "DSR", "no convoy": "NSO", "void": "NSO"}
+    if base:
+        return names[base[0]], ret
+    return (None, True) if ret else ("SUC", False)
+
+
+def _matches(given: eo.Order, legal: eo.Order, m: Any) -> bool:
+    """``given`` is ``legal``, where the types it leaves out (None) match any."""
+    if type(given) is not type(legal):
+        return False
+    for f in fields(given):  # type: ignore[arg-type]
+        mine, theirs = getattr(given, f.name), getattr(legal, f.name)
+        if f.name == "via_convoy":
+            continue
+        if mine is not None and mine != theirs:
+            return False
+    if isinstance(given, eo.Move) and isinstance(legal, eo.Move) and given.via_convoy and not legal.via_convoy:
+        # a CTO must name a convoy the board allows; the list writes far convoys without the flag
+        return m.province_of[legal.destination] not in m.army_moves[m.province_of[legal.location]]
+    return True
+
+
+def check_order(position: Position, power: str, order: Order) -> tuple[str, str | None, eo.Order | None]:
+    """The ``THX`` note of ``power``'s ``order``, the key it is kept under, and the engine's order.
+
+    Only an order that could be valid whatever the others do gets ``MBV`` (the game is not
+    AOA); the others get the most telling note of the syntax document.
+    """
+    m = position.map
+    kind = position.phase.kind
+    short = m.abbreviation_of[power]
+    if not isinstance(order, _PHASE_ORDERS[kind]):
+        return "NRS", None, None
+    if isinstance(order, Waive):
+        if order.power not in (None, short):
+            return "NYU", None, None
+        if position.adjustments.get(power, 0) <= 0:
+            return "NMB", None, None
+        return "MBV", "WVE", eo.Waive()
+    if order.unit.power not in (None, short):
+        return "NYU", None, None
+    try:
+        _, engine_order = order_to_engine(order, m, power)
+    except DaideOrderError:
+        return "NSP", None, None
+    assert not isinstance(engine_order, eo.Waive)
+    province = m.province_of[engine_order.location]
+    key = m.locations[province]
+    if kind == MOVEMENT:
+        unit = position.unit_at.get(province)
+        return _check_movement(position, power, engine_order, unit, key)
+    if kind == RETREATS:
+        dislodged = next((d for d in position.dislodged if m.province_of[d.unit.location] == province), None)
+        if dislodged is None:
+            here = position.unit_at.get(province)
+            return ("NYU" if here is not None and here.power != power else "NRN" if here else "NSU"), None, None
+        if dislodged.unit.power != power:
+            return "NYU", None, None
+        if not _same_unit(m, engine_order, dislodged.unit):
+            return "NSU", None, None
+        normal = replace(engine_order, type=dislodged.unit.type, location=dislodged.unit.location)
+        if any(_matches(normal, legal, m) for legal in legal_orders_for(position, dislodged.unit)):
+            return "MBV", key, normal
+        return "NVR", None, None
+    # adjustments
+    owed = position.adjustments.get(power, 0)
+    if isinstance(engine_order, eo.Build):
+        if not m.is_supply_center[province]:
+            return "NSC", None, None
+        if m.home_of[province] != power:
+            return "HSC", None, None
+        if position.centers[province] != power:
+            return "YSC", None, None
+        if province in position.unit_at:
+            return "ESC", None, None
+        if owed <= 0:
+            return "NMB", None, None
+        for legal in adjustment_orders(position, power):
+            if isinstance(legal, eo.Build) and _matches(engine_order, legal, m):
+                return "MBV", key, legal
+        return "CST", None, None
+    unit = position.unit_at.get(province)
+    if unit is None or not _same_unit(m, engine_order, unit):
+        return "NSU", None, None
+    if unit.power != power:
+        return "NYU", None, None
+    if owed >= 0:
+        return "NMR", None, None
+    return "MBV", key, eo.Disband(unit.type, unit.location)
+
+
+def _same_unit(m: Any, order: Any, unit: EngineUnit) -> bool:
+    """The order names ``unit``: its type if given, and its coast if the order names one."""
+    if order.type is not None and order.type != unit.type:
+        return False
+    return bool(order.location == unit.location or order.location == m.province_of[unit.location])
+
+
+def _check_movement(
+    position: Position, power: str, order: Any, unit: EngineUnit | None, key: str
+) -> tuple[str, str | None, eo.Order | None]:
+    m = position.map
+    if unit is None or not _same_unit(m, order, unit):
+        return "NSU", None, None
+    if unit.power != power:
+        return "NYU", None, None
+    normal = replace(order, type=unit.type, location=unit.location)
+    if any(_matches(normal, legal, m) for legal in legal_orders_for(position, unit)):
+        return "MBV", key, normal
+    if isinstance(normal, eo.Move) and normal.via_convoy:
+        return ("NSA" if unit.type != ARMY else "FAR"), None, None
+    if isinstance(normal, eo.SupportHold | eo.SupportMove):
+        if m.province_of[normal.supported_location] not in position.unit_at:
+            return "NSU", None, None
+        return "FAR", None, None
+    if isinstance(normal, eo.Convoy):
+        if unit.type != FLEET:
+            return "NSF", None, None
+        if m.kind[m.province_of[unit.location]] != SEA:
+            return "NAS", None, None
+        army = position.unit_at.get(normal.army_location)
+        if army is None or army.type != ARMY:
+            return "NSA", None, None
+    return "FAR", None, None

@@ -1,0 +1,215 @@
+"""The game server's configuration: command line, environment and the data directory.
+
+:func:`load_settings` turns the values of ``detente serve``'s options and the environment
+into one validated :class:`ServerSettings`. The admin token and the shared secret come,
+in this order, from the command line, from ``DETENTE_ADMIN_TOKEN`` / ``DETENTE_SECRET``,
+from a file kept in the data directory, or are generated and written to that file (mode
+0600) so that a restarted server keeps them; the caller prints the returned messages once.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     settings, messages = load_settings({"data_dir": tmp, "admin_token": "t0ken", "secret": "s3cret"}, {})
+>>> settings.port, settings.daide_port, settings.press_level, settings.deadlines, messages
+(8700, 16713, 0, Deadlines(movement=60.0, retreat=30.0, adjustment=30.0), [])
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from server.api_models import DEFAULT_DEADLINES, Deadlines, GameCreate, PressLevel, Protocol, normalise_l_levels
+
+DEFAULT_DATA_DIR = Path("detente-data")
+DB_NAME = "detente.sqlite3"
+ADMIN_TOKEN_FILE = "admin-token"
+SECRET_FILE = "secret"
+ADMIN_TOKEN_ENV = "DETENTE_ADMIN_TOKEN"
+SECRET_ENV = "DETENTE_SECRET"
+
+
+class SettingsError(ValueError):
+    """A setting that cannot be used; the message names the option and says why."""
+
+
+class ServerSettings(BaseModel):
+    """Everything ``detente serve`` needs to run; build it with :func:`load_settings`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    host: str = Field(default="127.0.0.1", min_length=1)
+    port: int = Field(default=8700, ge=0, le=65535, description="HTTP and websocket port; 0 picks a free one")
+    daide_port: int = Field(default=16713, ge=0, le=65535, description="DAIDE binary TCP port; 0 picks a free one")
+    data_dir: Path = Field(default=DEFAULT_DATA_DIR, description="where the store and the kept tokens live")
+    db: Path = Field(default=DEFAULT_DATA_DIR / DB_NAME, description="the SQLite store")
+    # repr=False: settings get logged; the credentials must not be
+    admin_token: str = Field(min_length=1, repr=False)
+    secret: str = Field(min_length=1, repr=False)
+    nego_url: str | None = Field(default=None, description="the negotiation server's URL, told to the web page")
+    # The game the server keeps open for joining:
+    press_level: PressLevel = 0
+    l_levels: str = "1-8"
+    protocol: Protocol = "free"
+    deadlines: Deadlines | None = DEFAULT_DEADLINES
+    year_limit: int | None = Field(default=1935, ge=1901, le=9999)
+
+    @field_validator("admin_token", "secret")
+    @classmethod
+    def _credential(cls, value: str) -> str:
+        # it travels in an Authorization header: no spaces, no control characters
+        if not value.isprintable() or any(c.isspace() for c in value):
+            raise ValueError("must be printable and contain no spaces")
+        return value
+
+    @field_validator("l_levels")
+    @classmethod
+    def _levels(cls, value: str) -> str:
+        return normalise_l_levels(value)
+
+    def open_game(self, name: str = "") -> GameCreate:
+        """The settings of the game the server keeps open for joining."""
+        return GameCreate(
+            name=name,
+            press_level=self.press_level,
+            l_levels=self.l_levels,
+            protocol=self.protocol,
+            deadlines=self.deadlines,
+            year_limit=self.year_limit,
+        )
+
+
+_OPTIONS = {
+    "host": "--host",
+    "port": "--port",
+    "daide_port": "--daide-port",
+    "db": "--db",
+    "data_dir": "--data-dir",
+    "admin_token": "--admin-token",
+    "secret": "--secret",
+    "nego_url": "--nego-url",
+    "press_level": "--press-level",
+    "l_levels": "--l-levels",
+    "protocol": "--protocol",
+    "deadlines": "--deadlines",
+    "year_limit": "--year-limit",
+}
+"""Each setting and the option of ``detente serve`` that gives it, for error messages."""
+
+
+def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tuple[ServerSettings, list[str]]:
+    """The server's settings from command-line values and the environment.
+
+    ``cli_values`` maps setting names (``port``, ``daide_port``, ``db``, ``data_dir``,
+    ``deadlines``, ...) to values; ``None`` means "not given", as argparse leaves it.
+    ``deadlines`` may be the command-line text (``"60,30,30"`` or ``"none"``), and
+    ``year_limit`` may be ``"none"``. ``--db`` alone puts the data directory beside the
+    file; ``data_dir`` alone puts the store in it.
+
+    Returns the settings and messages for the operator (a generated token, a file whose
+    permissions were tightened) that the caller should print once. Raises
+    :class:`SettingsError` naming the bad option.
+    """
+    unknown = sorted(set(cli_values) - set(_OPTIONS))
+    if unknown:
+        raise SettingsError(f"unknown settings: {', '.join(unknown)}")
+    values: dict[str, Any] = {key: value for key, value in cli_values.items() if value is not None}
+
+    if isinstance(values.get("deadlines"), str):
+        try:
+            values["deadlines"] = Deadlines.parse(values["deadlines"])
+        except (ValueError, ValidationError) as exc:
+            raise SettingsError(f"--deadlines: {_first_line(exc)}") from None
+    if isinstance(values.get("year_limit"), str) and values["year_limit"].strip().lower() == "none":
+        values["year_limit"] = None
+    for key in ("port", "daide_port", "press_level", "year_limit"):
+        # from the command line or a config file these may be text; ints are what the model checks
+        if isinstance(values.get(key), str):
+            try:
+                values[key] = int(values[key])
+            except ValueError:
+                raise SettingsError(f"{_OPTIONS[key]}: not a whole number: {values[key]!r}") from None
+
+    if "db" in values and "data_dir" not in values:
+        values["data_dir"] = Path(values["db"]).parent
+    data_dir = Path(values.get("data_dir", DEFAULT_DATA_DIR))
+    values["data_dir"] = data_dir
+    values.setdefault("db", data_dir / DB_NAME)
+
+    messages: list[str] = []
+    for key, env_name, file_name, label in (
+        ("admin_token", ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE, "admin token"),
+        ("secret", SECRET_ENV, SECRET_FILE, "secret"),
+    ):
+        if key in values:
+            continue
+        if env.get(env_name):
+            values[key] = env[env_name]
+        else:
+            values[key] = _kept_credential(data_dir / file_name, label, messages)
+
+    try:
+        return ServerSettings(**values), messages
+    except ValidationError as exc:
+        problems = [
+            f"{_OPTIONS.get(str(error['loc'][0]), str(error['loc'][0])) if error['loc'] else 'settings'}"
+            f"{''.join(f'.{part}' for part in error['loc'][1:])}: {error['msg'].removeprefix('Value error, ')}"
+            for error in exc.errors()
+        ]
+        raise SettingsError("; ".join(problems)) from None
+
+
+def _kept_credential(path: Path, label: str, messages: list[str]) -> str:
+    """The value kept in ``path``, or a new one written there (mode 0600) and reported."""
+    try:
+        value = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        value = None
+    if value is not None:
+        if not value:
+            raise SettingsError(f"the {label} file {path} is empty; delete it to have a new {label} made")
+        mode = path.stat().st_mode & 0o777
+        if mode & 0o077:
+            # someone loosened it (or copied it in): the token must stay private
+            path.chmod(0o600)
+            messages.append(f"{label} file {path} was readable by others (mode {mode:o}); now 0600")
+        return value
+    value = secrets.token_urlsafe(32)
+    kept = _write_new(path, value)
+    if kept != value:  # another process made one first: use theirs
+        return kept
+    messages.append(f"generated {label} {value} (kept in {path})")
+    return value
+
+
+def _write_new(path: Path, value: str) -> str:
+    """Write ``value`` to a new file at ``path`` (0600) unless one appears first; return what is there.
+
+    Written to a temporary file and hard-linked into place, so a reader never sees a
+    half-written token and two servers starting together end up with the same one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # mkstemp makes it 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(value + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return path.read_text(encoding="utf-8").strip()
+    finally:
+        os.unlink(tmp)
+    return value
+
+
+def _first_line(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+    return str(exc).splitlines()[0]

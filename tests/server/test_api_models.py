@@ -1,0 +1,202 @@
+"""The HTTP API's bodies: defaults, validation, the position format and the schemas."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from engine import Game, Position
+from server.api_models import (
+    API_MODELS,
+    ClientConfig,
+    Deadlines,
+    ErrorBody,
+    GameCreate,
+    GameDetail,
+    GameHistory,
+    GameInfo,
+    GameList,
+    GamePosition,
+    PlayerInfo,
+    game_position,
+    history_entry,
+    json_schemas,
+)
+
+
+def test_game_create_defaults() -> None:
+    game = GameCreate.model_validate_json("{}")
+    assert game.model_dump(mode="json") == {
+        "name": "",
+        "map": "standard",
+        "press_level": 0,
+        "l_levels": "1-8",
+        "protocol": "free",
+        "binding": False,
+        "press_phases": ["movement"],
+        "deadlines": {"movement": 60.0, "retreat": 30.0, "adjustment": 30.0},
+        "year_limit": 1935,
+    }
+
+
+def test_game_create_full_body() -> None:
+    body = {
+        "name": "league 3",
+        "map": "standard",
+        "press_level": 130,
+        "l_levels": "1-4,6",
+        "protocol": "bilateral",
+        "binding": True,
+        "press_phases": ["adjustment", "movement"],
+        "deadlines": None,
+        "year_limit": None,
+    }
+    game = GameCreate.model_validate_json(json.dumps(body))
+    assert game.press_level == 130 and game.binding and game.deadlines is None and game.year_limit is None
+    assert game.press_phases == ("movement", "adjustment")  # canonical order
+    # what is stored and sent back reads in again as the same settings
+    assert GameCreate.model_validate_json(game.model_dump_json()) == game
+
+
+def test_l_levels_are_normalised() -> None:
+    assert GameCreate(l_levels=" 1-4, 6").l_levels == "1-4,6"
+    assert GameCreate(l_levels="1,2,3").l_levels == "1-3"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"press_level": 15}, "press_level"),
+        ({"press_level": 140}, "press_level"),
+        ({"press_level": -10}, "press_level"),
+        ({"press_level": "ten"}, "press_level"),
+        ({"press_level": False}, "press_level"),
+        ({"protocol": "round-robin"}, "protocol"),
+        ({"map": "ancient"}, "map"),
+        ({"l_levels": "9"}, "l_levels"),
+        ({"l_levels": ""}, "l_levels"),
+        ({"deadlines": {"movement": -1, "retreat": 30, "adjustment": 30}}, "deadlines.movement"),
+        ({"deadlines": {"movement": 60, "retreat": 0, "adjustment": 30}}, "deadlines.retreat"),
+        ({"deadlines": {"movement": 60, "retreat": 30}}, "deadlines.adjustment"),
+        ({"deadlines": {"movement": 60, "retreat": 30, "adjustment": 30, "build": 5}}, "deadlines.build"),
+        ({"press_phases": ["movement", "winter"]}, "press_phases.1"),
+        ({"press_phases": ["movement", "movement"]}, "press_phases"),
+        ({"year_limit": 1800}, "year_limit"),
+        ({"binding": "perhaps"}, "binding"),
+        ({"name": "x" * 101}, "name"),
+        ({"press": 10}, "press"),  # a typo is an error, not ignored
+    ],
+)
+def test_bad_game_bodies_are_refused(body: dict, field: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        GameCreate.model_validate_json(json.dumps(body))
+    locations = [".".join(str(part) for part in error["loc"]) for error in info.value.errors()]
+    assert field in locations
+
+
+def test_every_press_level_of_the_daide_document() -> None:
+    for level in [*range(0, 140, 10), 8000]:
+        assert GameCreate(press_level=level).press_level == level  # type: ignore[arg-type]
+
+
+def test_deadlines_command_line_form() -> None:
+    assert Deadlines.parse(" 60, 30 ,30 ") == Deadlines(movement=60, retreat=30, adjustment=30)
+    assert Deadlines.parse("NONE") is None
+    with pytest.raises(ValueError, match="three numbers"):
+        Deadlines.parse("60")
+    with pytest.raises(ValueError, match="numbers of seconds"):
+        Deadlines.parse("a,b,c")
+    with pytest.raises(ValidationError):
+        Deadlines.parse("60,-5,30")
+
+
+def test_game_position_of_the_initial_position() -> None:
+    position = game_position(Position.initial())
+    assert position.phase == "S1901M"
+    assert {power: sorted(units) for power, units in position.units.items()} == {
+        "AUSTRIA": ["A BUD", "A VIE", "F TRI"],
+        "ENGLAND": ["A LVP", "F EDI", "F LON"],
+        "FRANCE": ["A MAR", "A PAR", "F BRE"],
+        "GERMANY": ["A BER", "A MUN", "F KIE"],
+        "ITALY": ["A ROM", "A VEN", "F NAP"],
+        "RUSSIA": ["A MOS", "A WAR", "F SEV", "F STP/SC"],
+        "TURKEY": ["A CON", "A SMY", "F ANK"],
+    }
+    assert sorted(position.centers["RUSSIA"]) == ["MOS", "SEV", "STP", "WAR"]
+    assert sum(len(c) for c in position.centers.values()) == 22
+    assert position.dislodged == {}
+    # the JSON is the adjudication-case position format, key for key
+    assert json.loads(position.model_dump_json()) == Position.initial().to_json()
+
+
+def test_history_entry() -> None:
+    game = Game()
+    game.play({"AUSTRIA": ["A VIE - GAL", "A BUD - SER", "F TRI - ALB"], "RUSSIA": ["A WAR - UKR", "F SEV - BLA"]})
+    orders = {"AUSTRIA": ["A GAL - RUM", "A SER S A GAL - RUM"], "RUSSIA": ["A UKR - RUM", "F BLA S A UKR - RUM"]}
+    fall = game.play(orders)
+    entry = history_entry(orders, fall)
+    assert entry.phase == "F1901M"
+    assert entry.orders == orders
+    assert entry.results == {"A GAL": ["bounce"], "A UKR": ["bounce"], "A SER": ["ok"], "F BLA": ["ok"]}
+    assert entry.position.phase == "W1901A"
+    assert entry.position == game_position(game.position)
+    history = GameHistory(id="g1", phases=[entry])
+    assert GameHistory.model_validate_json(history.model_dump_json()) == history
+
+
+def test_dislodged_units_in_the_position() -> None:
+    game = Game()
+    game.play({"GERMANY": ["A MUN - TYR"], "ITALY": ["A VEN H"], "AUSTRIA": ["A VIE - TRI", "F TRI - ADR"]})
+    game.play({"GERMANY": ["A TYR - VEN"], "AUSTRIA": ["A TRI S A TYR - VEN"], "ITALY": ["A VEN H", "A ROM H"]})
+    position = game_position(game.position)
+    assert position.phase == "F1901R"
+    assert position.dislodged["A VEN"].power == "ITALY"
+    assert "PIE" in position.dislodged["A VEN"].retreats
+
+
+def test_game_info_list_and_detail() -> None:
+    info = GameInfo(
+        id="7",
+        settings=GameCreate(name="open"),
+        status="forming",
+        created=1.5,
+        players=[PlayerInfo(power="ENGLAND", taken=True, connected=False)],
+    )
+    listing = GameList(games=[info])
+    assert GameList.model_validate_json(listing.model_dump_json()) == listing
+    detail = GameDetail(**info.model_dump(), position=game_position(Position.initial()))
+    assert json.loads(detail.model_dump_json())["position"]["phase"] == "S1901M"
+    with pytest.raises(ValidationError):
+        GameInfo(id="7", settings=GameCreate(), status="paused", created=0.0)  # type: ignore[arg-type]
+
+
+def test_client_config_and_error_body() -> None:
+    assert ClientConfig(nego_url="http://127.0.0.1:8701").model_dump() == {
+        "nego_url": "http://127.0.0.1:8701",
+        "daide_path": "/daide",
+        "daide_port": None,
+        "version": "",
+    }
+    assert ErrorBody(error="bad order").model_dump(exclude_none=True) == {"error": "bad order"}
+    assert ErrorBody(error="x", line=2, column=5).line == 2
+    with pytest.raises(ValidationError):
+        ErrorBody(error="x", line=0)
+
+
+@pytest.mark.parametrize("model", API_MODELS, ids=lambda m: m.__name__)
+def test_every_model_has_a_json_schema(model: type[BaseModel]) -> None:
+    schema = model.model_json_schema()
+    assert schema["type"] == "object" and schema["properties"]
+    json.dumps(schema)  # serialisable as it is, for the OpenAPI document
+
+
+def test_openapi_components() -> None:
+    schemas = json_schemas()
+    assert set(schemas) >= {"GameCreate", "GameList", "GamePosition", "GameHistory", "ClientConfig", "ErrorBody"}
+    create = schemas["GameCreate"]
+    assert create["properties"]["protocol"]["enum"] == ["free", "reply", "bilateral"]
+    assert 8000 in create["properties"]["press_level"]["enum"]
+    assert "#/components/schemas/" in json.dumps(schemas["GameList"])
+    assert GamePosition.model_json_schema()["required"] == ["phase", "units", "centers"]

@@ -1,0 +1,403 @@
+"""The sans-I/O game master: scripted clients, time passed as numbers, no sockets or sleeps."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from engine import Position, legal_orders
+from engine.orders import Build, Waive
+from engine.position import ADJUSTMENTS
+from protocol.daide.messages import POWERS, Sub
+from protocol.daide.orders import order_from_engine
+from server.deadlines import Deadlines
+from server.game_master import Event, GameMaster, GameSettings, Step
+
+CONNS = [f"c{i}" for i in range(7)]
+
+
+def texts(step: Step, conn: str) -> list[str]:
+    """What ``conn`` was sent in ``step``, as DAIDE text."""
+    return [str(s.message) for s in step.sends if s.conn == conn]
+
+
+def new_game(rng_seed: int = 7, **settings: object) -> GameMaster:
+    return GameMaster("g1", GameSettings(name="test", **settings), now=0.0, rng=random.Random(rng_seed))  # type: ignore[arg-type]
+
+
+def start(gm: GameMaster, now: float = 0.0, observer: bool = False) -> tuple[dict[str, str], list[Event], Step]:
+    """Join seven players (and an observer first if asked): power abbreviation -> conn."""
+    records: list[Event] = []
+    if observer:
+        gm.connect("obs", now)
+        gm.receive("obs", "OBS", now)
+    step = Step()
+    for conn in CONNS:
+        gm.connect(conn, now)
+        step = gm.receive(conn, f"NME ('bot {conn}') ('1.0')", now)
+        records += step.records
+    by_power = {gm.map.abbreviation_of[gm.roster.power_of(c) or ""]: c for c in CONNS}
+    return by_power, records, step
+
+
+def random_orders(position: Position, power: str, rng: random.Random) -> Sub:
+    """A complete set of random legal orders of ``power``, in DAIDE form."""
+    options = legal_orders(position, power)
+    chosen = []
+    if position.phase.kind == ADJUSTMENTS:
+        owed = position.adjustments.get(power, 0)
+        pool = options.get(None, [])
+        if owed < 0:
+            chosen = rng.sample(pool, -owed)
+        else:
+            builds = [o for o in pool if isinstance(o, Build)]
+            rng.shuffle(builds)
+            used: set[int] = set()
+            for build in builds:
+                province = position.map.province_of[build.location]
+                if len(chosen) < owed and province not in used:
+                    used.add(province)
+                    chosen.append(build)
+            chosen += [Waive()] * (owed - len(chosen))
+    else:
+        chosen = [rng.choice(unit_orders) for unit_orders in options.values()]
+    return Sub(tuple(order_from_engine(power, o, position) for o in chosen))
+
+
+def play_phase(gm: GameMaster, by_power: dict[str, str], rng: random.Random, now: float) -> list[Step]:
+    steps = []
+    for power in gm.must_order():
+        conn = by_power[gm.map.abbreviation_of[power]]
+        step = gm.receive(conn, random_orders(gm.position, power, rng), now)
+        notes = [t for t in texts(step, conn) if t.startswith("THX")]
+        assert notes and all(t.endswith("(MBV)") for t in notes), notes
+        steps.append(step)
+    return steps
+
+
+# --- joining --------------------------------------------------------------------------------------
+
+
+def test_join_gives_hlo_sco_now_and_unique_passcodes() -> None:
+    gm = new_game()
+    gm.connect("x", 0.0)
+    assert texts(gm.receive("x", "MDF", 0.0), "x")[0].startswith("MDF (AUS ENG FRA GER ITA RUS TUR)")
+    by_power, records, last = start(gm, observer=True)
+    assert sorted(by_power) == sorted(POWERS)
+    hlos = [t for c in CONNS for t in texts(last, c) if t.startswith("HLO")]
+    assert len(hlos) == 7 and all(t.endswith("((LVL 0))") for t in hlos)
+    passcodes = {p.passcode for p in gm.roster.players.values()}
+    assert len(passcodes) == 7 and all(1 <= p <= 8191 for p in passcodes)
+    for conn in [*CONNS, "obs"]:
+        sent = texts(last, conn)
+        assert [t[:3] for t in sent if t[:3] not in ("HLO", "YES", "MAP")] == ["SCO", "NOW"]
+        assert sent[-1].startswith("NOW (SPR 1901)")
+    assert not any(t.startswith("HLO") for t in texts(last, "obs"))
+    assert [r.kind for r in records] == ["join"] * 7
+    gm.connect("late", 1.0)
+    assert texts(gm.receive("late", "NME ('late') ('1')", 1.0), "late") == ["REJ (NME ('late') ('1'))"]
+
+
+def test_hlo_lists_level_and_deadlines() -> None:
+    gm = new_game(press_level=10, deadlines=Deadlines(60, 30, None), press_phases=("movement",))
+    _, _, last = start(gm)
+    assert texts(last, "c0")[0].endswith("((LVL 10) (MTL 60) (RTL 30) (NPR) (NPB))")
+    assert texts(last, "c0")[-1] == "TME (60)"
+    assert gm.next_deadline == 60.0
+
+
+def test_messages_from_a_client_that_has_not_joined_are_refused() -> None:
+    gm = new_game()
+    start(gm)
+    gm.connect("stranger", 1.0)
+    assert texts(gm.receive("stranger", "SUB ((ENG AMY LVP) HLD)", 1.0), "stranger") == [
+        "REJ (SUB ((ENG AMY LVP) HLD))"
+    ]
+    assert texts(gm.receive("stranger", "GOF", 1.0), "stranger") == ["REJ (GOF)"]
+    # public information is open to anyone, as to an observer
+    assert texts(gm.receive("stranger", "NOW", 1.0), "stranger")[0].startswith("NOW (SPR 1901)")
+
+
+def test_bad_text_gets_huh_or_prn_and_huh_gets_nothing() -> None:
+    gm = new_game()
+    gm.connect("x", 0.0)
+    assert texts(gm.receive("x", "SUB ((ENG AMY LVP) HLD", 0.0), "x") == ["PRN (SUB ((ENG AMY LVP) HLD)"]
+    assert texts(gm.receive("x", "SUB ((ENG AMY XYZ) HLD)", 0.0), "x") == ["HUH (SUB ((ENG AMY ERR XYZ) HLD))"]
+    assert texts(gm.receive("x", "HUH (XYZ XYZ", 0.0), "x") == []
+
+
+# --- orders ----------------------------------------------------------------------------------------
+
+
+def test_sub_notes_mis_replacement_and_cancel() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm)
+    eng = by_power["ENG"]
+    step = gm.receive(eng, "SUB ((FRA AMY PAR) HLD) ((ENG FLT LON) MTO NTH) ((ENG AMY LVP) MTO MOS)", 1.0)
+    assert texts(step, eng) == [
+        "THX ((FRA AMY PAR) HLD) (NYU)",
+        "THX ((ENG FLT LON) MTO NTH) (MBV)",
+        "THX ((ENG AMY LVP) MTO MOS) (FAR)",
+        "MIS (ENG FLT EDI) (ENG AMY LVP)",
+    ]
+    step = gm.receive(eng, "SUB (PAR HLD) ((ENG AMY YOR) HLD) ((ENG AMY LVP) RTO YOR) ((ENG AMY LVP) HLD)", 1.0)
+    assert texts(step, eng)[:4] == [
+        "THX (PAR HLD) (NYU)",
+        "THX ((ENG AMY YOR) HLD) (NSU)",
+        "THX ((ENG AMY LVP) RTO YOR) (NRS)",
+        "THX ((ENG AMY LVP) HLD) (MBV)",
+    ]
+    # a new order for a unit replaces the old one
+    gm.receive(eng, "SUB ((ENG FLT LON) MTO ECH)", 1.0)
+    assert str(gm.pending["ENGLAND"]["LON"].daide) == "(ENG FLT LON) MTO ECH"
+    assert texts(gm.receive(eng, "MIS", 1.0), eng) == ["MIS (ENG FLT EDI)"]
+    assert texts(gm.receive(eng, "NOT (SUB ((ENG FLT LON) MTO ECH))", 1.0), eng) == [
+        "YES (NOT (SUB ((ENG FLT LON) MTO ECH)))"
+    ]
+    assert texts(gm.receive(eng, "NOT (SUB ((ENG FLT LON) MTO ECH))", 1.0), eng) == [
+        "REJ (NOT (SUB ((ENG FLT LON) MTO ECH)))"
+    ]
+    assert texts(gm.receive(eng, "NOT (SUB)", 1.0), eng) == ["YES (NOT (SUB))"]
+    assert texts(gm.receive(eng, "MIS", 1.0), eng) == ["MIS (ENG FLT EDI) (ENG FLT LON) (ENG AMY LVP)"]
+    assert texts(gm.receive(eng, "SUB (FAL 1901) ((ENG AMY LVP) HLD)", 1.0), eng) == [
+        "REJ (SUB (FAL 1901) ((ENG AMY LVP) HLD))"
+    ]
+
+
+def test_convoy_and_support_notes() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm)
+    eng = by_power["ENG"]
+    step = gm.receive(eng, "SUB ((ENG FLT LON) CVY (ENG AMY LVP) CTO NWY) ((ENG FLT EDI) SUP (ENG AMY YOR))", 1.0)
+    assert texts(step, eng)[:2] == [
+        "THX ((ENG FLT LON) CVY (ENG AMY LVP) CTO NWY) (NAS)",
+        "THX ((ENG FLT EDI) SUP (ENG AMY YOR)) (NSU)",
+    ]
+
+
+def test_phase_ends_when_all_orders_are_in_with_ord_sco_now() -> None:
+    gm = new_game(deadlines=Deadlines(600, 600, 600))
+    by_power, _, _ = start(gm, observer=True)
+    rng = random.Random(3)
+    steps = play_phase(gm, by_power, rng, now=5.0)
+    last = steps[-1]
+    sent = texts(last, "obs")
+    assert sum(t.startswith("ORD (SPR 1901)") for t in sent) == 22
+    assert sent[-2].startswith("NOW (FAL 1901)") and sent[-1] == "TME (600)"
+    assert [r.kind for r in last.records] == ["orders", "adjudicate"]
+    assert gm.next_deadline == 605.0
+
+
+def test_not_gof_holds_the_phase_until_the_deadline() -> None:
+    gm = new_game(deadlines=Deadlines(60, 30, 30))
+    by_power, _, _ = start(gm)
+    held = by_power["TUR"]
+    assert texts(gm.receive(held, "NOT (GOF)", 1.0), held) == ["YES (NOT (GOF))"]
+    play_phase(gm, by_power, random.Random(1), now=2.0)
+    assert str(gm.position.phase) == "S1901M"  # everything is in, but Turkey holds it
+    assert gm.tick(59.0).actions == ()
+    step = gm.tick(60.0)
+    assert str(gm.position.phase) == "F1901M"
+    assert any(t.startswith("NOW (FAL 1901)") for t in texts(step, held))
+    assert [r.kind for r in step.records] == ["adjudicate"]
+
+
+def test_gof_after_not_gof_ends_the_phase_at_once() -> None:
+    gm = new_game(deadlines=Deadlines(60, 30, 30))
+    by_power, _, _ = start(gm)
+    held = by_power["TUR"]
+    gm.receive(held, "NOT (GOF)", 1.0)
+    play_phase(gm, by_power, random.Random(1), now=2.0)
+    step = gm.receive(held, "GOF", 3.0)
+    assert texts(step, held)[0] == "YES (GOF)"
+    assert str(gm.position.phase) == "F1901M"
+    assert gm.next_deadline == 63.0
+
+
+def test_civil_disorder_at_the_deadline() -> None:
+    gm = new_game(deadlines=Deadlines(60, 30, 30))
+    by_power, _, _ = start(gm)
+    absent = by_power["ITA"]
+    gm.disconnect(absent, 1.0)
+    rng = random.Random(5)
+    for power in gm.must_order():
+        if power != "ITALY":
+            gm.receive(by_power[gm.map.abbreviation_of[power]], random_orders(gm.position, power, rng), 2.0)
+    assert str(gm.position.phase) == "S1901M" and gm.next_deadline == 60.0
+    step = gm.tick(61.0)
+    sent = texts(step, by_power["FRA"])
+    assert sent[0] == "CCD (ITA) (SPR 1901)"
+    assert "ORD (SPR 1901) ((ITA FLT NAP) HLD) (SUC)" in sent
+    assert str(gm.position.phase) == "F1901M" and gm.next_deadline == 121.0
+
+
+# --- joining again ------------------------------------------------------------------------------------
+
+
+def test_rejoin_with_iam_and_a_wrong_passcode_refused() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm, observer=True)
+    eng = by_power["ENG"]
+    passcode = gm.roster.players["ENGLAND"].passcode
+    assert texts(gm.receive("x", f"IAM (ENG) ({passcode})", 1.0), "x") == [f"REJ (IAM (ENG) ({passcode}))"]
+    step = gm.disconnect(eng, 1.0)
+    assert texts(step, by_power["FRA"]) == ["CCD (ENG)"] and texts(step, "obs") == ["CCD (ENG)"]
+    wrong = passcode % 8191 + 1
+    gm.connect("back", 2.0)
+    assert texts(gm.receive("back", f"IAM (ENG) ({wrong})", 2.0), "back") == [f"REJ (IAM (ENG) ({wrong}))"]
+    step = gm.receive("back", f"IAM (ENG) ({passcode})", 2.0)
+    assert texts(step, "back") == [f"YES (IAM (ENG) ({passcode}))"]
+    assert texts(step, by_power["FRA"]) == ["NOT (CCD (ENG))"]
+    assert (
+        texts(gm.receive("back", "SUB ((ENG FLT LON) MTO NTH)", 3.0), "back")[0] == "THX ((ENG FLT LON) MTO NTH) (MBV)"
+    )
+    assert texts(gm.receive("back", "HLO", 3.0), "back") == [f"HLO (ENG) ({passcode}) ((LVL 0))"]
+
+
+def test_leaving_before_the_start_frees_the_power() -> None:
+    gm = new_game()
+    gm.connect("a", 0.0)
+    gm.receive("a", "NME ('a') ('1')", 0.0)
+    assert len(gm.roster.players) == 1
+    step = gm.receive("a", "OFF", 1.0)
+    assert step.actions[-1].conn == "a" and [r.kind for r in step.records] == ["leave"]
+    assert gm.roster.players == {}
+
+
+# --- press ---------------------------------------------------------------------------------------
+
+
+def test_press_refused_at_level_0() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm)
+    eng = by_power["ENG"]
+    step = gm.receive(eng, "SND (FRA) (PRP (PCE (ENG FRA)))", 1.0)
+    assert texts(step, eng) == ["HUH (SND (FRA) (ERR PRP (PCE (ENG FRA))))"]
+    assert texts(step, by_power["FRA"]) == []
+
+
+def test_press_delivered_at_level_10_to_the_named_power_only() -> None:
+    gm = new_game(press_level=10)
+    by_power, _, _ = start(gm, observer=True)
+    eng, fra = by_power["ENG"], by_power["FRA"]
+    step = gm.receive(eng, "SND (FRA) (PRP (PCE (ENG FRA)))", 1.0)
+    assert texts(step, eng) == ["YES (SND (FRA) (PRP (PCE (ENG FRA))))"]
+    assert texts(step, fra) == ["FRM (ENG) (FRA) (PRP (PCE (ENG FRA)))"]
+    assert {s.conn for s in step.sends} == {eng, fra}  # not the observer, not the others
+    assert [r.kind for r in step.records] == ["press"]
+    # above the game's level
+    step = gm.receive(eng, "SND (FRA) (PRP (XDO ((ENG FLT LON) MTO NTH)))", 1.0)
+    assert texts(step, eng)[0].startswith("HUH (SND (FRA) (ERR PRP")
+    # to oneself, to a power in civil disorder, from an observer
+    assert texts(gm.receive(eng, "SND (ENG) (PRP (PCE (ENG FRA)))", 1.0), eng)[0].startswith("REJ")
+    gm.disconnect(by_power["GER"], 2.0)
+    step = gm.receive(eng, "SND (FRA GER) (PRP (PCE (ENG FRA GER)))", 2.0)
+    assert texts(step, eng) == ["CCD (GER) (SND (FRA GER) (PRP (PCE (ENG FRA GER))))"]
+    assert texts(step, fra) == []
+    assert texts(gm.receive("obs", "SND (FRA) (PRP (PCE (ENG FRA)))", 2.0), "obs")[0].startswith("REJ")
+
+
+# --- the end of the game -----------------------------------------------------------------------
+
+
+def test_a_whole_game_of_random_orders_to_the_year_limit() -> None:
+    gm = new_game(year_limit=1904, deadlines=Deadlines(60, 30, 30))
+    by_power, _, _ = start(gm, observer=True)
+    rng = random.Random(11)
+    now = 0.0
+    seen: list[str] = []
+    for _ in range(100):
+        if gm.state == "over":
+            break
+        now += 1.0
+        for step in play_phase(gm, by_power, rng, now):
+            seen += texts(step, "obs")
+    assert gm.state == "over"
+    assert "DRW" in seen and any(t.startswith("SMR (WIN 1904)") or t.startswith("SMR (SPR 1905)") for t in seen)
+    assert gm.next_deadline is None
+    assert texts(gm.receive("obs", "SMR", now), "obs")[0] == "DRW"
+    assert texts(gm.receive(by_power["ENG"], "SUB ((ENG FLT LON) HLD)", now), by_power["ENG"])[0].startswith("REJ")
+    # the history of a turn: its ORD messages, then SCO and NOW
+    history = texts(gm.receive("obs", "HST (FAL 1901)", now), "obs")
+    assert history[0].startswith("ORD (FAL 1901)") and history[-2].startswith("SCO") and history[-1].startswith("NOW")
+    assert texts(gm.receive("obs", "HST (SPR 1950)", now), "obs") == ["REJ (HST (SPR 1950))"]
+
+
+def test_draw_when_every_surviving_power_asks() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm, observer=True)
+    for abbreviation in POWERS[:-1]:
+        assert texts(gm.receive(by_power[abbreviation], "DRW", 1.0), by_power[abbreviation]) == ["YES (DRW)"]
+    last = by_power[POWERS[-1]]
+    gm.receive(by_power["AUS"], "NOT (DRW)", 1.0)
+    gm.receive(last, "DRW", 1.0)
+    assert gm.state == "playing"
+    step = gm.receive(by_power["AUS"], "DRW", 2.0)
+    assert texts(step, "obs")[0] == "DRW" and texts(step, "obs")[1].startswith("SMR (SPR 1901) (AUS ('bot")
+    assert [r.kind for r in step.records] == ["draw", "draw_declared"]
+
+
+def test_a_solo_ends_the_game_with_slo_and_smr() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm)
+    centres = "BRE MAR PAR SPA POR BEL LON LVP EDI KIE BER MUN DEN SWE NWY TUN NAP".split()
+    gm.position = Position.build("F1901M", {"FRANCE": ["A RUH"], "ENGLAND": ["F NTH"]}, {"FRANCE": centres})
+    gm.receive(by_power["ENG"], "SUB ((ENG FLT NTH) HLD)", 1.0)
+    step = gm.receive(by_power["FRA"], "SUB ((FRA AMY RUH) MTO HOL)", 1.0)
+    sent = texts(step, by_power["ENG"])
+    assert sent[0] == "ORD (FAL 1901) ((ENG FLT NTH) HLD) (SUC)"
+    assert [t[:3] for t in sent[2:]] == ["SCO", "SLO", "SMR", "NOW"]
+    assert sent[3] == "SLO (FRA)"
+    assert gm.state == "over"
+
+
+# --- records ------------------------------------------------------------------------------------
+
+
+def state_of(gm: GameMaster) -> tuple:
+    return (
+        gm.position.to_json(),
+        gm.state,
+        dict(gm.roster.players),
+        {p: {k: str(s.daide) for k, s in given.items()} for p, given in gm.pending.items() if given},
+        gm.holding,
+        gm.draw_votes,
+        gm.deadline,
+        gm.eliminated,
+        [str(t.now) for t in gm.history],
+    )
+
+
+@pytest.mark.parametrize("seed", [2, 9])
+def test_replaying_the_records_rebuilds_the_same_game(seed: int) -> None:
+    gm = new_game(deadlines=Deadlines(60, 30, 30), press_level=10)
+    by_power, records, _ = start(gm)
+    rng = random.Random(seed)
+    now = 0.0
+    for _ in range(7):
+        now += 10.0
+        for step in play_phase(gm, by_power, rng, now):
+            records += step.records
+    # a phase half done: some orders, a NOT (GOF), a draw vote, a cancelled order, press
+    for text, conn in [
+        ("NOT (GOF)", by_power["TUR"]),
+        ("DRW", by_power["AUS"]),
+        ("SND (FRA) (PRP (PCE (ENG FRA)))", by_power["ENG"]),
+    ]:
+        records += gm.receive(conn, text, now + 1).records
+    power = gm.must_order()[0]
+    conn = by_power[gm.map.abbreviation_of[power]]
+    records += gm.receive(conn, random_orders(gm.position, power, rng), now + 2).records
+    records += gm.receive(conn, "NOT (SUB)", now + 3).records
+    records += gm.receive(conn, random_orders(gm.position, power, rng), now + 4).records
+    records += gm.tick(now + 5).records  # before the deadline: nothing
+    as_dicts = json.loads(json.dumps([{"kind": e.kind, "payload": e.payload} for e in records]))
+    copy = GameMaster.replay("g1", gm.settings, 0.0, as_dicts)
+    assert state_of(copy) == state_of(gm)
+    assert all(p is None for p in copy.roster.connection_of.values())  # everyone rejoins with IAM
+    # and the copy plays on like the original
+    assert copy.tick(gm.next_deadline or 0).records[0].kind == "adjudicate"
+    gm.tick(gm.next_deadline or 0)
+    assert state_of(copy) == state_of(gm)

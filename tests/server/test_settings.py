@@ -1,0 +1,196 @@
+"""The server's settings: precedence, kept credentials, validation."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from server.api_models import Deadlines, GameCreate
+from server.settings import (
+    ADMIN_TOKEN_ENV,
+    ADMIN_TOKEN_FILE,
+    SECRET_ENV,
+    SECRET_FILE,
+    ServerSettings,
+    SettingsError,
+    load_settings,
+)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_defaults(tmp_path: Path) -> None:
+    settings, _ = load_settings({"data_dir": tmp_path}, {})
+    assert (settings.host, settings.port, settings.daide_port) == ("127.0.0.1", 8700, 16713)
+    assert settings.db == tmp_path / "detente.sqlite3"
+    assert (settings.press_level, settings.l_levels, settings.protocol) == (0, "1-8", "free")
+    assert settings.deadlines == Deadlines(movement=60, retreat=30, adjustment=30)
+    assert settings.year_limit == 1935
+    assert settings.nego_url is None
+
+
+def test_default_data_directory_is_relative_to_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    settings, _ = load_settings({}, {})
+    assert settings.db == Path("detente-data/detente.sqlite3")
+    assert (tmp_path / "detente-data" / ADMIN_TOKEN_FILE).exists()
+
+
+def test_db_alone_puts_the_data_directory_beside_it(tmp_path: Path) -> None:
+    db = tmp_path / "elsewhere" / "games.sqlite3"
+    settings, _ = load_settings({"db": str(db)}, {})
+    assert settings.db == db and settings.data_dir == db.parent
+    assert (db.parent / SECRET_FILE).exists()
+
+
+def test_precedence_argument_then_environment_then_file(tmp_path: Path) -> None:
+    (tmp_path / ADMIN_TOKEN_FILE).write_text("from-file\n")
+    (tmp_path / SECRET_FILE).write_text("secret-from-file\n")
+    (tmp_path / ADMIN_TOKEN_FILE).chmod(0o600)
+    (tmp_path / SECRET_FILE).chmod(0o600)
+    env = {ADMIN_TOKEN_ENV: "from-env", SECRET_ENV: "secret-from-env"}
+
+    given, messages = load_settings({"data_dir": tmp_path, "admin_token": "from-arg", "secret": "secret-arg"}, env)
+    assert (given.admin_token, given.secret) == ("from-arg", "secret-arg")
+    from_env, _ = load_settings({"data_dir": tmp_path}, env)
+    assert (from_env.admin_token, from_env.secret) == ("from-env", "secret-from-env")
+    from_file, messages = load_settings({"data_dir": tmp_path}, {})
+    assert (from_file.admin_token, from_file.secret) == ("from-file", "secret-from-file")
+    assert messages == []
+    mixed, _ = load_settings({"data_dir": tmp_path, "secret": "arg"}, {ADMIN_TOKEN_ENV: "env"})
+    assert (mixed.admin_token, mixed.secret) == ("env", "arg")
+
+
+def test_an_empty_environment_variable_does_not_count(tmp_path: Path) -> None:
+    settings, messages = load_settings({"data_dir": tmp_path}, {ADMIN_TOKEN_ENV: "", SECRET_ENV: ""})
+    assert len(messages) == 2
+    assert settings.admin_token == (tmp_path / ADMIN_TOKEN_FILE).read_text().strip()
+
+
+def test_generated_once_then_kept(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first, messages = load_settings({"data_dir": data}, {})
+    assert len(first.admin_token) >= 32 and len(first.secret) >= 32 and first.admin_token != first.secret
+    assert len(messages) == 2
+    assert (
+        first.admin_token in messages[0]
+        and "admin token" in messages[0]
+        and str(data / ADMIN_TOKEN_FILE) in messages[0]
+    )
+    assert first.secret in messages[1] and str(data / SECRET_FILE) in messages[1]
+    for name in (ADMIN_TOKEN_FILE, SECRET_FILE):
+        assert _mode(data / name) == 0o600
+    assert not [p for p in data.iterdir() if p.name.startswith(".")]  # no temporary files left
+
+    second, messages = load_settings({"data_dir": data}, {})
+    assert (second.admin_token, second.secret) == (first.admin_token, first.secret)
+    assert messages == []
+
+
+def test_given_credentials_touch_no_file(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    load_settings({"data_dir": data, "admin_token": "a", "secret": "b"}, {})
+    assert not data.exists()
+
+
+def test_loose_permissions_are_tightened_and_reported(tmp_path: Path) -> None:
+    load_settings({"data_dir": tmp_path}, {})
+    (tmp_path / SECRET_FILE).chmod(0o644)
+    _, messages = load_settings({"data_dir": tmp_path}, {})
+    assert _mode(tmp_path / SECRET_FILE) == 0o600
+    assert len(messages) == 1 and "644" in messages[0]
+
+
+def test_an_empty_kept_file_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / ADMIN_TOKEN_FILE).write_text("\n")
+    with pytest.raises(SettingsError, match="empty"):
+        load_settings({"data_dir": tmp_path}, {})
+
+
+def test_command_line_text_forms(tmp_path: Path) -> None:
+    settings, _ = load_settings(
+        {
+            "data_dir": tmp_path,
+            "port": "8800",
+            "daide_port": "0",
+            "press_level": "8000",
+            "l_levels": "1-4, 6",
+            "protocol": "bilateral",
+            "deadlines": "120,60.5,30",
+            "year_limit": "none",
+            "nego_url": "http://127.0.0.1:8701",
+            "host": None,  # argparse's "not given"
+        },
+        {},
+    )
+    assert (settings.port, settings.daide_port, settings.press_level) == (8800, 0, 8000)
+    assert settings.l_levels == "1-4,6"
+    assert settings.deadlines == Deadlines(movement=120, retreat=60.5, adjustment=30)
+    assert settings.year_limit is None and settings.host == "127.0.0.1"
+    none, _ = load_settings({"data_dir": tmp_path, "deadlines": "none", "year_limit": 1910}, {})
+    assert none.deadlines is None and none.year_limit == 1910
+
+
+@pytest.mark.parametrize(
+    ("cli", "message"),
+    [
+        ({"port": -1}, "--port"),
+        ({"port": 65536}, "--port"),
+        ({"daide_port": -1}, "--daide-port"),
+        ({"port": "eighty"}, "--port: not a whole number"),
+        ({"press_level": 15}, "--press-level"),
+        ({"press_level": 140}, "--press-level"),
+        ({"l_levels": "0-8"}, "--l-levels"),
+        ({"l_levels": "5-2"}, "--l-levels"),
+        ({"protocol": "round-robin"}, "--protocol"),
+        ({"deadlines": "60,30"}, "--deadlines: deadlines are three numbers"),
+        ({"deadlines": "60,-30,30"}, "--deadlines: retreat"),
+        ({"deadlines": "60,0,30"}, "--deadlines: retreat"),
+        ({"deadlines": "soon"}, "--deadlines"),
+        ({"year_limit": 1800}, "--year-limit"),
+        ({"admin_token": "has space"}, "--admin-token"),
+        ({"prot": "free"}, "unknown settings: prot"),
+    ],
+)
+def test_bad_values_are_rejected_with_the_option_named(tmp_path: Path, cli: dict, message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        load_settings({"data_dir": tmp_path, "secret": "s", **cli}, {})
+
+
+def test_several_problems_are_reported_together(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError) as info:
+        load_settings({"data_dir": tmp_path, "secret": "s", "admin_token": "a", "port": 70000, "protocol": "x"}, {})
+    assert "--port" in str(info.value) and "--protocol" in str(info.value)
+
+
+def test_credentials_stay_out_of_the_repr(tmp_path: Path) -> None:
+    settings, _ = load_settings({"data_dir": tmp_path, "admin_token": "tok-123", "secret": "sec-456"}, {})
+    assert "tok-123" not in repr(settings) and "sec-456" not in str(settings)
+
+
+def test_settings_are_frozen(tmp_path: Path) -> None:
+    settings, _ = load_settings({"data_dir": tmp_path}, {})
+    with pytest.raises(ValueError):
+        settings.port = 1  # type: ignore[misc]
+
+
+def test_open_game_carries_the_game_defaults(tmp_path: Path) -> None:
+    settings, _ = load_settings(
+        {"data_dir": tmp_path, "press_level": 20, "protocol": "reply", "deadlines": "none", "year_limit": 1920}, {}
+    )
+    game = settings.open_game("open 1")
+    assert isinstance(game, GameCreate)
+    assert (game.name, game.press_level, game.protocol, game.deadlines, game.year_limit) == (
+        "open 1",
+        20,
+        "reply",
+        None,
+        1920,
+    )
+    assert ServerSettings.model_json_schema()["properties"]["port"]["maximum"] == 65535

@@ -1,0 +1,283 @@
+"""The append-only store on a real SQLite file: round trips, WAL readers, and SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.store import (
+    SCHEMA_VERSION,
+    NewEvent,
+    SchemaVersionError,
+    Store,
+    StoredEvent,
+    StoreError,
+    UnknownGameError,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(tmp_path / "data" / "detente.sqlite3") as s:
+        yield s
+
+
+def test_open_makes_the_directory_and_uses_wal(tmp_path: Path) -> None:
+    path = tmp_path / "a" / "b" / "store.sqlite3"
+    with Store.open(path) as s:
+        assert s.journal_mode == "wal"
+    assert path.exists()
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    raw.close()
+
+
+def test_open_is_idempotent_and_keeps_data(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    with Store.open(path) as s:
+        s.create_game("g", {"press_level": 10})
+        s.append("g", "NME", {"name": "bot"}, 1.0)
+    for _ in range(2):
+        with Store.open(path) as s:
+            assert [g.id for g in s.games()] == ["g"]
+            assert [e.kind for e in s.events("g")] == ["NME"]
+
+
+def test_another_schema_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    Store.open(path).close()
+    raw = sqlite3.connect(path)
+    raw.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    raw.close()
+    with pytest.raises(SchemaVersionError, match="schema version"):
+        Store.open(path)
+
+
+def test_a_file_that_is_no_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("not a database at all, but long enough to have a header " * 20)
+    with pytest.raises(StoreError, match="cannot use"):
+        Store.open(path)
+
+
+def test_game_round_trip(store: Store) -> None:
+    settings = {"name": "first", "press_level": 10, "deadlines": {"movement": 60.0}, "press_phases": ["movement"]}
+    store.create_game("g1", settings, created=100.0)
+    game = store.game("g1")
+    assert game is not None
+    assert (game.id, game.settings, game.created, game.finished, game.result) == ("g1", settings, 100.0, False, None)
+    assert store.game("nope") is None
+
+
+def test_duplicate_game_id_is_refused(store: Store) -> None:
+    store.create_game("g1", {})
+    with pytest.raises(StoreError, match="already exists"):
+        store.create_game("g1", {})
+
+
+def test_events_round_trip_in_order(store: Store) -> None:
+    store.create_game("g", {})
+    payloads = [{"i": i, "text": "é ü", "nested": {"list": [1, 2, None]}} for i in range(5)]
+    seqs = [store.append("g", f"K{i}", p, at=10.0 + i) for i, p in enumerate(payloads)]
+    assert seqs == [1, 2, 3, 4, 5]
+    events = store.events("g")
+    assert events == [StoredEvent("g", i + 1, f"K{i}", p, 10.0 + i) for i, p in enumerate(payloads)]
+    assert [e.seq for e in store.events("g", after_seq=3)] == [4, 5]
+    assert store.events("g", after_seq=5) == []
+    assert store.last_seq("g") == 5
+
+
+def test_sequences_are_per_game(store: Store) -> None:
+    store.create_game("a", {})
+    store.create_game("b", {})
+    assert store.append("a", "X", {}, 1.0) == 1
+    assert store.append("b", "X", {}, 1.0) == 1
+    assert store.append("a", "X", {}, 1.0) == 2
+    assert [e.seq for e in store.events("a")] == [1, 2]
+    assert store.events("unknown") == []
+    assert store.last_seq("unknown") == 0
+
+
+def test_append_many_is_one_transaction(store: Store) -> None:
+    store.create_game("g", {})
+    store.append("g", "first", {}, 1.0)
+    assert store.append_many("g", [NewEvent("a", {"x": 1}, 2.0), ("b", {"x": 2}, 3.0)]) == [2, 3]
+    # one bad payload in the middle: nothing of the batch is stored
+    with pytest.raises(StoreError, match="not JSON-serialisable"):
+        store.append_many("g", [NewEvent("c", {}, 4.0), NewEvent("d", {"x": object()}, 5.0)])
+    assert [e.kind for e in store.events("g")] == ["first", "a", "b"]
+    assert store.append_many("g", []) == []
+
+
+def test_append_to_an_unknown_game_is_refused(store: Store) -> None:
+    with pytest.raises(UnknownGameError):
+        store.append("nope", "X", {}, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ({"when": object()}, "not JSON-serialisable"),
+        ({"x": float("nan")}, "not JSON-serialisable"),
+        ({"s": {1, 2}}, "not JSON-serialisable"),
+        (["not", "a", "dict"], "must be a JSON object"),
+    ],
+)
+def test_payloads_must_be_json_objects(store: Store, payload: object, message: str) -> None:
+    store.create_game("g", {})
+    with pytest.raises(StoreError, match=message):
+        store.append("g", "X", payload, 1.0)  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match=message):
+        store.create_game("h", payload)  # type: ignore[arg-type]
+    assert store.events("g") == []
+
+
+def test_bad_kinds_and_times_are_refused(store: Store) -> None:
+    store.create_game("g", {})
+    with pytest.raises(StoreError, match="kind"):
+        store.append("g", "", {}, 1.0)
+    with pytest.raises(StoreError, match="finite"):
+        store.append("g", "X", {}, float("inf"))
+
+
+def test_unfinished_games_listing(store: Store) -> None:
+    store.create_game("old", {}, created=1.0)
+    store.create_game("mid", {}, created=2.0)
+    store.create_game("new", {}, created=3.0)
+    store.finish("mid", {"outcome": "solo", "powers": ["FRANCE"]}, at=9.0)
+    assert [g.id for g in store.games()] == ["old", "mid", "new"]
+    assert [g.id for g in store.games(unfinished_only=True)] == ["old", "new"]
+    mid = store.game("mid")
+    assert mid is not None
+    assert mid.finished and mid.result == {"outcome": "solo", "powers": ["FRANCE"]} and mid.finished_at == 9.0
+
+
+def test_finish_twice_or_unknown_is_refused(store: Store) -> None:
+    store.create_game("g", {})
+    store.finish("g", {"outcome": "draw"})
+    with pytest.raises(StoreError, match="already finished"):
+        store.finish("g", {"outcome": "solo"})
+    with pytest.raises(UnknownGameError):
+        store.finish("nope", {})
+
+
+def test_meta_values(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    with Store.open(path) as s:
+        assert s.get_meta("admin_token") is None
+        assert s.get_meta("admin_token", "dflt") == "dflt"
+        s.set_meta("admin_token", "abc")
+        s.set_meta("admin_token", "def")
+    with Store.open(path) as s:
+        assert s.get_meta("admin_token") == "def"
+        with pytest.raises(StoreError):
+            s.set_meta("n", 3)  # type: ignore[arg-type]
+
+
+def test_reader_is_not_blocked_by_an_open_write(tmp_path: Path) -> None:
+    """WAL: a reader sees the committed events while another connection holds the write lock."""
+    path = tmp_path / "s.sqlite3"
+    with Store.open(path) as writer, Store.open(path) as reader:
+        writer.create_game("g", {})
+        writer.append("g", "committed", {}, 1.0)
+        raw = sqlite3.connect(path, isolation_level=None)
+        raw.execute("BEGIN IMMEDIATE")
+        raw.execute("INSERT INTO events VALUES ('g', 2, 'pending', '{}', 2.0)")
+        assert [e.kind for e in reader.events("g")] == ["committed"]  # neither blocked nor dirty
+        raw.execute("COMMIT")
+        raw.close()
+        assert [e.kind for e in reader.events("g")] == ["committed", "pending"]
+
+
+def test_concurrent_reader_sees_consistent_prefixes(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    total = 300
+    with Store.open(path) as writer, Store.open(path) as reader:
+        writer.create_game("g", {})
+
+        def write() -> None:
+            for i in range(0, total, 3):
+                writer.append_many("g", [NewEvent("X", {"i": j}, float(j)) for j in range(i, i + 3)])
+
+        thread = threading.Thread(target=write)
+        thread.start()
+        seen = 0
+        while True:
+            finished = not thread.is_alive()  # checked before reading, so the last read sees everything
+            events = reader.events("g")
+            # always a whole number of batches, numbered 1..n with no gap
+            assert [e.seq for e in events] == list(range(1, len(events) + 1))
+            assert len(events) % 3 == 0 and len(events) >= seen
+            seen = len(events)
+            if finished:
+                break
+        thread.join()
+    assert seen == total
+
+
+def test_the_store_is_usable_from_several_threads(store: Store) -> None:
+    store.create_game("g", {})
+    threads = [threading.Thread(target=lambda: [store.append("g", "X", {}, 1.0) for _ in range(50)]) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [e.seq for e in store.events("g")] == list(range(1, 201))
+
+
+_CHILD = """
+import sys
+from server.store import Store
+store = Store.open(sys.argv[1])
+for i in range(int(sys.argv[2])):
+    seq = store.append("g", "SUB", {"i": i, "pad": "x" * 200}, float(i))
+    print(seq, flush=True)  # the acknowledgement: only after append has returned
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+def test_every_acknowledged_append_survives_sigkill(tmp_path: Path) -> None:
+    path = tmp_path / "killed.sqlite3"
+    with Store.open(path) as s:
+        s.create_game("g", {"name": "to be killed"})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(path), "1000000"], stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path
+    )
+    assert child.stdout is not None
+    acknowledged: list[int] = []
+    try:
+        for line in child.stdout:
+            acknowledged.append(int(line))
+            if len(acknowledged) == 200:
+                child.send_signal(signal.SIGKILL)  # mid-stream: the child is appending
+                break
+        # lines already in the pipe were acknowledged too
+        acknowledged += [int(line) for line in child.stdout]
+    finally:
+        child.kill()
+        child.wait()
+        child.stdout.close()
+    assert child.returncode == -signal.SIGKILL
+    assert acknowledged == list(range(1, len(acknowledged) + 1))
+    assert len(acknowledged) < 1000000
+
+    with Store.open(path) as s:
+        assert s.integrity_check() == "ok"
+        stored = [e.seq for e in s.events("g")]
+        # every acknowledged append is there; at most the one in flight was stored unacknowledged
+        assert set(acknowledged) <= set(stored)
+        assert stored == list(range(1, len(stored) + 1))
+        assert len(stored) - len(acknowledged) <= 1
+        assert [e.payload["i"] for e in s.events("g")] == [seq - 1 for seq in stored]
+        assert s.append("g", "after restart", {}, 0.0) == len(stored) + 1
