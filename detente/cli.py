@@ -7,6 +7,9 @@
 and prints the positions after each turn as JSON. A file that is not JSON, or not
 cases, gets a JSON error on standard error (with line and column where the JSON
 itself is broken) and exit status 2; a bad order is never an error, only void.
+
+``detente serve [--host H] [--port P] [--db FILE] ...`` runs the game server (see
+:mod:`server.main`).
 """
 
 from __future__ import annotations
@@ -79,7 +82,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         sub.add_argument("--json", action="store_true", help="one JSON object per answer")
         sub.add_argument("text", metavar="TEXT|-")
 
+    serve = commands.add_parser(
+        "serve",
+        help="run the game server (DAIDE over websockets, JSON API)",
+        description="Run the game server until interrupted. It prints 'listening on http://HOST:PORT' "
+        "once it accepts connections, and any credentials it generated.",
+    )
+    from server.main import add_serve_arguments
+
+    add_serve_arguments(serve)
+
     args = parser.parse_args(argv)
+    if args.command == "serve":
+        from server.main import run
+
+        return run(args)
     if args.command == "adjudicate":
         return adjudicate_command(args.file)
     if args.command == "check":

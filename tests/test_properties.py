@@ -105,11 +105,14 @@ def kinds(units) -> Counter:
 def test_movement_never_crashes_and_keeps_every_unit(data: st.DataObject) -> None:
     before = data.draw(positions())
     orders = random_orders(data.draw, before)
-    after = adjudicate(before, orders).position
+    outcome = adjudicate(before, orders)
+    after = outcome.position
     assert_one_unit_per_province(after)
     assert_unit_fits_place(after)
-    # every unit is still on the board or dislodged, with its power and type
-    assert kinds(after.units) + kinds(d.unit for d in after.dislodged) == kinds(before.units)
+    # every unit is still on the board, waiting to retreat, or dislodged with nowhere to go
+    destroyed = [u for u, words in outcome.results.items() if "dislodged" in words and "disband" in words]
+    assert all(u in before.units for u in destroyed)
+    assert kinds(after.units) + kinds(d.unit for d in after.dislodged) + kinds(destroyed) == kinds(before.units)
     # a dislodged unit's province is now held by another power's unit
     for d in after.dislodged:
         holder = after.unit_at[M.province_of[d.unit.location]]

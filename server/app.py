@@ -1,0 +1,186 @@
+"""The Starlette application: the DAIDE websocket endpoint and the JSON API.
+
+- ``/daide``: one DAIDE message per text frame, in text form. ``?game=ID`` picks the game
+  for ``NME`` and ``OBS``; otherwise a client lands in the open game; ``IAM`` finds its game
+  by the passcode. Binary frames and over-long messages close the connection.
+- ``/healthz``; ``GET /api/config``; ``GET /api/games``; ``GET /api/games/{id}`` (settings
+  and the public position); ``POST /api/games`` with ``Authorization: Bearer <admin token>``;
+  ``GET /api/schema`` (the JSON schemas of the bodies).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import importlib.metadata
+import json
+from collections.abc import AsyncIterator
+
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from server.api_models import (
+    ClientConfig,
+    ErrorBody,
+    GameCreate,
+    GameCreated,
+    GameDetail,
+    GameList,
+    game_position,
+    json_schemas,
+)
+from server.service import Connection, GameService
+from server.settings import ServerSettings
+
+__all__ = ["MAX_MESSAGE_CHARS", "create_app"]
+
+MAX_MESSAGE_CHARS = 16_384
+"""The longest DAIDE message (in characters) a client may send in one frame."""
+MAX_FRAME_BYTES = 65_536
+"""The websocket frame limit given to uvicorn (``ws_max_size``)."""
+MAX_BODY_BYTES = 65_536
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse(ErrorBody(error=message).model_dump(exclude_none=True), status_code=status)
+
+
+def create_app(service: GameService, settings: ServerSettings, manage_service: bool = True) -> Starlette:
+    """The application serving ``service``; with ``manage_service`` its lifespan starts and stops it."""
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "games": len(service.games), "connections": len(service.connections)})
+
+    async def config(request: Request) -> Response:
+        body = ClientConfig(nego_url=settings.nego_url, daide_port=None, version=_version())
+        return JSONResponse(body.model_dump(mode="json"))
+
+    async def schema(request: Request) -> Response:
+        return JSONResponse(json_schemas())
+
+    async def list_games(request: Request) -> Response:
+        games = await asyncio.to_thread(service.all_info)
+        return JSONResponse(GameList(games=games).model_dump(mode="json"))
+
+    async def get_game(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        info = await asyncio.to_thread(service.info, game_id)
+        if info is None:
+            return _error(404, f"no game {game_id!r}")
+        position = await asyncio.to_thread(service.position, game_id)
+        detail = GameDetail(**info.model_dump(), position=None if position is None else game_position(position))
+        return JSONResponse(detail.model_dump(mode="json"))
+
+    async def create_game(request: Request) -> Response:
+        if not _authorised(request, settings.admin_token):
+            return JSONResponse(
+                ErrorBody(error="an admin token is needed: Authorization: Bearer <token>").model_dump(
+                    exclude_none=True
+                ),
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        raw = await request.body()
+        if len(raw) > MAX_BODY_BYTES:
+            return _error(413, "the body is too large")
+        try:
+            data = json.loads(raw or b"{}")
+        except json.JSONDecodeError as exc:
+            return JSONResponse(
+                ErrorBody(error=f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno).model_dump(
+                    exclude_none=True
+                ),
+                status_code=400,
+            )
+        try:
+            create = GameCreate.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
+            return _error(422, problems)
+        game = await service.create_game(create)
+        return JSONResponse(GameCreated(id=game.id, settings=create).model_dump(mode="json"), status_code=201)
+
+    async def daide(websocket: WebSocket) -> None:
+        requested = websocket.query_params.get("game")
+        if requested is not None and requested not in service.games:
+            await websocket.close(code=4404, reason="no such game")
+            return
+        await websocket.accept()
+        conn = service.connect(requested)
+        writer = asyncio.create_task(_write(websocket, conn))
+        try:
+            while not conn.closed:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:
+                    conn.drop()  # binary frames are the TCP listener's business
+                    break
+                if len(text) > MAX_MESSAGE_CHARS:
+                    conn.drop()
+                    break
+                await service.receive(conn, text)
+        except (WebSocketDisconnect, RuntimeError):
+            pass  # the client went away, or the writer closed the socket
+        finally:
+            await service.disconnect(conn)
+            if not conn.closed:
+                conn.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, timeout=5)
+            writer.cancel()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if manage_service:
+            await service.start()
+        try:
+            yield
+        finally:
+            if manage_service:
+                await service.stop()
+
+    routes = [
+        Route("/healthz", healthz),
+        Route("/api/config", config),
+        Route("/api/schema", schema),
+        Route("/api/games", list_games, methods=["GET"]),
+        Route("/api/games", create_game, methods=["POST"]),
+        Route("/api/games/{game_id}", get_game),
+        WebSocketRoute("/daide", daide),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def _write(websocket: WebSocket, conn: Connection) -> None:
+    """Send what the connection's queue holds until ``None`` (close) comes."""
+    try:
+        while True:
+            text = await conn.outbox.get()
+            if text is None:
+                break
+            await websocket.send_text(text)
+    except Exception:  # the client went away; the reader notices it too
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            await websocket.close(code=1008 if conn.dropped else 1000)
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("detente")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def _authorised(request: Request, token: str) -> bool:
+    header = request.headers.get("authorization", "")
+    scheme, _, given = header.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())

@@ -1,0 +1,148 @@
+"""``detente serve``: settings, store, service and application, run by uvicorn in this process.
+
+:func:`serve` is what the command runs and what the tests run in their own event loop;
+it calls ``ready(host, port)`` once the socket listens (the command prints
+``listening on http://HOST:PORT`` then, which is the line to wait for).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import structlog
+import uvicorn
+
+from server.app import MAX_FRAME_BYTES, create_app
+from server.service import GameService
+from server.settings import ServerSettings, SettingsError, load_settings
+from server.store import Store, StoreError
+
+__all__ = ["add_serve_arguments", "configure_logging", "run", "serve"]
+
+_configured = False
+
+
+def configure_logging(json_logs: bool | None = None, level: int = logging.INFO) -> None:
+    """Configure structlog once: JSON lines when stderr is not a terminal, readable ones when it is."""
+    global _configured
+    if _configured:
+        return
+    _configured = True
+    if json_logs is None:
+        json_logs = not sys.stderr.isatty()
+    renderer: Any = structlog.processors.JSONRenderer() if json_logs else structlog.dev.ConsoleRenderer()
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+
+
+async def serve(
+    settings: ServerSettings,
+    ready: Callable[[str, int], None] | None = None,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Run the server until it is told to stop (a signal, or ``stop`` being set)."""
+    store = await asyncio.to_thread(Store.open, settings.db)
+    try:
+        service = GameService(store, settings.open_game("open game"))
+        app = create_app(service, settings)
+        config = uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.port,
+            ws_max_size=MAX_FRAME_BYTES,
+            ws_ping_interval=20.0,
+            ws_ping_timeout=20.0,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+        )
+        server = uvicorn.Server(config)
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            if task.done():
+                await task  # it failed to start: raise its error
+                return
+            await asyncio.sleep(0.01)
+        host, port = server.servers[0].sockets[0].getsockname()[:2]
+        structlog.get_logger("detente.server").info("listening", host=host, port=port)
+        if ready is not None:
+            ready(host, port)
+        if stop is not None:
+            waiter = asyncio.create_task(stop.wait())
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            server.should_exit = True
+            waiter.cancel()
+        await task
+    finally:
+        store.close()
+
+
+def add_serve_arguments(parser: Any) -> None:
+    """The options of ``detente serve``."""
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="HTTP and websocket port (default 8700; 0 picks one)")
+    parser.add_argument("--db", help="the SQLite store (default detente-data/detente.sqlite3)")
+    parser.add_argument("--data-dir", dest="data_dir", help="where the store and the kept tokens live")
+    parser.add_argument("--admin-token", dest="admin_token", help="the API's admin token (or DETENTE_ADMIN_TOKEN)")
+    parser.add_argument("--secret", help="the negotiation server's shared secret (or DETENTE_SECRET)")
+    parser.add_argument("--nego-url", dest="nego_url", help="the negotiation server's URL, for the web page")
+    parser.add_argument("--press-level", dest="press_level", type=int, help="press level of the open game (0)")
+    parser.add_argument("--l-levels", dest="l_levels", help="L levels of the open game (1-8)")
+    parser.add_argument("--protocol", choices=("free", "reply", "bilateral"), help="negotiation protocol (free)")
+    parser.add_argument("--deadlines", help="movement,retreat,adjustment seconds, or none (60,30,30)")
+    parser.add_argument("--year-limit", dest="year_limit", help="last year of the open game, or none (1935)")
+
+
+_SERVE_KEYS = (
+    "host",
+    "port",
+    "db",
+    "data_dir",
+    "admin_token",
+    "secret",
+    "nego_url",
+    "press_level",
+    "l_levels",
+    "protocol",
+    "deadlines",
+    "year_limit",
+)
+
+
+def run(args: Any, env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None) -> int:
+    """``detente serve``: load the settings, print generated credentials once, serve."""
+    values = {key: getattr(args, key, None) for key in _SERVE_KEYS}
+    try:
+        settings, messages = load_settings(values, dict(os.environ) if env is None else env)
+    except SettingsError as exc:
+        print(f"detente serve: {exc}", file=sys.stderr)
+        return 2
+    for message in messages:
+        print(f"detente: {message}", flush=True)
+    configure_logging()
+
+    def ready(host: str, port: int) -> None:
+        print(f"detente: listening on http://{host}:{port}", flush=True)
+
+    try:
+        asyncio.run(serve(settings, ready))
+    except StoreError as exc:
+        print(f"detente serve: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,423 @@
+"""The asyncio layer of the game server: the store, every game master, their timers and connections.
+
+:class:`GameService` owns the :class:`~server.store.Store` and one
+:class:`~server.game_master.GameMaster` per game. Each game's inputs (messages,
+connections, disconnections, deadlines) are serialised by a lock per game; every
+:class:`~server.game_master.Step` is handled the same way: its records are appended to
+the store (durably, in a worker thread) *before* its actions are performed, and then the
+game's deadline is re-armed on the event loop.
+
+Connections are transport-neutral: a :class:`Connection` is an id and a bounded queue of
+outbound DAIDE texts (``None`` means "close"), which the transport drains. A connection
+whose queue fills up is dropped, so a slow client never stalls a game.
+
+The service always keeps one standard game open for joining; when that game starts, a
+new one opens. On :meth:`GameService.start`, every unfinished game is rebuilt from the
+store with :meth:`GameMaster.replay` and its deadline re-armed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from protocol.daide.messages import Drw, Iam, Nme, Obs, Rej, Slo, Value
+from protocol.daide.parser import DaideSyntaxError, parse
+from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, PlayerInfo
+from server.deadlines import Deadlines as GmDeadlines
+from server.game_master import FORMING, OVER, PLAYING, Close, GameMaster, GameSettings, Send, Step
+from server.players import Role
+from server.store import Store
+
+__all__ = ["Connection", "GameService", "game_settings"]
+
+OPEN_GAME_META = "open_game"
+DEFAULT_QUEUE_SIZE = 256
+
+log = structlog.get_logger("detente.server")
+
+
+def game_settings(create: GameCreate) -> GameSettings:
+    """The game master's settings for the settings of ``POST /api/games``."""
+    d = create.deadlines
+    deadlines = GmDeadlines() if d is None else GmDeadlines(d.movement, d.retreat, d.adjustment)
+    return GameSettings(
+        name=create.name,
+        press_level=create.press_level,
+        deadlines=deadlines,
+        year_limit=create.year_limit,
+        press_phases=tuple(create.press_phases),
+    )
+
+
+@dataclass(eq=False)
+class Connection:
+    """One client connection: what the transport reads from (``outbox``) and where it is bound.
+
+    ``game`` is the game named by the client (``?game=ID``) until it joins one, then the
+    game it joined. ``outbox`` holds DAIDE texts; ``None`` asks the transport to close.
+    """
+
+    id: str
+    requested_game: str | None = None
+    game: str | None = None
+    outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(DEFAULT_QUEUE_SIZE))
+    closed: bool = False
+    dropped: bool = False
+
+    def put(self, text: str) -> None:
+        """Queue a message; a full queue drops the connection (its pending messages are lost)."""
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            self.drop()
+
+    def close(self) -> None:
+        """Close after what is queued has been sent (or at once if the queue is full)."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.outbox.put_nowait(None)
+        except asyncio.QueueFull:
+            self.drop()
+
+    def drop(self) -> None:
+        """Close now, discarding what is queued."""
+        self.closed = True
+        self.dropped = True
+        while not self.outbox.empty():
+            self.outbox.get_nowait()
+        self.outbox.put_nowait(None)
+
+
+@dataclass(eq=False)
+class Game:
+    """A game the service runs: its master, settings, lock and armed timer."""
+
+    id: str
+    create: GameCreate
+    gm: GameMaster
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    timer: asyncio.TimerHandle | None = None
+    finished: bool = False
+
+
+class GameService:
+    """Every game of one server process, driven by the event loop."""
+
+    def __init__(
+        self,
+        store: Store,
+        open_settings: GameCreate,
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+        queue_size: int = DEFAULT_QUEUE_SIZE,
+    ) -> None:
+        self.store = store
+        self.open_settings = open_settings
+        self.clock = clock
+        self.rng = rng if rng is not None else random.Random()
+        self.queue_size = queue_size
+        self.games: dict[str, Game] = {}
+        self.connections: dict[str, Connection] = {}
+        self.open_game_id: str | None = None
+        self._conn_ids = itertools.count(1)
+        self._background: set[asyncio.Task[None]] = set()
+
+    # --- lifetime -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Rebuild every unfinished game from the store, re-arm deadlines, open a game."""
+        for stored in await asyncio.to_thread(self.store.games, True):
+            create = GameCreate.model_validate(stored.settings)
+            events = await asyncio.to_thread(self.store.events, stored.id)
+            gm = GameMaster.replay(
+                stored.id,
+                game_settings(create),
+                stored.created,
+                events,
+                rng=self.rng,
+                passcode_in_use=self.passcode_in_use,
+            )
+            game = Game(stored.id, create, gm)
+            self.games[stored.id] = game
+            log.info("game restored", game=stored.id, state=gm.state, phase=str(gm.position.phase), events=len(events))
+            if gm.state == OVER:  # it ended but the server died before marking it finished
+                await self._finish(game)
+            self._arm(game)
+        kept = await asyncio.to_thread(self.store.get_meta, OPEN_GAME_META)
+        if kept is not None and kept in self.games and self.games[kept].gm.state == FORMING:
+            self.open_game_id = kept
+        else:
+            await self._open_new_game()
+
+    async def stop(self) -> None:
+        """Cancel timers and close every connection (the store stays open: the caller owns it)."""
+        for game in self.games.values():
+            if game.timer is not None:
+                game.timer.cancel()
+                game.timer = None
+        for conn in list(self.connections.values()):
+            conn.close()
+        for task in list(self._background):
+            task.cancel()
+
+    # --- games ----------------------------------------------------------------------------
+
+    def passcode_in_use(self, code: int) -> bool:
+        return any(p.passcode == code for g in self.games.values() for p in g.gm.roster.players.values())
+
+    async def create_game(self, create: GameCreate, name_prefix: str = "g") -> Game:
+        """A new game with these settings, recorded in the store."""
+        game_id = f"{name_prefix}{secrets.token_hex(4)}"
+        while game_id in self.games:
+            game_id = f"{name_prefix}{secrets.token_hex(4)}"
+        now = self.clock()
+        await asyncio.to_thread(self.store.create_game, game_id, create.model_dump(mode="json"), now)
+        gm = GameMaster(game_id, game_settings(create), now, rng=self.rng, passcode_in_use=self.passcode_in_use)
+        game = Game(game_id, create, gm)
+        self.games[game_id] = game
+        log.info("game created", game=game_id, name=create.name)
+        return game
+
+    async def _open_new_game(self) -> None:
+        game = await self.create_game(self.open_settings)
+        self.open_game_id = game.id
+        await asyncio.to_thread(self.store.set_meta, OPEN_GAME_META, game.id)
+
+    def info(self, game_id: str) -> GameInfo | None:
+        """What the API tells of a game, or None if there is no such game."""
+        game = self.games.get(game_id)
+        if game is None:
+            stored = self.store.game(game_id)
+            if stored is None:
+                return None
+            result = GameResult.model_validate(stored.result) if stored.result else None
+            return GameInfo(
+                id=stored.id,
+                settings=GameCreate.model_validate(stored.settings),
+                status="finished" if stored.finished else "forming",
+                phase=result.phase if result else None,
+                created=stored.created,
+                result=result,
+            )
+        gm = game.gm
+        status: GameStatus = "forming" if gm.state == FORMING else "playing" if gm.state == PLAYING else "finished"
+        players = [
+            PlayerInfo(
+                power=power,
+                taken=power in gm.roster.players,
+                connected=power in gm.roster.connection_of,
+                civil_disorder=gm.state == PLAYING
+                and power in gm.roster.players
+                and power not in gm.roster.connection_of
+                and power not in gm.eliminated,
+                eliminated=power in gm.eliminated,
+            )
+            for power in gm.powers
+        ]
+        observers = sum(1 for c in gm.roster.clients.values() if c.role is Role.OBSERVER)
+        return GameInfo(
+            id=game.id,
+            settings=game.create,
+            status=status,
+            phase=None if gm.state == FORMING else str(gm.position.phase),
+            created=gm.created,
+            players=players,
+            observers=observers,
+            result=_result(gm) if gm.state == OVER else None,
+        )
+
+    def all_info(self) -> list[GameInfo]:
+        infos: dict[str, GameInfo] = {}
+        for stored in self.store.games():
+            info = self.info(stored.id)
+            if info is not None:
+                infos[stored.id] = info
+        return list(infos.values())
+
+    def position(self, game_id: str) -> Any:
+        """The engine position of a game (replayed from the store for a game not in memory)."""
+        game = self.games.get(game_id)
+        if game is not None:
+            return None if game.gm.state == FORMING else game.gm.position
+        stored = self.store.game(game_id)
+        if stored is None:
+            return None
+        gm = GameMaster.replay(
+            game_id,
+            game_settings(GameCreate.model_validate(stored.settings)),
+            stored.created,
+            self.store.events(game_id),
+        )
+        return None if gm.state == FORMING else gm.position
+
+    # --- connections ----------------------------------------------------------------------
+
+    def connect(self, requested_game: str | None = None) -> Connection:
+        """A new connection, not yet in any game; ``requested_game`` is its ``?game=ID``."""
+        conn = Connection(f"c{next(self._conn_ids)}", requested_game, outbox=asyncio.Queue(self.queue_size))
+        self.connections[conn.id] = conn
+        return conn
+
+    async def receive(self, conn: Connection, text: str) -> None:
+        """One DAIDE message (text) from ``conn``."""
+        if conn.closed:
+            return
+        message: Value | str
+        try:
+            message = parse(text)
+        except DaideSyntaxError:
+            message = text  # the game master answers HUH or PRN
+        for _attempt in range(5):
+            game = await self._game_for(conn, message)
+            if game is None:
+                conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")
+                return
+            async with game.lock:
+                if not self._stale_open_game(conn, game, message):
+                    await self._receive(conn, game, message)
+                    return
+
+    def _stale_open_game(self, conn: Connection, game: Game, message: Value | str) -> bool:
+        """An NME meant for the open game that filled while it waited for the lock: try the new one."""
+        return (
+            isinstance(message, Nme)
+            and conn.requested_game is None
+            and game.gm.state != FORMING
+            and conn.game != game.id
+            and self.open_game_id != game.id
+        )
+
+    async def _receive(self, conn: Connection, game: Game, message: Value | str) -> None:
+        """Hand a message to its game (the game's lock is held)."""
+        if conn.closed:
+            return
+        if conn.game != game.id:
+            conn.game = game.id
+            await self._commit(game, game.gm.connect(conn.id, self.clock()))
+        step = game.gm.receive(conn.id, message, self.clock())
+        power = game.gm.roster.power_of(conn.id)
+        kind = type(message).__name__.upper() if isinstance(message, Value) else "unparsed"
+        log.debug("message", game=game.id, power=power, kind=kind, conn=conn.id)
+        await self._commit(game, step)
+
+    async def _game_for(self, conn: Connection, message: Value | str) -> Game | None:
+        """The game a message goes to; joining messages of a newcomer may pick (another) game."""
+        current = self.games.get(conn.game) if conn.game is not None else None
+        newcomer = current is None or (
+            (client := current.gm.roster.clients.get(conn.id)) is not None and client.role is Role.NEW
+        )
+        if current is not None and not (newcomer and isinstance(message, Nme | Obs | Iam)):
+            return current
+        if isinstance(message, Iam):
+            for game in self.games.values():
+                player = game.gm.roster.players.get(game.gm.map.power_abbreviations.get(message.power, ""))
+                if player is not None and player.passcode == message.passcode and game.gm.state != OVER:
+                    await self._leave_current(conn)
+                    return game
+            return current
+        if conn.requested_game is not None:
+            return self.games.get(conn.requested_game)
+        if current is not None and (current.gm.state == FORMING or not isinstance(message, Nme)):
+            return current
+        await self._leave_current(conn)
+        assert self.open_game_id is not None
+        return self.games[self.open_game_id]
+
+    async def _leave_current(self, conn: Connection) -> None:
+        if conn.game is None:
+            return
+        game = self.games.get(conn.game)
+        conn.game = None
+        if game is not None:
+            async with game.lock:
+                await self._commit(game, game.gm.disconnect(conn.id, self.clock()))
+
+    async def disconnect(self, conn: Connection) -> None:
+        """The transport lost ``conn``."""
+        self.connections.pop(conn.id, None)
+        conn.closed = True
+        game = self.games.get(conn.game) if conn.game is not None else None
+        if game is None:
+            return
+        async with game.lock:
+            power = game.gm.roster.power_of(conn.id)
+            if power is not None:
+                log.info("player left", game=game.id, power=power, conn=conn.id, dropped=conn.dropped)
+            await self._commit(game, game.gm.disconnect(conn.id, self.clock()))
+
+    # --- steps and deadlines ----------------------------------------------------------------
+
+    async def _commit(self, game: Game, step: Step) -> None:
+        """Store the step's records, then perform its actions, then re-arm the deadline.
+
+        Called with the game's lock held.
+        """
+        if step.records:
+            rows = [(e.kind, e.payload, e.at) for e in step.records]
+            await asyncio.to_thread(self.store.append_many, game.id, rows)
+            for event in step.records:
+                if event.kind in ("join", "adjudicate", "draw_declared"):
+                    log.info(event.kind, game=game.id, power=event.payload.get("power"), kind=event.kind)
+        for action in step.actions:
+            conn = self.connections.get(action.conn)
+            if conn is None:
+                continue
+            if isinstance(action, Send):
+                conn.put(str(action.message))
+            elif isinstance(action, Close):
+                conn.close()
+        if game.gm.state == OVER and not game.finished:
+            await self._finish(game)
+        self._arm(game)
+        if game.id == self.open_game_id and game.gm.state != FORMING:
+            await self._open_new_game()
+
+    async def _finish(self, game: Game) -> None:
+        game.finished = True
+        result = _result(game.gm)
+        await asyncio.to_thread(self.store.finish, game.id, result.model_dump(mode="json"), self.clock())
+        log.info("game over", game=game.id, outcome=result.outcome, powers=result.powers)
+
+    def _arm(self, game: Game) -> None:
+        if game.timer is not None:
+            game.timer.cancel()
+            game.timer = None
+        deadline = game.gm.next_deadline
+        if deadline is None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, deadline - self.clock())
+        game.timer = loop.call_at(loop.time() + delay, self._fire, game)
+
+    def _fire(self, game: Game) -> None:
+        game.timer = None
+        task = asyncio.create_task(self._tick(game))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _tick(self, game: Game) -> None:
+        async with game.lock:
+            await self._commit(game, game.gm.tick(self.clock()))
+
+
+def _result(gm: GameMaster) -> GameResult:
+    phase = str(gm.position.phase)
+    if isinstance(gm.result, Slo):
+        winner = gm.map.power_abbreviations.get(gm.result.power, gm.result.power)
+        return GameResult(outcome="solo", powers=[winner], phase=phase)
+    if isinstance(gm.result, Drw):
+        return GameResult(outcome="draw", powers=list(gm.surviving()), phase=phase)
+    return GameResult(outcome="cancelled", phase=phase)

@@ -1,0 +1,187 @@
+"""The game server end to end: a real uvicorn on loopback, real websocket clients."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import websockets
+
+from server.main import serve
+from server.settings import load_settings
+from tests.server.ws_helpers import DaideClient, http
+
+TOKEN = "test-admin-token"
+
+
+@dataclass
+class Running:
+    port: int
+    db: Path
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/daide"
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Running]:
+    settings, _ = load_settings(
+        {"port": 0, "db": str(tmp_path / "d.sqlite3"), "admin_token": TOKEN, "secret": "s3cret", "deadlines": "none"},
+        {},
+    )
+    started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve(settings, lambda host, port: started.set_result(port), stop))
+    port = await asyncio.wait_for(started, 15)
+    try:
+        yield Running(port, tmp_path / "d.sqlite3")
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 15)
+
+
+async def seven(url: str) -> list[DaideClient]:
+    clients = [await DaideClient.open(url) for _ in range(7)]
+    for i, client in enumerate(clients):
+        await client.join(f"bot{i}")
+    for client in clients:
+        await client.hello()
+    assert sorted(c.power or "" for c in clients) == ["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]
+    return clients
+
+
+async def play_holds(clients: list[DaideClient], now_texts: list[str]) -> list[list[str]]:
+    """Every client holds every unit; each sees THX per order, 22 ORD and the next NOW."""
+    for client, now_text in zip(clients, now_texts, strict=True):
+        sub, count = client.holds(now_text)
+        await client.send(sub)
+        for _ in range(count):
+            assert (await client.expect("THX")).endswith("(MBV)")
+    seens = []
+    for client in clients:
+        seen = await client.until("NOW")
+        assert sum(1 for text in seen if text.startswith("ORD")) == 22
+        seens.append(seen)
+    return seens
+
+
+async def test_healthz_and_config(server: Running) -> None:
+    status, body = await http("GET", f"{server.http}/healthz")
+    assert status == 200 and body["status"] == "ok" and body["games"] >= 1
+    status, body = await http("GET", f"{server.http}/api/config")
+    assert status == 200 and body["daide_path"] == "/daide"
+
+
+async def test_api_games_and_admin_token(server: Running) -> None:
+    status, body = await http("POST", f"{server.http}/api/games", {"name": "x"})
+    assert status == 401 and "token" in body["error"]
+    status, body = await http("POST", f"{server.http}/api/games", {"name": "x"}, token="wrong")
+    assert status == 401
+    status, body = await http("POST", f"{server.http}/api/games", {"press_level": 7}, token=TOKEN)
+    assert status == 422 and "press_level" in body["error"]
+    status, created = await http(
+        "POST", f"{server.http}/api/games", {"name": "mine", "press_level": 10, "deadlines": None}, token=TOKEN
+    )
+    assert status == 201 and isinstance(created["id"], str)
+    assert created["settings"]["press_level"] == 10 and created["settings"]["deadlines"] is None
+    status, listing = await http("GET", f"{server.http}/api/games")
+    assert status == 200
+    by_id = {g["id"]: g for g in listing["games"]}
+    assert by_id[created["id"]]["status"] == "forming" and len(by_id) == 2  # and the open game
+    status, detail = await http("GET", f"{server.http}/api/games/{created['id']}")
+    assert status == 200 and detail["settings"]["name"] == "mine" and detail["position"] is None
+    status, body = await http("GET", f"{server.http}/api/games/nope")
+    assert status == 404
+
+    # NME with ?game=ID joins that game, not the open one
+    client = await DaideClient.open(f"{server.ws}?game={created['id']}")
+    await client.join()
+    status, detail = await http("GET", f"{server.http}/api/games/{created['id']}")
+    assert sum(p["taken"] for p in detail["players"]) == 1
+    await client.close()
+    with pytest.raises(websockets.InvalidStatus):
+        await websockets.connect(f"{server.ws}?game=nope")
+
+
+async def test_a_game_of_seven_to_a_draw_with_an_observer(server: Running) -> None:
+    clients = await seven(server.ws)
+    for client in clients:
+        await client.expect("SCO")
+    nows = [await client.expect("NOW") for client in clients]
+    assert all(now.startswith("NOW (SPR 1901)") for now in nows)
+    game_id = (await http("GET", f"{server.http}/api/games"))[1]["games"]
+    playing = [g for g in game_id if g["status"] == "playing"]
+    assert len(playing) == 1 and any(g["status"] == "forming" for g in game_id)  # a new game is open
+    gid = playing[0]["id"]
+
+    observer = await DaideClient.open(f"{server.ws}?game={gid}")
+    await observer.send("OBS")
+    assert await observer.expect("YES") == "YES (OBS)"
+    await observer.expect("MAP")
+
+    nows = [seen[-1] for seen in await play_holds(clients, nows)]
+    assert all(now.startswith("NOW (FAL 1901)") for now in nows)
+    seen = await observer.until("NOW")
+    assert sum(1 for t in seen if t.startswith("ORD")) == 22 and seen[-1] == nows[0]
+    seens = await play_holds(clients, nows)
+    assert all(seen[-1].startswith("NOW (SPR 1902)") for seen in seens)
+    assert all(any(t.startswith("SCO") for t in seen) for seen in seens)  # the autumn tells the centres
+
+    status, detail = await http("GET", f"{server.http}/api/games/{gid}")
+    assert detail["phase"] == "S1902M" and detail["position"]["units"]["ENGLAND"] == ["F EDI", "F LON", "A LVP"]
+    assert all(p["connected"] for p in detail["players"]) and detail["observers"] == 1
+
+    for client in clients:
+        await client.send("DRW")
+        assert await client.expect("YES") == "YES (DRW)"
+    for client in [*clients, observer]:
+        assert await client.expect("DRW") == "DRW"
+        await client.expect("SMR")
+    status, detail = await http("GET", f"{server.http}/api/games/{gid}")
+    assert detail["status"] == "finished" and detail["result"]["outcome"] == "draw"
+    for client in [*clients, observer]:
+        await client.close()
+
+
+async def test_rejoin_with_iam_and_wrong_passcode(server: Running) -> None:
+    clients = await seven(server.ws)
+    first = clients[0]
+    await first.close()
+    for other in clients[1:]:
+        assert await other.expect("CCD") == f"CCD ({first.power})"
+    assert first.passcode is not None
+    impostor = await DaideClient.open(server.ws)
+    await impostor.send(f"IAM ({first.power}) ({first.passcode % 8191 + 1})")
+    assert (await impostor.expect("REJ")).startswith("REJ (IAM")
+    back = await DaideClient.open(server.ws)
+    await back.send(f"IAM ({first.power}) ({first.passcode})")
+    assert (await back.expect("YES")).startswith("YES (IAM")
+    for other in clients[1:]:
+        assert await other.expect("NOT") == f"NOT (CCD ({first.power}))"
+    await back.send("NOW")
+    assert (await back.expect("NOW")).startswith("NOW (SPR 1901)")
+    for client in [*clients[1:], back, impostor]:
+        await client.close()
+
+
+async def test_bad_frames_are_refused(server: Running) -> None:
+    client = await DaideClient.open(server.ws)
+    await client.send("NME (")
+    assert (await client.expect("")).startswith(("HUH", "PRN"))
+    await client.ws.send(b"\x00\x01")  # a binary frame: closed
+    with pytest.raises(websockets.ConnectionClosed):
+        async with asyncio.timeout(10):
+            await client.ws.recv()
+    big = await DaideClient.open(server.ws)
+    await big.send("ADM ('x') ('" + "a" * 20_000 + "')")
+    with pytest.raises(websockets.ConnectionClosed):
+        async with asyncio.timeout(10):
+            await big.ws.recv()

@@ -1,0 +1,196 @@
+"""The asyncio game service: deadlines on the event loop, bounded send queues, restart from the store."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+
+from protocol.daide.messages import Hlo
+from protocol.daide.parser import parse
+from server.api_models import Deadlines, GameCreate
+from server.service import Connection, GameService
+from server.store import Store
+from tests.server.ws_helpers import DaideClient
+
+TIMEOUT = 15.0
+
+
+async def next_text(conn: Connection, prefix: str) -> str:
+    async with asyncio.timeout(TIMEOUT):
+        while True:
+            text = await conn.outbox.get()
+            assert text is not None, "the connection was closed"
+            if text.startswith(prefix):
+                return text
+
+
+async def fill(service: GameService, game_id: str | None = None) -> list[Connection]:
+    conns = [service.connect(game_id) for _ in range(7)]
+    for i, conn in enumerate(conns):
+        await service.receive(conn, f"NME ('p{i}') ('1')")
+    return conns
+
+
+async def test_the_open_game_rolls_over_and_a_deadline_fires(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "d.sqlite3")
+    quick = GameCreate(deadlines=Deadlines(movement=0.2, retreat=0.2, adjustment=0.2))
+    service = GameService(store, quick)
+    await service.start()
+    first = service.open_game_id
+    conns = await fill(service)
+    assert service.open_game_id != first and first is not None
+    for conn in conns:
+        assert (await next_text(conn, "NOW")).startswith("NOW (SPR 1901)")
+    # nobody orders: the deadline (armed on the loop) ends the phase with holds
+    for conn in conns:
+        assert (await next_text(conn, "NOW")).startswith("NOW (FAL 1901)")
+    kinds = [e.kind for e in store.events(first)]
+    assert kinds.count("join") == 7 and kinds[-1] == "adjudicate"
+    await service.stop()
+    store.close()
+
+
+async def test_a_slow_client_is_dropped_not_waited_for(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "d.sqlite3")
+    service = GameService(store, GameCreate(deadlines=None), queue_size=4)
+    await service.start()
+    conns = await fill(service)
+    # no one drains the queues: HLO, SCO, NOW and more overflow a queue of 4, so every one is dropped
+    assert all(c.dropped and c.closed for c in conns)
+    assert conns[0].outbox.get_nowait() is None
+    await service.stop()
+    store.close()
+
+
+async def test_unfinished_games_are_rebuilt_on_start(tmp_path: Path) -> None:
+    path = tmp_path / "d.sqlite3"
+    store = Store.open(path)
+    service = GameService(store, GameCreate(deadlines=None))
+    await service.start()
+    game_id = service.open_game_id
+    assert game_id is not None
+    conns = await fill(service)
+    hlo = parse(await next_text(conns[0], "HLO"))
+    assert isinstance(hlo, Hlo)
+    now = await next_text(conns[0], "NOW")
+    player = DaideClient(None)
+    player.power = hlo.power
+    await service.receive(conns[0], player.holds(now)[0])
+    await next_text(conns[0], "THX")
+    await service.stop()
+
+    again = GameService(store, GameCreate(deadlines=None))
+    await again.start()
+    assert game_id in again.games and again.open_game_id != game_id
+    rebuilt = again.games[game_id].gm
+    assert str(rebuilt.position.phase) == "S1901M"
+    assert rebuilt.pending[rebuilt.map.power_abbreviations[hlo.power or ""]]
+    await again.stop()
+    store.close()
+
+
+# --- a real server process, killed and started again -------------------------------------------
+
+
+async def start_server(db: Path) -> tuple[asyncio.subprocess.Process, int]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "detente",
+        "serve",
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        "--admin-token",
+        "t0ken",
+        "--secret",
+        "s3cret",
+        "--deadlines",
+        "none",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert process.stdout is not None
+    async with asyncio.timeout(30):
+        while True:
+            line = (await process.stdout.readline()).decode()
+            assert line, "the server ended before listening"
+            match = re.search(r"listening on http://[\d.]+:(\d+)", line)
+            if match:
+                return process, int(match.group(1))
+
+
+async def test_sigkill_mid_phase_loses_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "d.sqlite3"
+    process, port = await start_server(db)
+    url = f"ws://127.0.0.1:{port}/daide"
+    try:
+        clients = [await DaideClient.open(url) for _ in range(7)]
+        for i, client in enumerate(clients):
+            await client.join(f"bot{i}")
+        for client in clients:
+            await client.hello()
+        nows = [await client.expect("NOW") for client in clients]
+        full, partial = clients[0], clients[1]
+        sub, count = full.holds(nows[0])
+        await full.send(sub)
+        for _ in range(count):
+            await full.expect("THX")
+        one = re.search(r"\(\w+ \w+ \w+\)", partial.holds(nows[1])[0])
+        assert one is not None
+        await partial.send(f"SUB ({one.group(0)} HLD)")
+        await partial.expect("THX")
+        before = await partial.expect("MIS")
+    finally:
+        process.send_signal(signal.SIGKILL)
+        await process.wait()
+
+    process, port = await start_server(db)
+    url = f"ws://127.0.0.1:{port}/daide"
+    try:
+        back = []
+        for old in (full, partial, clients[2]):
+            client = await DaideClient.open(url)
+            await client.send(f"IAM ({old.power}) ({old.passcode})")
+            assert (await client.expect("YES")).startswith("YES (IAM")
+            client.power = old.power
+            back.append(client)
+        for client, old_now in zip(back, nows[:3], strict=True):
+            await client.send("NOW")
+            assert await client.expect("NOW") == old_now
+            await client.send("MIS")
+        assert await back[0].expect("MIS") == "MIS"  # every order survived
+        assert await back[1].expect("MIS") == before  # the one order survived
+        assert (await back[2].expect("MIS")).count(back[2].power or "") == nows[2].count(back[2].power or "")
+        # the game goes on: a wrong passcode is refused, and the phase still waits for orders
+        impostor = await DaideClient.open(url)
+        await impostor.send(f"IAM ({clients[3].power}) ({(clients[3].passcode or 0) % 8191 + 1})")
+        assert (await impostor.expect("REJ")).startswith("REJ (IAM")
+        for client in [*back, impostor]:
+            await client.close()
+    finally:
+        process.send_signal(signal.SIGKILL)
+        await process.wait()
+
+
+async def test_eight_at_once_fill_one_game_and_open_the_next(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "d.sqlite3")
+    service = GameService(store, GameCreate(deadlines=None))
+    await service.start()
+    first = service.open_game_id
+    conns = [service.connect() for _ in range(8)]
+    await asyncio.gather(*(service.receive(c, f"NME ('p{i}') ('1')") for i, c in enumerate(conns)))
+    for conn in conns:
+        assert (await next_text(conn, "YES")).startswith("YES (NME")
+    games = [c.game for c in conns]
+    assert games.count(first) == 7
+    late = next(c for c in conns if c.game != first)
+    assert late.game == service.open_game_id and service.games[late.game].gm.state == "forming"
+    await service.stop()
+    store.close()

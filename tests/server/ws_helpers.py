@@ -1,0 +1,102 @@
+"""A small DAIDE websocket client for the server tests: send text, await the messages expected."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+import websockets
+
+from protocol.daide.messages import Hlo, Hold, Now, Sub, Unit
+from protocol.daide.parser import parse
+
+TIMEOUT = 15.0
+
+
+class DaideClient:
+    """One websocket connection; messages read but not yet expected wait in ``buffer``."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.buffer: list[str] = []
+        self.power: str | None = None
+        self.passcode: int | None = None
+
+    @classmethod
+    async def open(cls, url: str) -> DaideClient:
+        return cls(await websockets.connect(url, open_timeout=TIMEOUT))
+
+    async def send(self, text: str) -> None:
+        await self.ws.send(text)
+
+    async def expect(self, prefix: str, timeout: float = TIMEOUT) -> str:
+        """The first message starting with ``prefix`` (earlier ones stay buffered)."""
+        for i, text in enumerate(self.buffer):
+            if text.startswith(prefix):
+                return self.buffer.pop(i)
+        async with asyncio.timeout(timeout):
+            while True:
+                text = await self.ws.recv()
+                assert isinstance(text, str)
+                if text.startswith(prefix):
+                    return text
+                self.buffer.append(text)
+
+    async def until(self, prefix: str, timeout: float = TIMEOUT) -> list[str]:
+        """Every message (buffered or new) up to and including the first starting with ``prefix``."""
+        out: list[str] = []
+        while self.buffer:
+            text = self.buffer.pop(0)
+            out.append(text)
+            if text.startswith(prefix):
+                return out
+        async with asyncio.timeout(timeout):
+            while True:
+                text = await self.ws.recv()
+                assert isinstance(text, str)
+                out.append(text)
+                if text.startswith(prefix):
+                    return out
+
+    async def join(self, name: str = "bot") -> None:
+        """NME, then wait for YES and MAP."""
+        await self.send(f"NME ('{name}') ('1.0')")
+        assert (await self.expect("YES")).startswith("YES (NME")
+        await self.expect("MAP")
+
+    async def hello(self) -> None:
+        """Wait for HLO and remember the power and passcode."""
+        hlo = parse(await self.expect("HLO"))
+        assert isinstance(hlo, Hlo)
+        self.power, self.passcode = hlo.power, hlo.passcode
+
+    def holds(self, now_text: str) -> tuple[str, int]:
+        """``SUB`` holding every unit of this power listed in ``now_text``, and how many."""
+        now = parse(now_text)
+        assert isinstance(now, Now)
+        units = [u for u in now.units if isinstance(u, Unit) and u.power == self.power]
+        return str(Sub(tuple(Hold(u) for u in units))), len(units)
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+async def http(method: str, url: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+    """A JSON request in a worker thread: the status and the decoded body."""
+
+    def call() -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    return await asyncio.to_thread(call)
