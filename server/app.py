@@ -4,8 +4,10 @@
   for ``NME`` and ``OBS``; otherwise a client lands in the open game; ``IAM`` finds its game
   by the passcode. Binary frames and over-long messages close the connection.
 - ``/healthz``; ``GET /api/config``; ``GET /api/games``; ``GET /api/games/{id}`` (settings
-  and the public position); ``POST /api/games`` with ``Authorization: Bearer <admin token>``;
-  ``GET /api/schema`` (the JSON schemas of the bodies).
+  and the public position); ``GET /api/games/{id}/history`` (each phase played: the orders
+  given by power in the short notation, such as ``A PAR - BUR``, without the orders that
+  defaulted; each unit's result words; the public position after); ``POST /api/games``
+  with ``Authorization: Bearer <admin token>``; ``GET /api/schema`` (the JSON schemas of the bodies).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from server.api_models import (
     GameCreate,
     GameCreated,
     GameDetail,
+    GameHistory,
     GameList,
     game_position,
     json_schemas,
@@ -57,7 +60,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         return JSONResponse({"status": "ok", "games": len(service.games), "connections": len(service.connections)})
 
     async def config(request: Request) -> Response:
-        body = ClientConfig(nego_url=settings.nego_url, daide_port=None, version=_version())
+        body = ClientConfig(nego_url=settings.nego_url, daide_port=settings.daide_port, version=_version())
         return JSONResponse(body.model_dump(mode="json"))
 
     async def schema(request: Request) -> Response:
@@ -75,6 +78,13 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         position = await asyncio.to_thread(service.position, game_id)
         detail = GameDetail(**info.model_dump(), position=None if position is None else game_position(position))
         return JSONResponse(detail.model_dump(mode="json"))
+
+    async def get_history(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        phases = await asyncio.to_thread(service.history, game_id)
+        if phases is None:
+            return _error(404, f"no game {game_id!r}")
+        return JSONResponse(GameHistory(id=game_id, phases=phases).model_dump(mode="json"))
 
     async def create_game(request: Request) -> Response:
         if not _authorised(request, settings.admin_token):
@@ -132,6 +142,8 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
             await service.disconnect(conn)
             if not conn.closed:
                 conn.close()
+            with contextlib.suppress(asyncio.QueueFull):
+                conn.outbox.put_nowait(None)  # disconnect() marks it closed without waking the writer
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer, timeout=5)
             writer.cancel()
@@ -153,6 +165,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         Route("/api/games", list_games, methods=["GET"]),
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/games/{game_id}", get_game),
+        Route("/api/games/{game_id}/history", get_history),
         WebSocketRoute("/daide", daide),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

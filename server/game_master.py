@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import engine.orders as eo
-from engine import Position, adjudicate, legal_orders_for, standard_map
+from engine import Adjudication, Position, adjudicate, legal_orders_for, standard_map
 from engine.legal import adjustment_orders
 from engine.maps import ARMY, FLEET, SEA
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS
@@ -197,6 +197,10 @@ class Turned:
     results: tuple[Ord, ...]
     sco: Sco
     now: Now
+    orders: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """power -> the orders it gave (short notation); defaulted orders are not listed."""
+    adjudication: Adjudication | None = None
+    """The engine's outcome of the turn (the position before and after, each unit's result)."""
 
 
 # --- the game master ---------------------------------------------------------------------------
@@ -716,7 +720,12 @@ class GameMaster:
         centres_changed = before.phase.season in ("F", "W") and after.phase.kind != RETREATS
         if centres_changed or after.completed:
             self._broadcast(sco)
-        self.history.append(Turned(turn, before.phase.kind, results, sco, now_message))
+        given = {
+            power: tuple(eo.format_order(self.map, s.order) for s in submitted.values())
+            for power, submitted in self.pending.items()
+            if submitted
+        }
+        self.history.append(Turned(turn, before.phase.kind, results, sco, now_message, given, outcome))
         if after.completed and after.winner is not None:
             self._end(Slo(self._abbr(after.winner)))
         elif self.settings.year_limit is not None and after.phase.year > self.settings.year_limit:

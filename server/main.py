@@ -2,7 +2,9 @@
 
 :func:`serve` is what the command runs and what the tests run in their own event loop;
 it calls ``ready(host, port)`` once the socket listens (the command prints
-``listening on http://HOST:PORT`` then, which is the line to wait for).
+``listening on http://HOST:PORT`` then, which is the line to wait for). The DAIDE binary
+TCP listener (:mod:`server.daide_tcp`) starts just before, on ``settings.daide_port``, and
+``daide_ready(host, port)`` tells where (the command prints ``DAIDE on tcp://HOST:PORT``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from typing import Any
 import structlog
 import uvicorn
 
+from protocol.daide.framing import IM_TIMEOUT
 from server.app import MAX_FRAME_BYTES, create_app
+from server.daide_tcp import DaideTcpListener
 from server.service import GameService
 from server.settings import ServerSettings, SettingsError, load_settings
 from server.store import Store, StoreError
@@ -53,11 +57,27 @@ async def serve(
     settings: ServerSettings,
     ready: Callable[[str, int], None] | None = None,
     stop: asyncio.Event | None = None,
+    *,
+    daide_ready: Callable[[str, int], None] | None = None,
+    daide_im_timeout: float = IM_TIMEOUT,
 ) -> None:
-    """Run the server until it is told to stop (a signal, or ``stop`` being set)."""
+    """Run the server until it is told to stop (a signal, or ``stop`` being set).
+
+    A DAIDE port already in use is logged and the server runs without the TCP listener.
+    """
+    logger = structlog.get_logger("detente.server")
     store = await asyncio.to_thread(Store.open, settings.db)
+    listener: DaideTcpListener | None = None
     try:
         service = GameService(store, settings.open_game("open game"))
+        listener = DaideTcpListener(service, settings.host, settings.daide_port, im_timeout=daide_im_timeout)
+        try:
+            await listener.bind()
+        except OSError as exc:
+            logger.error("DAIDE listener not started", port=settings.daide_port, error=str(exc))
+            listener = None
+        if listener is not None:
+            settings = settings.model_copy(update={"daide_port": listener.address[1]})
         app = create_app(service, settings)
         config = uvicorn.Config(
             app,
@@ -77,8 +97,14 @@ async def serve(
                 await task  # it failed to start: raise its error
                 return
             await asyncio.sleep(0.01)
+        if listener is not None:
+            await listener.start_serving()
+            daide_host, daide_port = listener.address
+            logger.info("daide listening", host=daide_host, port=daide_port)
+            if daide_ready is not None:
+                daide_ready(daide_host, daide_port)
         host, port = server.servers[0].sockets[0].getsockname()[:2]
-        structlog.get_logger("detente.server").info("listening", host=host, port=port)
+        logger.info("listening", host=host, port=port)
         if ready is not None:
             ready(host, port)
         if stop is not None:
@@ -88,6 +114,8 @@ async def serve(
             waiter.cancel()
         await task
     finally:
+        if listener is not None:
+            await listener.close()
         store.close()
 
 
@@ -95,6 +123,7 @@ def add_serve_arguments(parser: Any) -> None:
     """The options of ``detente serve``."""
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="HTTP and websocket port (default 8700; 0 picks one)")
+    parser.add_argument("--daide-port", dest="daide_port", type=int, help="DAIDE binary TCP port (16713; 0 picks one)")
     parser.add_argument("--db", help="the SQLite store (default detente-data/detente.sqlite3)")
     parser.add_argument("--data-dir", dest="data_dir", help="where the store and the kept tokens live")
     parser.add_argument("--admin-token", dest="admin_token", help="the API's admin token (or DETENTE_ADMIN_TOKEN)")
@@ -110,6 +139,7 @@ def add_serve_arguments(parser: Any) -> None:
 _SERVE_KEYS = (
     "host",
     "port",
+    "daide_port",
     "db",
     "data_dir",
     "admin_token",
@@ -138,8 +168,11 @@ def run(args: Any, env: Mapping[str, str] | None = None, argv: Sequence[str] | N
     def ready(host: str, port: int) -> None:
         print(f"detente: listening on http://{host}:{port}", flush=True)
 
+    def daide_ready(host: str, port: int) -> None:
+        print(f"detente: DAIDE on tcp://{host}:{port}", flush=True)
+
     try:
-        asyncio.run(serve(settings, ready))
+        asyncio.run(serve(settings, ready, daide_ready=daide_ready))
     except StoreError as exc:
         print(f"detente serve: {exc}", file=sys.stderr)
         return 1

@@ -31,7 +31,7 @@ import structlog
 
 from protocol.daide.messages import Drw, Iam, Nme, Obs, Rej, Slo, Value
 from protocol.daide.parser import DaideSyntaxError, parse
-from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, PlayerInfo
+from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
 from server.deadlines import Deadlines as GmDeadlines
 from server.game_master import FORMING, OVER, PLAYING, Close, GameMaster, GameSettings, Send, Step
 from server.players import Role
@@ -262,6 +262,28 @@ class GameService:
             self.store.events(game_id),
         )
         return None if gm.state == FORMING else gm.position
+
+    def history(self, game_id: str) -> list[HistoryEntry] | None:
+        """The phases played in a game, oldest first (replayed from the store for a game not in
+        memory); None if there is no such game. Orders are in the short notation, as given."""
+        game = self.games.get(game_id)
+        if game is not None:
+            gm = game.gm
+        else:
+            stored = self.store.game(game_id)
+            if stored is None:
+                return None
+            gm = GameMaster.replay(
+                game_id,
+                game_settings(GameCreate.model_validate(stored.settings)),
+                stored.created,
+                self.store.events(game_id),
+            )
+        return [
+            history_entry(turned.orders, turned.adjudication)
+            for turned in gm.history
+            if turned.adjudication is not None
+        ]
 
     # --- connections ----------------------------------------------------------------------
 
