@@ -63,7 +63,7 @@ async def serve(
 ) -> None:
     """Run the server until it is told to stop (a signal, or ``stop`` being set).
 
-    A DAIDE port already in use is logged and the server runs without the TCP listener.
+    A port that cannot be bound (HTTP or DAIDE) raises ``OSError``.
     """
     logger = structlog.get_logger("detente.server")
     store = await asyncio.to_thread(Store.open, settings.db)
@@ -71,13 +71,10 @@ async def serve(
     try:
         service = GameService(store, settings.open_game("open game"))
         listener = DaideTcpListener(service, settings.host, settings.daide_port, im_timeout=daide_im_timeout)
-        try:
-            await listener.bind()
-        except OSError as exc:
-            logger.error("DAIDE listener not started", port=settings.daide_port, error=str(exc))
-            listener = None
-        if listener is not None:
-            settings = settings.model_copy(update={"daide_port": listener.address[1]})
+        # A port that cannot be bound stops the server: bots of the old DAIDE kind would
+        # otherwise find nothing there, with only a log line to say why.
+        await listener.bind()
+        settings = settings.model_copy(update={"daide_port": listener.address[1]})
         app = create_app(service, settings)
         config = uvicorn.Config(
             app,
@@ -97,12 +94,11 @@ async def serve(
                 await task  # it failed to start: raise its error
                 return
             await asyncio.sleep(0.01)
-        if listener is not None:
-            await listener.start_serving()
-            daide_host, daide_port = listener.address
-            logger.info("daide listening", host=daide_host, port=daide_port)
-            if daide_ready is not None:
-                daide_ready(daide_host, daide_port)
+        await listener.start_serving()
+        daide_host, daide_port = listener.address
+        logger.info("daide listening", host=daide_host, port=daide_port)
+        if daide_ready is not None:
+            daide_ready(daide_host, daide_port)
         host, port = server.servers[0].sockets[0].getsockname()[:2]
         logger.info("listening", host=host, port=port)
         if ready is not None:
@@ -175,6 +171,9 @@ def run(args: Any, env: Mapping[str, str] | None = None, argv: Sequence[str] | N
         asyncio.run(serve(settings, ready, daide_ready=daide_ready))
     except StoreError as exc:
         print(f"detente serve: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a port in use, an address not on this machine
+        print(f"detente serve: cannot listen: {exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         pass

@@ -34,7 +34,14 @@ class Running:
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[Running]:
     settings, _ = load_settings(
-        {"port": 0, "db": str(tmp_path / "d.sqlite3"), "admin_token": TOKEN, "secret": "s3cret", "deadlines": "none"},
+        {
+            "port": 0,
+            "daide_port": 0,
+            "db": str(tmp_path / "d.sqlite3"),
+            "admin_token": TOKEN,
+            "secret": "s3cret",
+            "deadlines": "none",
+        },
         {},
     )
     started: asyncio.Future[int] = asyncio.get_running_loop().create_future()

@@ -102,6 +102,8 @@ async def start_server(db: Path) -> tuple[asyncio.subprocess.Process, int]:
         "-m",
         "detente",
         "serve",
+        "--daide-port",
+        "0",
         "--port",
         "0",
         "--db",
