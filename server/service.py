@@ -247,38 +247,33 @@ class GameService:
                 infos[stored.id] = info
         return list(infos.values())
 
-    def position(self, game_id: str) -> Any:
-        """The engine position of a game (replayed from the store for a game not in memory)."""
+    def _game_master(self, game_id: str) -> GameMaster | None:
+        """The game master of a game: the live one, or one replayed from the store for a
+        game not in memory (a finished one); None if there is no such game."""
         game = self.games.get(game_id)
         if game is not None:
-            return None if game.gm.state == FORMING else game.gm.position
+            return game.gm
         stored = self.store.game(game_id)
         if stored is None:
             return None
-        gm = GameMaster.replay(
+        return GameMaster.replay(
             game_id,
             game_settings(GameCreate.model_validate(stored.settings)),
             stored.created,
             self.store.events(game_id),
         )
-        return None if gm.state == FORMING else gm.position
+
+    def position(self, game_id: str) -> Any:
+        """The engine position of a game, None before it starts or if there is no such game."""
+        gm = self._game_master(game_id)
+        return None if gm is None or gm.state == FORMING else gm.position
 
     def history(self, game_id: str) -> list[HistoryEntry] | None:
         """The phases played in a game, oldest first (replayed from the store for a game not in
         memory); None if there is no such game. Orders are in the short notation, as given."""
-        game = self.games.get(game_id)
-        if game is not None:
-            gm = game.gm
-        else:
-            stored = self.store.game(game_id)
-            if stored is None:
-                return None
-            gm = GameMaster.replay(
-                game_id,
-                game_settings(GameCreate.model_validate(stored.settings)),
-                stored.created,
-                self.store.events(game_id),
-            )
+        gm = self._game_master(game_id)
+        if gm is None:
+            return None
         return [
             history_entry(turned.orders, turned.adjudication)
             for turned in gm.history

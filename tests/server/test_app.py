@@ -3,56 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 import websockets
 
-from server.main import serve
-from server.settings import load_settings
-from tests.server.ws_helpers import DaideClient, http
-
-TOKEN = "test-admin-token"
-
-
-@dataclass
-class Running:
-    port: int
-    db: Path
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/daide"
-
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[Running]:
-    settings, _ = load_settings(
-        {
-            "port": 0,
-            "daide_port": 0,
-            "db": str(tmp_path / "d.sqlite3"),
-            "admin_token": TOKEN,
-            "secret": "s3cret",
-            "deadlines": "none",
-        },
-        {},
-    )
-    started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, lambda host, port: started.set_result(port), stop))
-    port = await asyncio.wait_for(started, 15)
-    try:
-        yield Running(port, tmp_path / "d.sqlite3")
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)
+from tests.server.ws_helpers import TOKEN, DaideClient, Running, http
 
 
 async def seven(url: str) -> list[DaideClient]:

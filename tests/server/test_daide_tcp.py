@@ -5,15 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from protocol.daide.framing import (
     CONNECTION_CLOSED,
-    IM_TIMEOUT,
     Connection,
     DiplomacyMessage,
     ErrorCode,
@@ -29,63 +26,7 @@ from protocol.daide.framing import (
 )
 from protocol.daide.messages import Hlo
 from protocol.daide.parser import parse
-from server.main import serve
-from server.settings import load_settings
-from tests.server.ws_helpers import TIMEOUT, DaideClient, http
-
-
-@dataclass
-class Running:
-    port: int
-    daide_port: int
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/daide"
-
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-
-@contextlib.asynccontextmanager
-async def running(tmp_path: Path, im_timeout: float = IM_TIMEOUT) -> AsyncIterator[Running]:
-    settings, _ = load_settings(
-        {
-            "port": 0,
-            "daide_port": 0,
-            "db": str(tmp_path / "d.sqlite3"),
-            "admin_token": "t",
-            "secret": "s",
-            "deadlines": "none",
-        },
-        {},
-    )
-    loop = asyncio.get_running_loop()
-    started: asyncio.Future[int] = loop.create_future()
-    daide: asyncio.Future[int] = loop.create_future()
-    stop = asyncio.Event()
-    task = asyncio.create_task(
-        serve(
-            settings,
-            lambda host, port: started.set_result(port),
-            stop,
-            daide_ready=lambda host, port: daide.set_result(port),
-            daide_im_timeout=im_timeout,
-        )
-    )
-    port = await asyncio.wait_for(started, 15)
-    try:
-        yield Running(port, daide.result())
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[Running]:
-    async with running(tmp_path) as r:
-        yield r
+from tests.server.ws_helpers import TIMEOUT, DaideClient, Running, http, running_server
 
 
 class TcpClient:
@@ -254,7 +195,7 @@ async def test_a_dm_right_after_the_im_is_early(server: Running) -> None:
 
 
 async def test_the_im_timer_closes_a_silent_client(tmp_path: Path) -> None:
-    async with running(tmp_path, im_timeout=0.2) as r:
+    async with running_server(tmp_path, im_timeout=0.2) as r:
         reader, writer = await raw(r.daide_port)
         assert await until_closed(reader, timeout=5) == [ErrorMessage(ErrorCode.TIMEOUT)]
         writer.close()
@@ -296,7 +237,7 @@ async def test_random_bytes_never_crash_the_server(server: Running) -> None:
 
 
 async def test_the_server_sends_fm_when_it_stops(tmp_path: Path) -> None:
-    async with running(tmp_path) as r:
+    async with running_server(tmp_path) as r:
         client = await TcpClient.open(r.daide_port)
         await client.send("NME ('bot') ('1')")
         await client.expect("MAP")

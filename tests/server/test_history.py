@@ -2,53 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
-from server.main import serve
-from server.settings import load_settings
-from tests.server.test_app import TOKEN, Running, seven
-from tests.server.ws_helpers import http
+from tests.server.test_app import seven
+from tests.server.ws_helpers import Running, http
 
 
-@pytest.fixture
-async def running(tmp_path: Path) -> AsyncIterator[Running]:
-    settings, _ = load_settings(
-        {
-            "port": 0,
-            "daide_port": 0,
-            "db": str(tmp_path / "d.sqlite3"),
-            "admin_token": TOKEN,
-            "secret": "s3cret",
-            "deadlines": "none",
-        },
-        {},
-    )
-    started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, lambda host, port: started.set_result(port), stop))
-    port = await asyncio.wait_for(started, 15)
-    try:
-        yield Running(port, tmp_path / "d.sqlite3")
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, 15)
-
-
-async def test_history_of_one_phase(running: Running) -> None:
-    status, body = await http("GET", f"{running.http}/api/games/nope/history")
+async def test_history_of_one_phase(server: Running) -> None:
+    status, body = await http("GET", f"{server.http}/api/games/nope/history")
     assert status == 404 and "nope" in body["error"]
 
-    clients = await seven(running.ws)
+    clients = await seven(server.ws)
     nows = [await client.expect("NOW") for client in clients]
-    listing = (await http("GET", f"{running.http}/api/games"))[1]["games"]
+    listing = (await http("GET", f"{server.http}/api/games"))[1]["games"]
     gid = next(g["id"] for g in listing if g["status"] == "playing")
     forming = next(g["id"] for g in listing if g["status"] == "forming")
-    assert await http("GET", f"{running.http}/api/games/{forming}/history") == (200, {"id": forming, "phases": []})
-    assert await http("GET", f"{running.http}/api/games/{gid}/history") == (200, {"id": gid, "phases": []})
+    assert await http("GET", f"{server.http}/api/games/{forming}/history") == (200, {"id": forming, "phases": []})
+    assert await http("GET", f"{server.http}/api/games/{gid}/history") == (200, {"id": gid, "phases": []})
 
     # England moves a fleet (a phase ends when every order is in); France bounces two armies;
     # everyone else holds every unit
@@ -65,7 +33,7 @@ async def test_history_of_one_phase(running: Running) -> None:
     for client in clients:
         assert (await client.until("NOW"))[-1].startswith("NOW (FAL 1901)")
 
-    status, body = await http("GET", f"{running.http}/api/games/{gid}/history")
+    status, body = await http("GET", f"{server.http}/api/games/{gid}/history")
     assert status == 200 and body["id"] == gid and len(body["phases"]) == 1
     (entry,) = body["phases"]
     assert entry["phase"] == "S1901M"
@@ -88,7 +56,7 @@ async def test_history_of_one_phase(running: Running) -> None:
         assert await client.expect("YES") == "YES (DRW)"
     for client in clients:
         assert await client.expect("DRW") == "DRW"
-    status, again = await http("GET", f"{running.http}/api/games/{gid}/history")
+    status, again = await http("GET", f"{server.http}/api/games/{gid}/history")
     assert status == 200 and again == body
     for client in clients:
         await client.close()

@@ -3,17 +3,78 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import urllib.error
 import urllib.request
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import websockets
 
+from protocol.daide.framing import IM_TIMEOUT
 from protocol.daide.messages import Hlo, Hold, Now, Sub, Unit
 from protocol.daide.parser import parse
+from server.main import serve
+from server.settings import load_settings
 
 TIMEOUT = 15.0
+TOKEN = "test-admin-token"
+
+
+@dataclass
+class Running:
+    """A server started by :func:`running_server`: where to reach it."""
+
+    port: int
+    daide_port: int
+    db: Path
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/daide"
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+@contextlib.asynccontextmanager
+async def running_server(tmp_path: Path, im_timeout: float = IM_TIMEOUT) -> AsyncIterator[Running]:
+    """A real server (uvicorn and the DAIDE listener) on free loopback ports, stopped after."""
+    db = tmp_path / "d.sqlite3"
+    settings, _ = load_settings(
+        {
+            "port": 0,
+            "daide_port": 0,
+            "db": str(db),
+            "admin_token": TOKEN,
+            "secret": "s3cret",
+            "deadlines": "none",
+        },
+        {},
+    )
+    loop = asyncio.get_running_loop()
+    started: asyncio.Future[int] = loop.create_future()
+    daide: asyncio.Future[int] = loop.create_future()
+    stop = asyncio.Event()
+    task = asyncio.create_task(
+        serve(
+            settings,
+            lambda host, port: started.set_result(port),
+            stop,
+            daide_ready=lambda host, port: daide.set_result(port),
+            daide_im_timeout=im_timeout,
+        )
+    )
+    port = await asyncio.wait_for(started, TIMEOUT)
+    try:
+        yield Running(port, daide.result(), db)
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, TIMEOUT)
 
 
 class DaideClient:
