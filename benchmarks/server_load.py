@@ -1,28 +1,35 @@
 """The game server under load: many games at once, seven websocket clients each (issue 4).
 
 A real server (``server.main.serve``: uvicorn, the service, SQLite in a temporary
-directory, no deadlines) runs in this process on a free loopback port, and so do the
-clients: real ``websockets`` connections, seven per game, one game per ``POST
-/api/games`` joined with ``?game=ID`` and ``NME``. Every client waits ``--think`` seconds
-after each ``NOW`` and then sends one ``SUB`` with random legal orders for all its units:
-it rebuilds the engine position from the last ``NOW`` and ``SCO`` it received and picks
-from ``engine.legal_orders`` (in an adjustment phase, as many builds or removals as it
-owes, the rest waived), converted with ``protocol.daide.orders.order_from_engine``.
+directory, no deadlines) runs in this process on a free loopback port; the clients run in
+a second process (this script again, with ``--clients-only``), so that on the 2-core
+reference machine the server and the clients each have a core. The clients are real
+``websockets`` connections, seven per game, one game per ``POST /api/games`` (made by
+the client process) joined with ``?game=ID`` and ``NME``. Every client waits
+``--think`` seconds after each ``NOW`` and then sends one ``SUB`` with random legal
+orders for all its units: it rebuilds the engine position from the last ``NOW`` and
+``SCO`` it received and picks from ``engine.legal_orders`` (in an adjustment phase, as
+many builds or removals as it owes, the rest waived), converted with
+``protocol.daide.orders.order_from_engine``.
 
-Measured, for each number of games G (a fresh server each time):
+Measured, for each number of games G (a fresh server and a fresh client process each time):
 
 - phases per second, over all games, from the first ``NOW`` of the first game to the
   last client done;
 - latency: for each phase of each game, from the moment the last ``SUB`` of that phase
   is sent until every client of the game has received the next ``NOW`` (p50, p99, max).
+  Both ends are seen by the client process, which sends every ``SUB`` and receives every
+  ``NOW``, so the latency is measured on one clock (its ``time.perf_counter``) and needs
+  no clock shared between the processes;
+- CPU seconds spent by the server process and by the client process over the same
+  window (the play, after every game is joined), and each as a share of one core, to
+  show where the time goes.
 
 G climbs through ``--games`` (10, 25, 50, 100, 150, 200 by default) and stops at the first
 G whose p99 is 100 ms or more; the answer is the largest G below it. The goal of the issue
-is 100 games at once on the 2-core reference machine, clients included. Here server and
-clients share one process and one event loop (one core), which is the harder case: the
-clients' own work (parsing, legal orders) delays the server's. Games are created and
-joined one after another, so they start, and keep ordering, a little apart, as players
-would; with a fixed think time their phases stay at those offsets.
+is 100 games at once on the 2-core reference machine, clients included. Games are joined
+one after another, so they start, and keep ordering, a little apart, as players would;
+with a fixed think time their phases stay at those offsets.
 
 Run::
 
@@ -39,13 +46,15 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import random
+import resource
 import statistics
 import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import websockets
@@ -234,6 +243,8 @@ class Row:
     latencies: list[float]
     totals: Totals
     setup: float
+    server_cpu: float  # CPU seconds of the server process over the play window
+    client_cpu: float  # CPU seconds of the client process over the same window
 
     def pct(self, q: float) -> float:
         if not self.latencies:
@@ -250,8 +261,62 @@ class Row:
         return self.pct(0.99)
 
 
+def cpu_seconds() -> float:
+    """User plus system CPU seconds of this process so far, all its threads included."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def run_clients(port: int, games: int, phases: int, think: float, seed: int) -> dict[str, object]:
+    """The client side of one level (the ``--clients-only`` process): create and join every game, play, report.
+
+    Each game is created (``POST /api/games``) and joined by its seven clients before the
+    next one is created, as when server and clients shared one process, so the games start,
+    and keep ordering, the same few milliseconds apart.
+
+    Prints ``{"ready": ...}`` on stdout once every game is joined, so the server process can
+    start its CPU count; returns what the final JSON line carries.
+    """
+    base, ws = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/daide"
+    rng = random.Random(seed)
+    totals = Totals()
+    stats: list[GameStats] = []
+    tasks: list[asyncio.Task[None]] = []
+    t0 = time.perf_counter()
+    try:
+        for g in range(games):
+            game = GameStats(await asyncio.to_thread(post_game, base))
+            stats.append(game)
+            joined = []
+            for i in range(7):
+                ready = asyncio.Event()
+                joined.append(ready)
+                client_rng = random.Random(rng.getrandbits(64))
+                coro = client(f"{ws}?game={game.id}", game, totals, f"g{g}p{i}", think, phases, client_rng, ready)
+                tasks.append(asyncio.create_task(coro))
+            await asyncio.wait_for(asyncio.gather(*(r.wait() for r in joined)), 60)
+        setup = time.perf_counter() - t0
+        print(json.dumps({"ready": True}), flush=True)
+        cpu1 = cpu_seconds()
+        t1 = time.perf_counter()
+        await asyncio.wait_for(asyncio.gather(*tasks), timeout=60 + phases * (think + 30))
+        seconds = time.perf_counter() - t1
+        cpu = cpu_seconds() - cpu1
+    finally:
+        for task in tasks:
+            task.cancel()
+    return {
+        "phases": sum(g.phases for g in stats),
+        "seconds": seconds,
+        "setup": setup,
+        "latencies": [x for game in stats for x in game.latencies],
+        "totals": asdict(totals),
+        "cpu": cpu,
+    }
+
+
 async def run_level(games: int, phases: int, think: float, seed: int) -> Row:
-    """A fresh server, ``games`` games of seven clients, ``phases`` phases each."""
+    """A fresh server here, ``games`` games, and a fresh client process playing ``phases`` phases of each."""
     with tempfile.TemporaryDirectory() as tmp:
         settings, _ = load_settings(
             {
@@ -269,35 +334,67 @@ async def run_level(games: int, phases: int, think: float, seed: int) -> Row:
         stop = asyncio.Event()
         server = asyncio.create_task(serve(settings, lambda host, port: started.set_result(port), stop))
         port = await asyncio.wait_for(started, 30)
-        base, ws = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/daide"
-        rng = random.Random(seed)
-        totals = Totals()
-        stats: list[GameStats] = []
-        tasks: list[asyncio.Task[None]] = []
-        t0 = time.perf_counter()
+        proc: asyncio.subprocess.Process | None = None
         try:
-            for g in range(games):
-                game = GameStats(await asyncio.to_thread(post_game, base))
-                stats.append(game)
-                joined = []
-                for i in range(7):
-                    ready = asyncio.Event()
-                    joined.append(ready)
-                    client_rng = random.Random(rng.getrandbits(64))
-                    coro = client(f"{ws}?game={game.id}", game, totals, f"g{g}p{i}", think, phases, client_rng, ready)
-                    tasks.append(asyncio.create_task(coro))
-                await asyncio.wait_for(asyncio.gather(*(r.wait() for r in joined)), 60)
-            setup = time.perf_counter() - t0
-            t1 = time.perf_counter()
-            await asyncio.wait_for(asyncio.gather(*tasks), timeout=60 + phases * (think + 30))
-            seconds = time.perf_counter() - t1
+            config = {"port": port, "games": games, "phases": phases, "think": think, "seed": seed}
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--clients-only",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                limit=2**26,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(json.dumps(config).encode() + b"\n")
+            await proc.stdin.drain()
+            proc.stdin.close()
+            result: dict[str, object] | None = None
+            cpu0: float | None = None
+            cpu = 0.0
+            deadline = 120 + games * 7 + phases * (think + 30)
+            async with asyncio.timeout(deadline):
+                async for line in proc.stdout:
+                    message = json.loads(line)
+                    if "ready" in message:
+                        cpu0 = cpu_seconds()
+                    else:
+                        result = message
+                        if cpu0 is not None:
+                            cpu = cpu_seconds() - cpu0
+                code = await proc.wait()
+            if code != 0 or result is None:
+                raise RuntimeError(f"the client process failed (exit {code}) with {games} games")
         finally:
-            for task in tasks:
-                task.cancel()
+            if proc is not None and proc.returncode is None:
+                proc.kill()
+                await proc.wait()
             stop.set()
             await asyncio.wait_for(server, 30)
-    latencies = [x for game in stats for x in game.latencies]
-    return Row(games, sum(g.phases for g in stats), seconds, latencies, totals, setup)
+    totals = result["totals"]
+    latencies = result["latencies"]
+    assert isinstance(totals, dict) and isinstance(latencies, list)
+    return Row(
+        games,
+        int(str(result["phases"])),
+        float(str(result["seconds"])),
+        [float(x) for x in latencies],
+        Totals(**totals),
+        float(str(result["setup"])),
+        cpu,
+        float(str(result["cpu"])),
+    )
+
+
+async def clients_only() -> int:
+    """The client process: read the level from stdin, play, print the result as one JSON line."""
+    config = json.loads(sys.stdin.readline())
+    result = await run_clients(
+        int(config["port"]), int(config["games"]), int(config["phases"]), float(config["think"]), int(config["seed"])
+    )
+    print(json.dumps(result), flush=True)
+    return 0
 
 
 async def main(argv: list[str] | None = None) -> int:
@@ -308,7 +405,14 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--all", action="store_true", help="try every G even after p99 passes 100 ms")
     parser.add_argument("--quick", action="store_true", help="think 0.2 s, 2 phases, 5 and 10 games")
+    parser.add_argument(
+        "--clients-only",
+        action="store_true",
+        help="run as the client process of one level (started by this script: the level as JSON on stdin)",
+    )
     args = parser.parse_args(argv)
+    if args.clients_only:
+        return await clients_only()
     if args.quick:
         args.think, args.phases, args.games = 0.2, 2, "5,10"
     levels = [int(g) for g in args.games.split(",")]
@@ -316,7 +420,7 @@ async def main(argv: list[str] | None = None) -> int:
     logging.getLogger("uvicorn").setLevel(logging.WARNING)
 
     print_header(
-        "server load: games at once, 7 websocket clients each, server and clients in one process",
+        "server load: games at once, 7 websocket clients each, server and clients in two processes",
         "websockets",
         "uvicorn",
         "starlette",
@@ -327,7 +431,8 @@ async def main(argv: list[str] | None = None) -> int:
     )
     print()
     print(
-        f"{'games':>6} {'clients':>7} {'setup s':>8} {'phases':>7} {'phases/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'orders ms':>10}  notes"
+        f"{'games':>6} {'clients':>7} {'setup s':>8} {'phases':>7} {'phases/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
+        f"{'orders ms':>10} {'play s':>7} {'srv cpu s':>10} {'cli cpu s':>10} {'srv %':>6} {'cli %':>6}  notes"
     )
     best: int | None = None
     failed: int | None = None
@@ -344,7 +449,9 @@ async def main(argv: list[str] | None = None) -> int:
         notes.append("ok" if ok else f"p99 >= {LIMIT_MS:g} ms")
         print(
             f"{games:>6} {games * 7:>7} {row.setup:>8.1f} {row.phases:>7} {row.phases / row.seconds:>9.2f} "
-            f"{row.p50:>8.1f} {row.p99:>8.1f} {top:>8.1f} {per_order:>10.2f}  {'; '.join(notes)}",
+            f"{row.p50:>8.1f} {row.p99:>8.1f} {top:>8.1f} {per_order:>10.2f} {row.seconds:>7.1f} "
+            f"{row.server_cpu:>10.2f} {row.client_cpu:>10.2f} {100 * row.server_cpu / row.seconds:>6.0f} "
+            f"{100 * row.client_cpu / row.seconds:>6.0f}  {'; '.join(notes)}",
             flush=True,
         )
         if ok:
@@ -368,7 +475,11 @@ async def main(argv: list[str] | None = None) -> int:
         else "not shown"
     )
     print(
-        f"goal of {GOAL_GAMES} games: {verdict} on this machine (orders ms: a client's time to rebuild the position and pick its orders)"
+        f"goal of {GOAL_GAMES} games: {verdict} on this machine (orders ms: a client's time to rebuild the position and pick its orders;"
+    )
+    print(
+        "play s: the play window, after every game is joined; srv/cli cpu s: CPU seconds of the server and the client process"
+        " over it, % of one core)"
     )
     return 0
 
