@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from engine import Adjudication, Position
 from protocol.l import format_levels, parse_levels
@@ -23,7 +23,17 @@ from protocol.l import format_levels, parse_levels
 PRESS_LEVELS: tuple[int, ...] = (*range(0, 140, 10), 8000)
 """The DAIDE syntax levels: 0 (no press) to 130 in steps of ten, and 8000 (free text)."""
 
-PressLevel = Literal[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 8000]
+
+def _not_a_bool(value: object) -> object:
+    # false == 0 in Python, so a Literal alone would take JSON false for level 0
+    if isinstance(value, bool):
+        raise ValueError("press_level is a number: 0, 10, ..., 130 or 8000")
+    return value
+
+
+PressLevel = Annotated[
+    Literal[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 8000], BeforeValidator(_not_a_bool)
+]
 Protocol = Literal["free", "reply", "bilateral"]
 PhaseKind = Literal["movement", "retreat", "adjustment"]
 PHASE_KINDS: tuple[PhaseKind, ...] = ("movement", "retreat", "adjustment")
@@ -41,6 +51,10 @@ class _Body(BaseModel):
 def normalise_l_levels(value: str) -> str:
     """The canonical text of an L level list (``"1-4, 6"`` → ``"1-4,6"``); ValueError if invalid."""
     return format_levels(parse_levels(value))
+
+
+LLevels = Annotated[str, AfterValidator(normalise_l_levels)]
+"""An L level list, kept in its canonical text."""
 
 
 class Deadlines(_Body):
@@ -86,7 +100,9 @@ class GameCreate(_Body):
         default=0,
         description="DAIDE syntax level: 0 (no press) to 130, 8000 free text",
     )
-    l_levels: str = Field(default="1-8", description="the L-language levels allowed in negotiation, e.g. 1-8 or 1-4,6")
+    l_levels: LLevels = Field(
+        default="1-8", description="the L-language levels allowed in negotiation, e.g. 1-8 or 1-4,6"
+    )
     protocol: Protocol = Field(default="free", description="the negotiation protocol")
     binding: bool = Field(default=False, description="whether agreed commitments bind the orders")
     press_phases: tuple[PhaseKind, ...] = Field(
@@ -98,19 +114,6 @@ class GameCreate(_Body):
     year_limit: int | None = Field(
         default=1935, ge=1901, le=9999, description="the game ends in a draw after this year; null for no limit"
     )
-
-    @field_validator("press_level", mode="before")
-    @classmethod
-    def _no_bool(cls, value: object) -> object:
-        # false == 0 in Python, so a Literal alone would take JSON false for level 0
-        if isinstance(value, bool):
-            raise ValueError("press_level is a number: 0, 10, ..., 130 or 8000")
-        return value
-
-    @field_validator("l_levels")
-    @classmethod
-    def _levels(cls, value: str) -> str:
-        return normalise_l_levels(value)
 
     @field_validator("press_phases")
     @classmethod

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from server.api_models import DEFAULT_DEADLINES, Deadlines, GameCreate, PressLevel, Protocol, normalise_l_levels
+from server.api_models import DEFAULT_DEADLINES, Deadlines, GameCreate, LLevels, PressLevel, Protocol
 
 DEFAULT_DATA_DIR = Path("detente-data")
 DB_NAME = "detente.sqlite3"
@@ -54,7 +54,7 @@ class ServerSettings(BaseModel):
     nego_url: str | None = Field(default=None, description="the negotiation server's URL, told to the web page")
     # The game the server keeps open for joining:
     press_level: PressLevel = 0
-    l_levels: str = "1-8"
+    l_levels: LLevels = "1-8"
     protocol: Protocol = "free"
     deadlines: Deadlines | None = DEFAULT_DEADLINES
     year_limit: int | None = Field(default=1935, ge=1901, le=9999)
@@ -66,11 +66,6 @@ class ServerSettings(BaseModel):
         if not value.isprintable() or any(c.isspace() for c in value):
             raise ValueError("must be printable and contain no spaces")
         return value
-
-    @field_validator("l_levels")
-    @classmethod
-    def _levels(cls, value: str) -> str:
-        return normalise_l_levels(value)
 
     def open_game(self, name: str = "") -> GameCreate:
         """The settings of the game the server keeps open for joining."""

@@ -26,17 +26,16 @@ from protocol.daide.framing import (
 )
 from protocol.daide.messages import Hlo
 from protocol.daide.parser import parse
-from tests.server.ws_helpers import TIMEOUT, DaideClient, Running, http, running_server
+from tests.server.ws_helpers import TIMEOUT, BufferedClient, DaideClient, Running, http, running_server
 
 
-class TcpClient:
-    """A DAIDE client over TCP; DMs read but not yet expected wait in ``buffer`` (as text)."""
+class TcpClient(BufferedClient):
+    """A DAIDE client over TCP: DMs, as text."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        super().__init__()
         self.reader, self.writer = reader, writer
         self.framing = Connection(Role.CLIENT)
-        self.buffer: list[str] = []
-        self.power: str | None = None
 
     @classmethod
     async def open(cls, port: int, handshake: bool = True) -> TcpClient:
@@ -58,18 +57,10 @@ class TcpClient:
         self.writer.write(self.framing.send(DiplomacyMessage.from_text(text)))
         await self.writer.drain()
 
-    async def expect(self, prefix: str, timeout: float = TIMEOUT) -> str:
-        for i, text in enumerate(self.buffer):
-            if text.startswith(prefix):
-                return self.buffer.pop(i)
-        async with asyncio.timeout(timeout):
-            while True:
-                message = await self.next_message()
-                assert isinstance(message, DiplomacyMessage), message
-                text = message.to_text()
-                if text.startswith(prefix):
-                    return text
-                self.buffer.append(text)
+    async def receive_text(self) -> str:
+        message = await self.next_message()
+        assert isinstance(message, DiplomacyMessage), message
+        return message.to_text()
 
     async def close(self) -> None:
         self.writer.close()

@@ -77,21 +77,17 @@ async def running_server(tmp_path: Path, im_timeout: float = IM_TIMEOUT) -> Asyn
         await asyncio.wait_for(task, TIMEOUT)
 
 
-class DaideClient:
-    """One websocket connection; messages read but not yet expected wait in ``buffer``."""
+class BufferedClient:
+    """A DAIDE client of either transport: messages read but not yet expected wait in
+    ``buffer``; a transport supplies :meth:`receive_text`."""
 
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
+    def __init__(self) -> None:
         self.buffer: list[str] = []
         self.power: str | None = None
         self.passcode: int | None = None
 
-    @classmethod
-    async def open(cls, url: str) -> DaideClient:
-        return cls(await websockets.connect(url, open_timeout=TIMEOUT))
-
-    async def send(self, text: str) -> None:
-        await self.ws.send(text)
+    async def receive_text(self) -> str:
+        raise NotImplementedError
 
     async def expect(self, prefix: str, timeout: float = TIMEOUT) -> str:
         """The first message starting with ``prefix`` (earlier ones stay buffered)."""
@@ -100,11 +96,30 @@ class DaideClient:
                 return self.buffer.pop(i)
         async with asyncio.timeout(timeout):
             while True:
-                text = await self.ws.recv()
-                assert isinstance(text, str)
+                text = await self.receive_text()
                 if text.startswith(prefix):
                     return text
                 self.buffer.append(text)
+
+
+class DaideClient(BufferedClient):
+    """One websocket connection, one DAIDE message per text frame."""
+
+    def __init__(self, ws: Any) -> None:
+        super().__init__()
+        self.ws = ws
+
+    async def receive_text(self) -> str:
+        text = await self.ws.recv()
+        assert isinstance(text, str)
+        return text
+
+    @classmethod
+    async def open(cls, url: str) -> DaideClient:
+        return cls(await websockets.connect(url, open_timeout=TIMEOUT))
+
+    async def send(self, text: str) -> None:
+        await self.ws.send(text)
 
     async def until(self, prefix: str, timeout: float = TIMEOUT) -> list[str]:
         """Every message (buffered or new) up to and including the first starting with ``prefix``."""
@@ -116,8 +131,7 @@ class DaideClient:
                 return out
         async with asyncio.timeout(timeout):
             while True:
-                text = await self.ws.recv()
-                assert isinstance(text, str)
+                text = await self.receive_text()
                 out.append(text)
                 if text.startswith(prefix):
                     return out
