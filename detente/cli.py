@@ -9,7 +9,8 @@ cases, gets a JSON error on standard error (with line and column where the JSON
 itself is broken) and exit status 2; a bad order is never an error, only void.
 
 ``detente serve [--host H] [--port P] [--db FILE] ...`` runs the game server (see
-:mod:`server.main`).
+:mod:`server.main`); ``detente nego --game-server URL ...`` the negotiation server (see
+:mod:`server.nego.main`).
 """
 
 from __future__ import annotations
@@ -92,11 +93,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     add_serve_arguments(serve)
 
+    nego = commands.add_parser(
+        "nego",
+        help="run the negotiation server (L over websockets), following a game server",
+        description="Run the negotiation server until interrupted. It prints 'listening on http://HOST:PORT' "
+        "once it accepts connections, and any credentials it generated.",
+    )
+    from server.nego.main import add_nego_arguments
+
+    add_nego_arguments(nego)
+
     args = parser.parse_args(argv)
     if args.command == "serve":
         from server.main import run
 
         return run(args)
+    if args.command == "nego":
+        from server.nego.main import run_nego
+
+        return run_nego(args)
     if args.command == "adjudicate":
         return adjudicate_command(args.file)
     if args.command == "check":

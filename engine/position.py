@@ -16,6 +16,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.maps import ARMY, FLEET, LAND, SEA, UNIT_LETTERS, Map, standard_map
 
@@ -205,6 +206,18 @@ class Position:
         return None
 
     # --- as plain data -----------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], m: Map | None = None) -> Position:
+        """The position that :meth:`to_json` wrote (a finished game's ``COMPLETED`` has no phase
+        to come back to: ``ValueError``).
+
+        >>> start = Position.initial()
+        >>> Position.from_json(start.to_json()) == start
+        True
+        """
+        dislodged = {name: (d["power"], d["retreats"]) for name, d in data.get("dislodged", {}).items()}
+        return cls.build(data["phase"], data["units"], data.get("centers", {}), dislodged, m)
 
     def to_json(self) -> dict:
         """The position as the adjudication-case JSON writes it (without ``results``)."""

@@ -8,16 +8,18 @@
   given by power in the short notation, such as ``A PAR - BUR``, without the orders that
   defaulted; each unit's result words; the public position after); ``POST /api/games``
   with ``Authorization: Bearer <admin token>``; ``GET /api/schema`` (the JSON schemas of the bodies).
+- ``/internal/feed``: the negotiation server's websocket, with ``Authorization: Bearer
+  <secret>`` (see :mod:`server.feed`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import importlib.metadata
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
@@ -37,15 +39,15 @@ from server.api_models import (
     game_position,
     json_schemas,
 )
-from server.service import Connection, GameService
+from server.feed import AuthRequest, DeliverRequest, parse_request
+from server.service import GameService
 from server.settings import ServerSettings
+from server.web import authorised, drain
 
 __all__ = ["MAX_MESSAGE_CHARS", "create_app"]
 
 MAX_MESSAGE_CHARS = 16_384
 """The longest DAIDE message (in characters) a client may send in one frame."""
-MAX_FRAME_BYTES = 65_536
-"""The websocket frame limit given to uvicorn (``ws_max_size``)."""
 MAX_BODY_BYTES = 65_536
 
 
@@ -87,7 +89,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         return JSONResponse(GameHistory(id=game_id, phases=phases).model_dump(mode="json"))
 
     async def create_game(request: Request) -> Response:
-        if not _authorised(request, settings.admin_token):
+        if not authorised(request, settings.admin_token):
             return JSONResponse(
                 ErrorBody(error="an admin token is needed: Authorization: Bearer <token>").model_dump(
                     exclude_none=True
@@ -122,7 +124,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
             return
         await websocket.accept()
         conn = service.connect(requested)
-        writer = asyncio.create_task(_write(websocket, conn))
+        writer = asyncio.create_task(drain(websocket, conn.outbox, str, lambda: conn.dropped))
         try:
             while not conn.closed:
                 message = await websocket.receive()
@@ -158,6 +160,28 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
             if manage_service:
                 await service.stop()
 
+    async def feed(websocket: WebSocket) -> None:
+        if not authorised(websocket, settings.secret):
+            await websocket.close(code=4401, reason="the shared secret is needed")
+            return
+        await websocket.accept()
+        follower = service.feed.follow()
+        for frame in service.snapshot():
+            follower.put(frame)
+        writer = asyncio.create_task(drain(websocket, follower.outbox, _json, lambda: follower.dropped))
+        try:
+            while not follower.dropped:
+                text = await websocket.receive_text()
+                answer = await _feed_request(service, text)
+                follower.put(answer)
+        except (WebSocketDisconnect, RuntimeError, KeyError):
+            pass  # gone, or a binary frame (no "text")
+        finally:
+            service.feed.unfollow(follower)
+            writer.cancel()
+            with contextlib.suppress(Exception):
+                await websocket.close()
+
     routes = [
         Route("/healthz", healthz),
         Route("/api/config", config),
@@ -167,23 +191,25 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         Route("/api/games/{game_id}", get_game),
         Route("/api/games/{game_id}/history", get_history),
         WebSocketRoute("/daide", daide),
+        WebSocketRoute("/internal/feed", feed),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-async def _write(websocket: WebSocket, conn: Connection) -> None:
-    """Send what the connection's queue holds until ``None`` (close) comes."""
+async def _feed_request(service: GameService, text: str) -> dict[str, Any]:
+    """The answer to one request of the negotiation server (see :mod:`server.feed`)."""
     try:
-        while True:
-            text = await conn.outbox.get()
-            if text is None:
-                break
-            await websocket.send_text(text)
-    except Exception:  # the client went away; the reader notices it too
-        pass
-    finally:
-        with contextlib.suppress(Exception):
-            await websocket.close(code=1008 if conn.dropped else 1000)
+        request = parse_request(text)
+    except ValidationError as exc:
+        return {"type": "error", "message": f"not a request: {exc.errors()[0]['msg']}"}
+    if isinstance(request, AuthRequest):
+        power = service.check_player(request.game, request.power, request.passcode)
+        return {"type": "auth", "id": request.id, "ok": power is not None, "power": power}
+    if isinstance(request, DeliverRequest):
+        reached = await service.deliver(request.game, request.sender, request.recipients, request.press)
+        return {"type": "delivered", "id": request.id, "ok": reached is not None, "reached": reached or []}
+    ok = await service.bind(request.game, request.phase, request.orders)
+    return {"type": "bound", "id": request.id, "ok": ok}
 
 
 def _version() -> str:
@@ -193,7 +219,5 @@ def _version() -> str:
         return ""
 
 
-def _authorised(request: Request, token: str) -> bool:
-    header = request.headers.get("authorization", "")
-    scheme, _, given = header.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+def _json(frame: dict[str, Any]) -> str:
+    return json.dumps(frame, separators=(",", ":"))

@@ -57,6 +57,7 @@ from protocol.daide.messages import (
     Order,
     Out,
     Ownership,
+    PressMessage,
     Rej,
     Remove,
     Retreat,
@@ -87,10 +88,11 @@ from protocol.daide.orders import (
     unit_from_engine,
 )
 from protocol.daide.parser import DaideSyntaxError, parse, press_level
+from server.binding import apply_binding
 from server.deadlines import Deadlines, remaining_seconds
 from server.players import Client, Player, Role, Roster, draw_passcode
 
-__all__ = ["Close", "Event", "GameMaster", "GameSettings", "Send", "Step", "check_order"]
+__all__ = ["Close", "Event", "GameMaster", "GameSettings", "Notify", "Send", "Step", "check_order"]
 
 MAP_NAME = "standard"
 PHASE_KINDS = {"movement": MOVEMENT, "retreat": RETREATS, "adjustment": ADJUSTMENTS}
@@ -105,12 +107,14 @@ class GameSettings:
 
     ``press_phases`` lists the kinds of phase (``movement``, ``retreat``, ``adjustment``)
     in which press is allowed (``NPR`` and ``NPB`` of ``HLO`` say which are not). The game
-    is drawn when it would go past the last phase of ``year_limit``. The other settings of
-    issue 4 (L levels, protocol, binding) concern the negotiation server, not this one.
+    is drawn when it would go past the last phase of ``year_limit``. With ``binding``, the
+    order commitments the negotiation server confirmed (:meth:`GameMaster.bind`) replace
+    the orders that break them. L levels and protocol concern the negotiation server only.
     """
 
     name: str = "game"
     press_level: int = 0
+    binding: bool = False
     deadlines: Deadlines = field(default_factory=Deadlines)
     year_limit: int | None = None
     press_phases: tuple[str, ...] = ("movement", "retreat", "adjustment")
@@ -148,7 +152,15 @@ class Close:
     conn: str
 
 
-Action = Send | Close
+@dataclass(frozen=True, slots=True)
+class Notify:
+    """Tell the followers of every game (the negotiation server) what happened: ``payload``
+    is a JSON object with ``type`` ``phase``, ``results``, ``press`` or ``over``."""
+
+    payload: dict[str, Any]
+
+
+Action = Send | Close | Notify
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +250,7 @@ class GameMaster:
         self.holding: set[str] = set()  # powers that sent NOT (GOF) this phase
         self.draw_votes: set[str] = set()
         self.deadline: float | None = None
+        self.binding: dict[str, tuple[eo.Order, ...]] = {}  # power -> committed orders this phase
         self.history: list[Turned] = []
         self.eliminated: dict[str, int] = {}  # power -> year it was eliminated
         self._actions: list[Action] = []
@@ -345,6 +358,8 @@ class GameMaster:
             self._process(at, at_deadline=bool(p.get("deadline")))
         elif event.kind == "draw_declared":
             self._end(Drw())
+        elif event.kind == "binding":
+            self._bind(p["phase"], p["orders"])
         # press and admin records change nothing
 
     # --- plumbing -----------------------------------------------------------------------------
@@ -366,6 +381,9 @@ class GameMaster:
         for conn in self.roster.watching():
             if conn != exclude:
                 self._to(conn, message)
+
+    def _notify(self, frame_type: str, **payload: Any) -> None:
+        self._actions.append(Notify({"type": frame_type, "game": self.game_id, **payload}))
 
     def _abbr(self, power: str) -> str:
         return self.map.abbreviation_of[power]
@@ -471,6 +489,12 @@ class GameMaster:
         self._broadcast(self._sco())
         self._broadcast(self._now())
         self._send_tme(at)
+        self._notify_phase()
+
+    def _notify_phase(self) -> None:
+        phase = self.position.phase
+        kind = next(name for name, code in PHASE_KINDS.items() if code == phase.kind)
+        self._notify("phase", phase=str(phase), kind=kind, deadline=self.deadline)
 
     def _obs(self, conn: str, client: Client, msg: Obs) -> None:
         if client.role is not Role.NEW:
@@ -697,6 +721,7 @@ class GameMaster:
         self.pending = {}
         self.holding = set()
         self.draw_votes = set()
+        self.binding = {}
         self.deadline = self.settings.deadlines.deadline(self.position.phase.kind, at)
 
     def _process(self, at: float, at_deadline: bool) -> None:
@@ -707,6 +732,8 @@ class GameMaster:
                 if not self._complete(power):
                     self._broadcast(Ccd(self._abbr(power), turn))
         orders = {power: [s.order for s in given.values()] for power, given in self.pending.items()}
+        if self.settings.binding and self.binding:
+            orders = apply_binding(before, orders, self.binding)
         outcome = adjudicate(before, orders)
         results = tuple(Ord(turn, order, result, ret) for order, result, ret in self._results(before, outcome.results))
         after = outcome.position
@@ -730,10 +757,20 @@ class GameMaster:
             self._end(Slo(self._abbr(after.winner)))
         elif self.settings.year_limit is not None and after.phase.year > self.settings.year_limit:
             self._end(Drw())
+        self._notify(
+            "results",
+            phase=str(before.phase),
+            orders={p: [eo.format_order(self.map, o) for o in given] for p, given in orders.items() if given},
+            results={before.unit_name(u): list(words) for u, words in outcome.results.items()},
+            before=before.to_json(),
+            after=after.to_json(),
+        )
         if self.state == PLAYING:
             self._begin_phase(at)
         self._broadcast(now_message)
         self._send_tme(at)
+        if self.state == PLAYING:
+            self._notify_phase()
 
     def _results(
         self, before: Position, results: Mapping[EngineUnit, tuple[str, ...]]
@@ -782,6 +819,8 @@ class GameMaster:
         self.deadline = None
         self._broadcast(result)
         self._broadcast(self._smr())
+        winner = self._full(result.power) if isinstance(result, Slo) else None
+        self._notify("over", phase=str(self.position.phase), winner=winner, survivors=list(self.surviving()))
 
     # --- draws ---------------------------------------------------------------------------------
 
@@ -841,6 +880,53 @@ class GameMaster:
         delivered = Frm(sender, msg.recipients, msg.press)
         for target in targets:
             self._to(target, delivered)
+        self._notify(
+            "press",
+            phase=str(self.position.phase),
+            sender=sender,
+            recipients=list(msg.recipients),
+            press=str(msg.press),
+        )
+
+    # --- the negotiation server's inputs ------------------------------------------------------
+
+    def deliver(self, sender: str, recipients: Iterable[str], press: PressMessage, now: float) -> Step:
+        """Press that the negotiation server relays (an L message said in DAIDE): ``FRM`` to the
+        connected players among ``recipients`` (DAIDE power tokens). The recipients it reached."""
+        recipients = tuple(recipients)
+        self._record("press", now, sender=sender, recipients=list(recipients), press=str(press), via="nego")
+        delivered = Frm(sender, recipients, press)
+        for abbreviation in recipients:
+            power = self._full(abbreviation)
+            self._to(self.roster.connection_of.get(power) if power is not None else None, delivered)
+        return self._step()
+
+    def bind(self, phase: str, orders: Mapping[str, Iterable[str]], now: float) -> Step:
+        """The order commitments confirmed for ``phase`` (power -> orders in the short notation),
+        replacing those given before; ignored for another phase than the current one."""
+        if self.state == PLAYING and phase == str(self.position.phase):
+            texts = {power: list(given) for power, given in orders.items()}
+            self._record("binding", now, phase=phase, orders=texts)
+            self._bind(phase, texts)
+        return self._step()
+
+    def _bind(self, phase: str, orders: Mapping[str, Iterable[str]]) -> None:
+        if phase != str(self.position.phase):
+            return
+        binding: dict[str, tuple[eo.Order, ...]] = {}
+        for power, texts in orders.items():
+            if power in self.powers:
+                binding[power] = tuple(_parsed(self.map, texts))
+        self.binding = binding
+
+
+def _parsed(m: Any, texts: Iterable[str]) -> Iterable[eo.Order]:
+    """The orders among ``texts`` that parse (the short notation); the others are void."""
+    for text in texts:
+        try:
+            yield eo.parse_order(m, text)
+        except eo.OrderSyntaxError:
+            continue
 
 
 def _order(text: str) -> Order:

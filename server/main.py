@@ -17,14 +17,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import structlog
-import uvicorn
 
 from protocol.daide.framing import IM_TIMEOUT
-from server.app import MAX_FRAME_BYTES, create_app
+from server.app import create_app
 from server.daide_tcp import DaideTcpListener
 from server.service import GameService
 from server.settings import ServerSettings, SettingsError, load_settings
 from server.store import Store, StoreError
+from server.web import run_app
 
 __all__ = ["add_serve_arguments", "configure_logging", "run", "serve"]
 
@@ -70,45 +70,26 @@ async def serve(
     listener: DaideTcpListener | None = None
     try:
         service = GameService(store, settings.open_game("open game"))
-        listener = DaideTcpListener(service, settings.host, settings.daide_port, im_timeout=daide_im_timeout)
+        listener = tcp = DaideTcpListener(service, settings.host, settings.daide_port, im_timeout=daide_im_timeout)
         # A port that cannot be bound stops the server: bots of the old DAIDE kind would
         # otherwise find nothing there, with only a log line to say why.
         await listener.bind()
         settings = settings.model_copy(update={"daide_port": listener.address[1]})
         app = create_app(service, settings)
-        config = uvicorn.Config(
-            app,
-            host=settings.host,
-            port=settings.port,
-            ws_max_size=MAX_FRAME_BYTES,
-            ws_ping_interval=20.0,
-            ws_ping_timeout=20.0,
-            log_level="warning",
-            access_log=False,
-            lifespan="on",
-        )
-        server = uvicorn.Server(config)
-        task = asyncio.create_task(server.serve())
-        while not server.started:
-            if task.done():
-                await task  # it failed to start: raise its error
-                return
-            await asyncio.sleep(0.01)
-        await listener.start_serving()
-        daide_host, daide_port = listener.address
-        logger.info("daide listening", host=daide_host, port=daide_port)
-        if daide_ready is not None:
-            daide_ready(daide_host, daide_port)
-        host, port = server.servers[0].sockets[0].getsockname()[:2]
-        logger.info("listening", host=host, port=port)
-        if ready is not None:
-            ready(host, port)
-        if stop is not None:
-            waiter = asyncio.create_task(stop.wait())
-            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            server.should_exit = True
-            waiter.cancel()
-        await task
+
+        async def started() -> None:
+            await tcp.start_serving()
+            daide_host, daide_port = tcp.address
+            logger.info("daide listening", host=daide_host, port=daide_port)
+            if daide_ready is not None:
+                daide_ready(daide_host, daide_port)
+
+        def listening(host: str, port: int) -> None:
+            logger.info("listening", host=host, port=port)
+            if ready is not None:
+                ready(host, port)
+
+        await run_app(app, settings.host, settings.port, listening, stop, started)
     finally:
         if listener is not None:
             await listener.close()

@@ -29,11 +29,12 @@ from typing import Any
 
 import structlog
 
-from protocol.daide.messages import Drw, Iam, Nme, Obs, Rej, Slo, Value
-from protocol.daide.parser import DaideSyntaxError, parse
+from protocol.daide.messages import Drw, Iam, Nme, Obs, PressMessage, Rej, Slo, Value
+from protocol.daide.parser import DaideSyntaxError, parse, parse_press
 from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
 from server.deadlines import Deadlines as GmDeadlines
-from server.game_master import FORMING, OVER, PLAYING, Close, GameMaster, GameSettings, Send, Step
+from server.feed import Feed
+from server.game_master import FORMING, OVER, PHASE_KINDS, PLAYING, Close, GameMaster, GameSettings, Notify, Send, Step
 from server.players import Role
 from server.store import Store
 
@@ -55,6 +56,7 @@ def game_settings(create: GameCreate) -> GameSettings:
         deadlines=deadlines,
         year_limit=create.year_limit,
         press_phases=tuple(create.press_phases),
+        binding=create.binding,
     )
 
 
@@ -134,6 +136,7 @@ class GameService:
         self.open_game_id: str | None = None
         self._conn_ids = itertools.count(1)
         self._background: set[asyncio.Task[None]] = set()
+        self.feed = Feed()
 
     # --- lifetime -------------------------------------------------------------------------
 
@@ -189,7 +192,71 @@ class GameService:
         game = Game(game_id, create, gm)
         self.games[game_id] = game
         log.info("game created", game=game_id, name=create.name)
+        self.feed.publish(self.game_frame(game))
         return game
+
+    def game_frame(self, game: Game) -> dict[str, Any]:
+        """The feed's ``game`` frame: a game's settings and where it stands."""
+        gm = game.gm
+        phase = gm.position.phase
+        kind = next(name for name, code in PHASE_KINDS.items() if code == phase.kind)
+        return {
+            "type": "game",
+            "game": game.id,
+            "settings": game.create.model_dump(mode="json"),
+            "state": gm.state,
+            "phase": None if gm.state == FORMING else str(phase),
+            "kind": None if gm.state == FORMING else kind,
+            "deadline": gm.next_deadline,
+        }
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """The ``game`` frame of every game not yet over, for a new follower."""
+        return [self.game_frame(g) for g in self.games.values() if g.gm.state != OVER]
+
+    # --- the negotiation server's requests ---------------------------------------------------
+
+    def check_player(self, game_id: str, power: str, passcode: int) -> str | None:
+        """The full name of ``power`` (a token or a name) when ``passcode`` is its passcode in
+        the game, else None."""
+        game = self.games.get(game_id)
+        if game is None:
+            return None
+        try:
+            name = game.gm.map.power(power)
+        except KeyError:
+            return None
+        player = game.gm.roster.players.get(name)
+        if player is None or not secrets.compare_digest(str(player.passcode), str(passcode)):
+            return None
+        return name
+
+    async def deliver(self, game_id: str, sender: str, recipients: list[str], press: str) -> list[str] | None:
+        """Relay press (DAIDE text) as ``FRM``; the recipients with a connection, or None when
+        the game or the press is unknown."""
+        game = self.games.get(game_id)
+        if game is None:
+            return None
+        try:
+            message = parse_press(press)
+        except DaideSyntaxError:
+            return None
+        if not isinstance(message, PressMessage):
+            return None
+        async with game.lock:
+            step = game.gm.deliver(sender, recipients, message, self.clock())
+            reached = [r for r in recipients if game.gm.map.power_abbreviations.get(r) in game.gm.roster.connection_of]
+            await self._commit(game, step)
+        return reached
+
+    async def bind(self, game_id: str, phase: str, orders: dict[str, list[str]]) -> bool:
+        """Record the order commitments confirmed for ``phase``; False for an unknown game."""
+        game = self.games.get(game_id)
+        if game is None:
+            return False
+        async with game.lock:
+            await self._commit(game, game.gm.bind(phase, orders, self.clock()))
+        return True
 
     async def _open_new_game(self) -> None:
         game = await self.create_game(self.open_settings)
@@ -388,12 +455,19 @@ class GameService:
             for event in step.records:
                 if event.kind in ("join", "adjudicate", "draw_declared"):
                     log.info(event.kind, game=game.id, power=event.payload.get("power"), kind=event.kind)
+        texts: dict[int, str] = {}  # a broadcast is one message sent to many: written once
         for action in step.actions:
+            if isinstance(action, Notify):
+                self.feed.publish(action.payload)
+                continue
             conn = self.connections.get(action.conn)
             if conn is None:
                 continue
             if isinstance(action, Send):
-                conn.put(str(action.message))
+                key = id(action.message)
+                if key not in texts:
+                    texts[key] = str(action.message)
+                conn.put(texts[key])
             elif isinstance(action, Close):
                 conn.close()
         if game.gm.state == OVER and not game.finished:

@@ -146,7 +146,7 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
         if env.get(env_name):
             values[key] = env[env_name]
         else:
-            values[key] = _kept_credential(data_dir / file_name, label, messages)
+            values[key] = kept_credential(data_dir / file_name, label, messages)
 
     try:
         return ServerSettings(**values), messages
@@ -159,7 +159,7 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
         raise SettingsError("; ".join(problems)) from None
 
 
-def _kept_credential(path: Path, label: str, messages: list[str]) -> str:
+def kept_credential(path: Path, label: str, messages: list[str]) -> str:
     """The value kept in ``path``, or a new one written there (mode 0600) and reported."""
     try:
         value = path.read_text(encoding="utf-8").strip()

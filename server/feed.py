@@ -1,0 +1,120 @@
+"""The game server's feed for the negotiation server: every game's events, and its requests.
+
+The negotiation server (issue 5) follows the game server over one websocket,
+``/internal/feed``, opened with the shared secret (``Authorization: Bearer <secret>``).
+Both sides send one JSON object per text frame.
+
+From the game server:
+
+- ``{"type": "game", "game", "settings", "state", "phase", "kind", "deadline"}``: every
+  unfinished game when the feed opens, and each game when it is created or starts;
+  ``settings`` is the body of ``POST /api/games``; ``deadline`` is a Unix time or null.
+- ``{"type": "phase", "game", "phase", "kind", "deadline"}``: a phase begins.
+- ``{"type": "results", "game", "phase", "orders", "results", "before", "after"}``: a phase
+  was adjudicated: the orders adjudicated by power (short notation, after binding; units
+  without one held or disbanded), each unit's result words, and the positions before and
+  after in the format of ``shared/spec/adjudication-case.md``.
+- ``{"type": "press", "game", "phase", "sender", "recipients", "press"}``: press a DAIDE
+  client sent (powers as DAIDE tokens; ``press`` the DAIDE press message as text).
+- ``{"type": "over", "game", "phase", "winner", "survivors"}``: the game ended.
+- answers to requests, with the request's ``id``: ``auth`` (``ok``, ``power``),
+  ``delivered`` (``ok``, ``reached``), ``bound`` (``ok``), ``error`` (``message``).
+
+From the negotiation server (:data:`Request`):
+
+- ``{"type": "auth", "id", "game", "power", "passcode"}``: is this the passcode of that
+  power (a DAIDE token or full name) in that game?
+- ``{"type": "deliver", "id", "game", "sender", "recipients", "press"}``: send DAIDE press
+  (text) as ``FRM`` to those powers' DAIDE connections.
+- ``{"type": "bind", "id", "game", "phase", "orders"}``: the order commitments confirmed
+  for that phase, by power (full names), in the short notation.
+
+A follower whose queue overflows is dropped; it reconnects and gets the ``game`` frames
+again. Events it missed while away are not replayed (the game's history is in the API).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+__all__ = ["Feed", "Follower", "Request", "parse_request"]
+
+DEFAULT_FOLLOWER_QUEUE = 16_384
+
+
+class _Frame(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: int | str
+
+
+class AuthRequest(_Frame):
+    type: Literal["auth"]
+    game: str
+    power: str
+    passcode: int
+
+
+class DeliverRequest(_Frame):
+    type: Literal["deliver"]
+    game: str
+    sender: str = Field(pattern=r"^[A-Z]{3}$")
+    recipients: list[Annotated[str, Field(pattern=r"^[A-Z]{3}$")]] = Field(min_length=1)
+    press: str = Field(max_length=16_384)
+
+
+class BindRequest(_Frame):
+    type: Literal["bind"]
+    game: str
+    phase: str
+    orders: dict[str, list[str]]
+
+
+Request = Annotated[AuthRequest | DeliverRequest | BindRequest, Field(discriminator="type")]
+_REQUEST: TypeAdapter[AuthRequest | DeliverRequest | BindRequest] = TypeAdapter(Request)
+
+
+def parse_request(text: str) -> AuthRequest | DeliverRequest | BindRequest:
+    """A request frame (raises pydantic's ``ValidationError`` for anything else)."""
+    return _REQUEST.validate_json(text)
+
+
+class Follower:
+    """One follower's bounded queue of frames (``None``: close)."""
+
+    def __init__(self, size: int = DEFAULT_FOLLOWER_QUEUE) -> None:
+        self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(size)
+        self.dropped = False
+
+    def put(self, frame: dict[str, Any]) -> None:
+        if self.dropped:
+            return
+        try:
+            self.outbox.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.dropped = True  # it reconnects and starts again from the game frames
+            while not self.outbox.empty():
+                self.outbox.get_nowait()
+            self.outbox.put_nowait(None)
+
+
+class Feed:
+    """Every follower of the server's games."""
+
+    def __init__(self) -> None:
+        self.followers: set[Follower] = set()
+
+    def follow(self, size: int = DEFAULT_FOLLOWER_QUEUE) -> Follower:
+        follower = Follower(size)
+        self.followers.add(follower)
+        return follower
+
+    def unfollow(self, follower: Follower) -> None:
+        self.followers.discard(follower)
+
+    def publish(self, frame: dict[str, Any]) -> None:
+        for follower in self.followers:
+            follower.put(frame)

@@ -1,0 +1,1 @@
+"""The negotiation server (issue 5): private L negotiation between bots and humans, with a notary."""

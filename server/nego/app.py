@@ -1,0 +1,105 @@
+"""The negotiation server's Starlette application.
+
+- ``/nego``: the negotiation websocket, one JSON object per text frame (see
+  :mod:`server.nego.frames`). A frame that is not JSON, or not a frame of the protocol,
+  gets an ``error`` frame with code ``frame``; a binary frame or one over
+  :data:`MAX_FRAME_CHARS` closes the connection.
+- ``GET /api/games/{id}/log`` with ``Authorization: Bearer <admin token>``: every record of
+  a game, private messages included, oldest first.
+- ``/healthz``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from server.nego.frames import FrameError, Hello, error, parse_frame
+from server.nego.service import NegoService
+from server.web import authorised, drain
+
+__all__ = ["MAX_FRAME_CHARS", "create_nego_app"]
+
+MAX_FRAME_CHARS = 32_768
+
+
+def create_nego_app(service: NegoService, admin_token: str, manage_service: bool = True) -> Starlette:
+    async def healthz(request: Request) -> Response:
+        following = service.link.connected.is_set()
+        body = {"status": "ok", "following": following, "games": len(service.games), "clients": len(service.clients)}
+        return JSONResponse(body)
+
+    async def game_log(request: Request) -> Response:
+        if not authorised(request, admin_token):
+            return JSONResponse(
+                {"error": "an admin token is needed"}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
+            )
+        game_id = request.path_params["game_id"]
+        if await asyncio.to_thread(service.store.game, game_id) is None:
+            return JSONResponse({"error": f"no game {game_id!r}"}, status_code=404)
+        events = await asyncio.to_thread(service.store.events, game_id)
+        records = [{"seq": e.seq, "at": e.at, **e.payload} for e in events]
+        return JSONResponse({"id": game_id, "records": records})
+
+    async def nego(websocket: WebSocket) -> None:
+        await websocket.accept()
+        client = service.connect()
+        writer = asyncio.create_task(drain(websocket, client.outbox, _json, lambda: client.dropped))
+        try:
+            while not client.dropped:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None or len(text) > MAX_FRAME_CHARS:
+                    client.close()
+                    break
+                try:
+                    frame = parse_frame(text)
+                except FrameError as e:
+                    client.put(error("frame", str(e), e.request_id))
+                    continue
+                if isinstance(frame, Hello):
+                    answer = await service.hello(client, frame.game, frame.power, frame.passcode)
+                    if answer["type"] == "error":
+                        client.put(answer)
+                else:
+                    await service.say(client, frame.text, frame.id)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            await service.disconnect(client)
+            with contextlib.suppress(asyncio.QueueFull):
+                client.outbox.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, timeout=5)
+            writer.cancel()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if manage_service:
+            await service.start()
+        try:
+            yield
+        finally:
+            if manage_service:
+                await service.stop()
+
+    routes = [
+        Route("/healthz", healthz),
+        Route("/api/games/{game_id}/log", game_log),
+        WebSocketRoute("/nego", nego),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def _json(frame: dict) -> str:
+    return json.dumps(frame, separators=(",", ":"))

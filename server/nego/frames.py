@@ -1,0 +1,105 @@
+"""The frames of ``/nego``: one JSON object per websocket text frame.
+
+From a client:
+
+- ``{"type": "hello", "game": ID, "power": "ENG", "passcode": N}``: the first frame; the
+  power and passcode are those the game server gave in ``HLO``, checked with it.
+- ``{"type": "say", "id": ANY, "text": "<an L message>"}``: send a message; ``id`` comes
+  back in the answer.
+
+From the server:
+
+- ``{"type": "welcome", "game", "power", "levels", "protocol", "binding", "phase",
+  "deadline", "open"}``: the hello was accepted; ``deadline`` is ISO 8601 UTC or null,
+  ``open`` whether press is allowed now. Every message of the game to or from the power
+  follows, as ``message`` frames, oldest first.
+- ``{"type": "ack", "id", "level"}``: the message was stored and delivered.
+- ``{"type": "error", "id", "code", "message", "line", "column"}``: it was not; ``code``
+  is one of :data:`ERROR_CODES`; ``line`` and ``column`` (from 1, within the text) for
+  ``syntax``, ``level`` and ``ontology`` errors, else null.
+- ``{"type": "message", "from", "to", "text", "phase", "seq"}``: a message to this power
+  (or, in the mail sent after ``welcome``, from it): ``text`` is its normal form, ``seq``
+  increases through the game.
+- ``{"type": "phase", "phase", "kind", "deadline", "open"}``: a phase begins.
+- ``{"type": "expired", "seq", "from", "to", "text", "phase"}``: a proposal still pending
+  when its phase ended (to its sender and those who had not answered).
+- ``{"type": "confirmed", "deal", "participants", "phase"}``: the notary confirmed a deal
+  (every power it commits proposed or accepted it).
+- ``{"type": "conflict", "deal", "reason", "phase"}``: the deal the power endorsed
+  contradicts one confirmed earlier in the phase, so it cannot be confirmed.
+- ``{"type": "compliance", "phase", "deal", "reports"}``: after a phase, how each party
+  kept a deal it confirmed or accepted (each report: ``power``, ``part``, ``kept``,
+  ``detail``).
+- ``{"type": "over", "phase"}``: the game ended.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+__all__ = ["ERROR_CODES", "FrameError", "Hello", "Say", "error", "parse_frame"]
+
+ERROR_CODES = ("syntax", "level", "ontology", "identity", "recipient", "protocol", "closed", "auth", "frame")
+MAX_TEXT = 16_384
+
+
+class _Frame(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Hello(_Frame):
+    type: Literal["hello"]
+    game: str = Field(min_length=1, max_length=64)
+    power: str = Field(min_length=3, max_length=16)
+    passcode: int
+
+
+class Say(_Frame):
+    type: Literal["say"]
+    id: Any = None
+    text: str = Field(max_length=MAX_TEXT)
+
+
+_FRAME: TypeAdapter[Hello | Say] = TypeAdapter(Annotated[Hello | Say, Field(discriminator="type")])
+
+
+class FrameError(ValueError):
+    """Not a frame of this protocol; ``request_id`` is the frame's ``id`` when it had one."""
+
+    def __init__(self, message: str, request_id: Any = None) -> None:
+        super().__init__(message)
+        self.request_id = request_id
+
+
+def parse_frame(text: str) -> Hello | Say:
+    """A client frame, or :class:`FrameError` saying what is wrong with it.
+
+    >>> parse_frame('{"type": "say", "id": 7, "text": "withdraw(eng, fra)"}')
+    Say(type='say', id=7, text='withdraw(eng, fra)')
+    >>> parse_frame('{"type": "shout"}')
+    Traceback (most recent call last):
+    ...
+    server.nego.frames.FrameError: Input tag 'shout' found using 'type' does not match any of the expected tags: 'hello', 'say'
+    """
+    try:
+        return _FRAME.validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"] if p not in ("hello", "say"))
+        request_id = None
+        if first["type"] != "json_invalid":
+            try:
+                raw = json.loads(text)
+                request_id = raw.get("id") if isinstance(raw, dict) else None
+            except ValueError:
+                pass
+        raise FrameError(f"{where + ': ' if where else ''}{first['msg']}", request_id) from None
+
+
+def error(code: str, message: str, request_id: Any = None, line: int | None = None, column: int | None = None) -> dict:
+    """An ``error`` frame."""
+    assert code in ERROR_CODES
+    return {"type": "error", "id": request_id, "code": code, "message": message, "line": line, "column": column}

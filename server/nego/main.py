@@ -1,0 +1,89 @@
+"""``detente nego``: the negotiation server, run by uvicorn in this process.
+
+:func:`serve_nego` is what the command runs and what the tests run in their own event
+loop; it calls ``ready(host, port)`` once the socket listens (the command prints
+``listening on http://HOST:PORT``). It follows the game server from then on, and keeps
+trying while the game server is away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import structlog
+
+from server.main import configure_logging
+from server.nego.app import create_nego_app
+from server.nego.service import NegoService
+from server.nego.settings import NegoSettings, load_nego_settings
+from server.settings import SettingsError
+from server.store import Store, StoreError
+from server.web import run_app
+
+__all__ = ["add_nego_arguments", "run_nego", "serve_nego"]
+
+_KEYS = ("game_server", "host", "port", "db", "data_dir", "secret", "admin_token")
+
+
+async def serve_nego(
+    settings: NegoSettings, ready: Callable[[str, int], None] | None = None, stop: asyncio.Event | None = None
+) -> None:
+    """Run the negotiation server until a signal or ``stop``."""
+    logger = structlog.get_logger("detente.nego")
+    store = await asyncio.to_thread(Store.open, settings.db)
+    try:
+        service = NegoService(store, settings.game_server, settings.secret)
+        app = create_nego_app(service, settings.admin_token)
+
+        def listening(host: str, port: int) -> None:
+            logger.info("listening", host=host, port=port, game_server=settings.game_server)
+            if ready is not None:
+                ready(host, port)
+
+        await run_app(app, settings.host, settings.port, listening, stop)
+    finally:
+        store.close()
+
+
+def add_nego_arguments(parser: Any) -> None:
+    """The options of ``detente nego``."""
+    parser.add_argument("--game-server", dest="game_server", required=True, help="the game server, http://HOST:8700")
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="the websocket port (default 8701; 0 picks one)")
+    parser.add_argument("--db", help="the SQLite store (default detente-data/nego.sqlite3)")
+    parser.add_argument("--data-dir", dest="data_dir", help="where the store and the kept tokens live")
+    parser.add_argument("--secret", help="the secret shared with the game server (or DETENTE_SECRET)")
+    parser.add_argument("--admin-token", dest="admin_token", help="reads the full logs (or DETENTE_ADMIN_TOKEN)")
+
+
+def run_nego(args: Any, env: Mapping[str, str] | None = None) -> int:
+    """``detente nego``: load the settings, print generated credentials once, serve."""
+    try:
+        settings, messages = load_nego_settings(
+            {key: getattr(args, key, None) for key in _KEYS}, dict(os.environ) if env is None else env
+        )
+    except SettingsError as exc:
+        print(f"detente nego: {exc}", file=sys.stderr)
+        return 2
+    for message in messages:
+        print(f"detente: {message}", flush=True)
+    configure_logging()
+
+    def ready(host: str, port: int) -> None:
+        print(f"detente: listening on http://{host}:{port}", flush=True)
+
+    try:
+        asyncio.run(serve_nego(settings, ready))
+    except StoreError as exc:
+        print(f"detente nego: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"detente nego: cannot listen: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,444 @@
+"""The sans-I/O negotiation of one game: L messages and game events in, frames out.
+
+A :class:`Negotiation` enforces what issue 5 asks of every message: grammar, level,
+ontology, identity, the game's protocol and its negotiation window; it keeps the pending
+proposals, the notary's deals and the commitments to check after each phase. It opens no
+socket and reads no clock: the server feeds it (:meth:`Negotiation.say`,
+:meth:`Negotiation.phase`, :meth:`Negotiation.results`, :meth:`Negotiation.daide_press`)
+and gets back an :class:`Outcome`: records to store first, then frames to deliver (to
+powers, as DAIDE tokens) and requests for the game server. Replaying the stored records
+(:meth:`Negotiation.replay`) rebuilds the same state, pending proposals included.
+
+>>> n = Negotiation("g1", Rules(protocol="reply"))
+>>> _ = n.game_started("S1901M", "movement", None)
+>>> out = n.say("ENG", "propose(eng, fra, Agree([eng fra], pce([eng fra])))")
+>>> out.reply
+{'type': 'ack', 'id': None, 'level': 1}
+>>> [(to, f["type"], f["from"]) for to, f in out.frames]
+[('FRA', 'message', 'ENG')]
+>>> n.say("FRA", "propose(fra, eng, Agree([eng fra], pce([eng fra])))").reply["code"]
+'protocol'
+>>> n.say("FRA", "accept(fra, eng, Agree([eng fra], pce([eng fra])))").reply["type"]
+'ack'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import engine.orders as eo
+from engine.maps import Map, standard_map
+from engine.position import Position
+from protocol.bridge import BridgeError, daide_to_l, l_to_daide
+from protocol.daide.parser import DaideSyntaxError, parse_press
+from protocol.l import LError, check_levels, check_ontology, parse, parse_levels, to_text
+from protocol.l import ast as a
+from server.binding import binding_orders
+from server.nego.compliance import Commitment, check
+from server.nego.notary import Confirmed, Conflict, Notary
+
+__all__ = ["Negotiation", "Outcome", "Rules"]
+
+PROTOCOLS = ("free", "reply", "bilateral")
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """What a game's settings say about negotiation (the body of ``POST /api/games``)."""
+
+    levels: str = "1-8"
+    protocol: str = "free"
+    binding: bool = False
+    press_phases: tuple[str, ...] = ("movement",)
+    press_level: int = 0  # DAIDE press level: from 10 on, L reaches DAIDE players as FRM
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> Rules:
+        return cls(
+            levels=str(settings.get("l_levels", "1-8")),
+            protocol=str(settings.get("protocol", "free")),
+            binding=bool(settings.get("binding", False)),
+            press_phases=tuple(settings.get("press_phases", ("movement",))),
+            press_level=int(settings.get("press_level", 0)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A pending proposal: who made it to whom, and who of them has yet to answer."""
+
+    seq: int
+    sender: str
+    receivers: frozenset[str]
+    deal: a.Deal | a.Agree
+    text: str
+
+
+@dataclass
+class Outcome:
+    """What one input produced: ``records`` to store before anything is sent, the ``reply``
+    to the client that spoke (if any), ``frames`` for powers (DAIDE tokens), and requests
+    for the game server: ``relays`` (sender, recipients, DAIDE press text) and ``bindings``
+    (phase, power -> orders)."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    reply: dict[str, Any] | None = None
+    frames: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    relays: list[tuple[str, tuple[str, ...], str]] = field(default_factory=list)
+    bindings: list[tuple[str, dict[str, list[str]]]] = field(default_factory=list)
+
+
+class SayError(Exception):
+    """A message refused: the ``error`` frame's code, message and place."""
+
+    def __init__(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.line, self.column = code, message, line, column
+
+
+class Negotiation:
+    """The negotiation of one game.
+
+    ``readers`` (DAIDE tokens) are the powers with a negotiation client connected; the
+    others get L as DAIDE ``FRM`` press through the game server when the game's press
+    level allows it, and find the rest in their mail when they connect.
+    """
+
+    def __init__(self, game_id: str, rules: Rules, m: Map | None = None) -> None:
+        self.game_id = game_id
+        self.rules = rules
+        self.levels = parse_levels(rules.levels)
+        self.map = m or standard_map()
+        self.position = Position.initial(self.map)
+        self.phase: str | None = None
+        self.kind: str | None = None
+        self.deadline: float | None = None
+        self.over = False
+        self.eliminated: set[str] = set()
+        self.seq = 0
+        self.pending: dict[int, Proposal] = {}
+        self.unanswered: dict[int, set[str]] = {}  # proposal seq -> receivers yet to answer
+        self.notary = Notary(self.map)
+        self.commitments: list[Commitment] = []
+        self.readers: set[str] = set()
+
+    # --- the game's events ----------------------------------------------------------------------
+
+    def game_started(self, phase: str, kind: str, deadline: float | None) -> Outcome:
+        """The game server says the game is at ``phase`` (its first, or where it is now)."""
+        return self.phase_begins(phase, kind, deadline)
+
+    def phase_begins(self, phase: str, kind: str, deadline: float | None) -> Outcome:
+        """A phase begins: pending proposals expire, the notary starts afresh, every power hears."""
+        out = Outcome(records=[{"kind": "phase", "phase": phase, "phase_kind": kind, "deadline": deadline}])
+        self._phase(phase, kind, deadline, out)
+        return out
+
+    def _phase(self, phase: str, kind: str, deadline: float | None, out: Outcome) -> None:
+        if phase == self.phase:
+            self.deadline = deadline
+            return
+        for proposal in sorted(self.pending.values(), key=lambda p: p.seq):
+            frame = {
+                "type": "expired",
+                "seq": proposal.seq,
+                "from": proposal.sender,
+                "to": sorted(proposal.receivers),
+                "text": proposal.text,
+                "phase": self.phase,
+            }
+            for power in sorted({proposal.sender, *self.unanswered[proposal.seq]}):
+                out.frames.append((power, frame))
+        self.pending.clear()
+        self.unanswered.clear()
+        self.phase, self.kind, self.deadline = phase, kind, deadline
+        self.notary.new_phase(phase)
+        frame = {"type": "phase", "phase": phase, "kind": kind, "deadline": deadline, "open": self.window_open}
+        out.frames.extend((power, frame) for power in self._powers())
+
+    def results(self, payload: Mapping[str, Any]) -> Outcome:
+        """A phase was adjudicated (the feed's ``results`` frame): compliance reports."""
+        out = Outcome(
+            records=[{"kind": "results", **{k: payload[k] for k in ("phase", "orders", "results", "before", "after")}}]
+        )
+        self._results(payload, out)
+        return out
+
+    def _results(self, payload: Mapping[str, Any], out: Outcome) -> None:
+        before = Position.from_json(payload["before"], self.map)
+        orders: dict[str, list[eo.Order]] = {}
+        for power, texts in payload["orders"].items():
+            orders[power] = [eo.parse_order(self.map, t) for t in texts]
+        after_json = payload["after"]
+        after = before if after_json["phase"] == "COMPLETED" else Position.from_json(after_json, self.map)
+        named = {before.unit_name(u): u for u in (*before.units, *(d.unit for d in before.dislodged))}
+        named.update({after.unit_name(u): u for u in after.units if after.unit_name(u) not in named})  # builds
+        results = {named[name]: words for name, words in payload["results"].items() if name in named}
+        reports = check(self.commitments, before, orders, results, after)
+        by_deal: dict[int, list[dict[str, Any]]] = {}
+        for report in reports:
+            by_deal.setdefault(report.commitment, []).append(report.to_json())
+        for index, found in sorted(by_deal.items()):
+            commitment = self.commitments[index]
+            frame = {
+                "type": "compliance",
+                "phase": payload["phase"],
+                "deal": to_text(commitment.deal),
+                "reports": found,
+            }
+            out.frames.extend((self._token(p), frame) for p in sorted(commitment.participants))
+        self.commitments = [c for c in self.commitments if c.lasts_after(payload["phase"])]
+        if after_json["phase"] != "COMPLETED":
+            self.position = after
+        for power in self.map.powers:
+            if not after.units_of(power) and not after.centers_of(power):
+                self.eliminated.add(self._token(power))
+
+    def game_over(self) -> Outcome:
+        out = Outcome(records=[{"kind": "over"}])
+        self.over = True
+        frame = {"type": "over", "phase": self.phase}
+        out.frames.extend((power, frame) for power in self._powers())
+        return out
+
+    # --- messages --------------------------------------------------------------------------------
+
+    @property
+    def window_open(self) -> bool:
+        """Whether press is allowed now: a phase of a kind the game negotiates in, game not over."""
+        return not self.over and self.phase is not None and self.kind in self.rules.press_phases
+
+    def say(self, power: str, text: str, request_id: Any = None) -> Outcome:
+        """``power`` (a DAIDE token, authenticated) says ``text``."""
+        out = Outcome()
+        try:
+            message, level = self._check(power, text)
+        except SayError as e:
+            out.reply = {"type": "error", "id": request_id, "code": e.code, "message": e.message}
+            out.reply.update({"line": e.line, "column": e.column})
+            return out
+        self.seq += 1
+        out.records.append(self._message_record(power, message))
+        self._accept(power, message, self.seq, out)
+        out.reply = {"type": "ack", "id": request_id, "level": level}
+        return out
+
+    def _message_record(self, sender: str, message: a.Message) -> dict[str, Any]:
+        receivers = sorted(r.upper() for r in message.receivers)
+        text = to_text(message)
+        return {
+            "kind": "message",
+            "seq": self.seq,
+            "sender": sender,
+            "to": receivers,
+            "text": text,
+            "phase": self.phase,
+        }
+
+    def _check(self, power: str, text: str) -> tuple[a.Message, int]:
+        try:
+            message = parse(text)
+            level = check_levels(message, self.levels, text)
+            check_ontology(message, self.map, text)
+        except LError as e:
+            raise SayError(e.kind, e.message, e.line, e.column) from None
+        except RecursionError:
+            raise SayError("syntax", "the message is nested too deeply", 1, 1) from None
+        if not self.window_open:
+            raise SayError("closed", f"no negotiation now ({self._when()})")
+        sender = message.sender.upper()
+        if sender != power:
+            raise SayError("identity", f"you are {power}, not {sender}: α must be the sender")
+        receivers = {r.upper() for r in message.receivers}
+        if power in receivers:
+            raise SayError("identity", f"{power} is both the sender and a receiver")
+        if power in self.eliminated:
+            raise SayError("recipient", f"{power} is out of the game")
+        gone = sorted(receivers & self.eliminated)
+        if gone:
+            raise SayError("recipient", f"{', '.join(gone)} {'is' if len(gone) == 1 else 'are'} out of the game")
+        self._check_protocol(power, message, receivers)
+        self._check_bridge(message, receivers)
+        return message, level
+
+    def _when(self) -> str:
+        if self.over:
+            return "the game is over"
+        if self.phase is None:
+            return "the game has not started"
+        return f"{self.phase} is a {self.kind} phase, and press is for {', '.join(self.rules.press_phases)} phases"
+
+    def _check_protocol(self, power: str, message: a.Message, receivers: set[str]) -> None:
+        protocol = self.rules.protocol
+        if protocol == "bilateral" and len(receivers) != 1:
+            raise SayError("protocol", "the bilateral protocol allows exactly one receiver")
+        if protocol != "reply":
+            return
+        if isinstance(message, a.Propose):
+            for other in sorted(receivers):
+                if self._pending_between(power, other):
+                    raise SayError(
+                        "protocol",
+                        f"a proposal between {power} and {other} is pending: "
+                        "it must be accepted, rejected or withdrawn first",
+                    )
+        elif isinstance(message, a.Accept | a.Reject):
+            if self._answered(power, message, receivers) is None:
+                verb = type(message).__name__.lower()
+                raise SayError("protocol", f"there is no pending proposal to {power} of that deal to {verb}")
+        elif isinstance(message, a.Withdraw):
+            if not self._withdrawn(power, receivers):
+                raise SayError("protocol", f"{power} has no pending proposal to exactly {', '.join(sorted(receivers))}")
+
+    def _pending_between(self, one: str, other: str) -> bool:
+        for proposal in self.pending.values():
+            waiting = self.unanswered[proposal.seq]
+            if (proposal.sender == one and other in waiting) or (proposal.sender == other and one in waiting):
+                return True
+        return False
+
+    def _answered(self, power: str, message: a.Accept | a.Reject, receivers: set[str]) -> Proposal | None:
+        """The pending proposal to ``power`` that ``message`` answers (same deal, its sender among β)."""
+        for proposal in sorted(self.pending.values(), key=lambda p: p.seq):
+            if (
+                proposal.deal == message.deal
+                and proposal.sender in receivers
+                and power in self.unanswered[proposal.seq]
+            ):
+                return proposal
+        return None
+
+    def _withdrawn(self, power: str, receivers: set[str]) -> list[Proposal]:
+        return [p for p in self.pending.values() if p.sender == power and p.receivers == frozenset(receivers)]
+
+    def _check_bridge(self, message: a.Message, receivers: set[str]) -> None:
+        """A receiver without a negotiation client must be reachable in DAIDE, if it can get press."""
+        if self.rules.press_level < 10 or receivers <= self.readers:
+            return
+        try:
+            l_to_daide(message, self.position, self._pending_deal)
+        except BridgeError as e:
+            daide_only = ", ".join(sorted(receivers - self.readers))
+            raise SayError(
+                "recipient", f"{daide_only} read{'s' if len(receivers - self.readers) == 1 else ''} DAIDE only, and {e}"
+            ) from None
+
+    def _pending_deal(self, sender: str, receivers: Iterable[str]) -> a.Deal | a.Agree | None:
+        wanted = frozenset(r.upper() for r in receivers)
+        found = [p for p in self.pending.values() if p.sender == sender.upper() and p.receivers == wanted]
+        return found[-1].deal if found else None
+
+    def _accept(self, power: str, message: a.Message, seq: int, out: Outcome) -> None:
+        """Deliver an accepted message and apply it to the proposals and the notary."""
+        receivers = frozenset(r.upper() for r in message.receivers)
+        text = to_text(message)
+        frame = {
+            "type": "message",
+            "from": power,
+            "to": sorted(receivers),
+            "text": text,
+            "phase": self.phase,
+            "seq": seq,
+        }
+        out.frames.extend((r, frame) for r in sorted(receivers))
+        daide_only = receivers - self.readers
+        if daide_only and self.rules.press_level >= 10:
+            try:
+                _sender, _recipients, press = l_to_daide(message, self.position, self._pending_deal)
+                out.relays.append((power, tuple(sorted(daide_only)), str(press)))
+            except BridgeError:
+                pass  # checked before acceptance unless the readers changed since
+        if isinstance(message, a.Propose):
+            self.pending[seq] = Proposal(seq, power, receivers, message.deal, text)
+            self.unanswered[seq] = set(receivers)
+            self._endorse(power, message.deal, out)
+        elif isinstance(message, a.Accept | a.Reject):
+            proposal = self._answered(power, message, set(receivers))
+            if proposal is not None:
+                self.unanswered[proposal.seq].discard(power)
+                if not self.unanswered[proposal.seq]:
+                    del self.pending[proposal.seq], self.unanswered[proposal.seq]
+            if isinstance(message, a.Accept):
+                self._keep(message.deal, {power.lower(), *(r.lower() for r in receivers)})
+                self._endorse(power, message.deal, out)
+        elif isinstance(message, a.Withdraw):
+            for proposal in self._withdrawn(power, set(receivers)):
+                del self.pending[proposal.seq], self.unanswered[proposal.seq]
+                self.notary.forget(power.lower(), proposal.deal)
+
+    def _keep(self, deal: a.Deal | a.Agree, participants: Iterable[str]) -> None:
+        """Check ``deal`` after the phase, for its participants so far and these."""
+        for i, kept in enumerate(self.commitments):
+            if kept.deal == deal and kept.phase == self.phase:
+                self.commitments[i] = Commitment(deal, kept.participants | frozenset(participants), kept.phase)
+                return
+        self.commitments.append(Commitment(deal, frozenset(participants), self.phase or ""))
+
+    def _endorse(self, power: str, deal: a.Deal | a.Agree, out: Outcome) -> None:
+        already = deal in self.notary.confirmed()
+        outcome = self.notary.endorse(power.lower(), deal, self.position)
+        if isinstance(outcome, Confirmed) and not already:
+            participants = sorted(p.upper() for p in outcome.participants)
+            frame = {
+                "type": "confirmed",
+                "deal": to_text(outcome.deal),
+                "participants": participants,
+                "phase": self.phase,
+            }
+            out.frames.extend((p, frame) for p in participants)
+            self._keep(outcome.deal, outcome.participants)
+            if self.rules.binding and self.phase is not None:
+                binding = binding_orders(self.notary.confirmed(), self.position)
+                texts = {p: [eo.format_order(self.map, o) for o in orders] for p, orders in binding.items() if orders}
+                out.bindings.append((self.phase, texts))
+        elif isinstance(outcome, Conflict):
+            frame = {"type": "conflict", "deal": to_text(deal), "reason": outcome.reason, "phase": self.phase}
+            out.frames.append((power, frame))
+
+    # --- DAIDE press, through the bridge ----------------------------------------------------------
+
+    def daide_press(self, sender: str, recipients: Iterable[str], press: str) -> Outcome:
+        """Press a DAIDE client sent (the feed's ``press`` frame): L for the negotiation clients
+        among its recipients, or, when L cannot say it, DAIDE's ``HUH`` back to the sender."""
+        out = Outcome()
+        readers = sorted(set(recipients) & self.readers)
+        if not readers:
+            return out
+        try:
+            value = parse_press(press)
+            message = daide_to_l(sender, tuple(recipients), value, self.position)
+        except (BridgeError, DaideSyntaxError) as e:
+            for reader in readers:
+                out.relays.append((reader, (sender,), f"HUH (ERR {press})"))
+            out.records.append({"kind": "untranslated", "sender": sender, "press": press, "reason": str(e)})
+            return out
+        self.seq += 1
+        out.records.append({**self._message_record(sender, message), "via": "daide"})
+        self._accept(sender, message, self.seq, out)
+        out.relays.clear()  # it came from DAIDE: its DAIDE recipients have it already
+        return out
+
+    # --- replay -----------------------------------------------------------------------------------
+
+    def apply(self, record: Mapping[str, Any]) -> None:
+        """Apply a stored record again (its frames are not sent twice)."""
+        kind, out = record["kind"], Outcome()
+        if kind == "phase":
+            self._phase(record["phase"], record["phase_kind"], record["deadline"], out)
+        elif kind == "results":
+            self._results(record, out)
+        elif kind == "over":
+            self.over = True
+        elif kind == "message":
+            self.seq = int(record["seq"])
+            self._accept(record["sender"], parse(record["text"]), self.seq, out)
+
+    # --- helpers ----------------------------------------------------------------------------------
+
+    def _powers(self) -> list[str]:
+        return [self._token(p) for p in self.map.powers]
+
+    def _token(self, power: str) -> str:
+        return self.map.abbreviation_of.get(power.upper(), power.upper())

@@ -1,0 +1,265 @@
+"""The notary: BANDANA's Unstructured Negotiation Protocol, for one game.
+
+In D-Brane's protocol (de Jonge and Sierra, section 4) proposing and accepting are the
+same act: a power *endorses* a deal. A deal is confirmed as soon as every power it
+commits (``server.binding.committed``: the α of each Commit, every power of an Agree) has
+endorsed it, provided it is consistent with the deals already confirmed: confirmed deals
+are never undone within a phase, so a deal that contradicts one can never be confirmed in
+that phase, and the notary says so at once, at any endorsement. A new phase starts afresh.
+
+Two sets of deals are inconsistent when no orders of the phase could keep them all, as
+``server.nego.compliance`` judges keeping. The notary finds these cases (sound, not
+complete), between a deal and itself or a deal confirmed before, comparing commitments
+for the same phase (untimed ``Do``: this phase; untimed predicates: every phase):
+
+- one unit (the unit in a province) committed to two different orders;
+- ``Do(x)`` and ``~Do(x)``;
+- ``dmz(P, provinces)`` binding a power, with an order of that power moving, retreating
+  or building a unit into the provinces, or holding, supporting or convoying from them;
+- ``pce(P)`` or ``aly(P, ...)`` binding a power, with an order of that power, this phase,
+  that moves, supports or convoys a move into a supply centre another power of P owns.
+  A move into a province another party's unit stands in is no certain breach (the unit
+  may leave, and following a unit in is no attack), so it is not a conflict.
+
+State is only what the calls say, in their order: no clock, no randomness, and sets
+iterated sorted, so replaying the stored calls rebuilds the same notary and outcomes.
+
+>>> from engine import Position
+>>> from protocol.l import parse
+>>> start = Position.initial()
+>>> notary = Notary(start.map)
+>>> notary.new_phase("S1901M")
+>>> peace = parse("propose(eng, fra, Agree([eng fra], pce([eng fra])))").deal
+>>> notary.endorse("eng", peace, start).missing
+frozenset({'fra'})
+>>> notary.endorse("fra", peace, start) == Confirmed(peace, frozenset({"eng", "fra"}))
+True
+>>> stab = parse("propose(eng, fra, Commit(eng, fra, Do(mto(Unit(eng, Region(lon, coast)), Region(ech, sea)))))").deal
+>>> sorted(notary.endorse("eng", stab, start).participants)  # only eng is committed: its proposal confirms
+['eng', 'fra']
+>>> notary.endorse("eng", parse("propose(eng, fra, Commit(eng, fra, Do(hld(Unit(eng, Region(lon, coast))))))").deal, start).reason
+'the unit in lon is committed to hld(Unit(eng, Region(lon, coast))) and to mto(Unit(eng, Region(lon, coast)), Region(ech, sea))'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from engine.maps import Map
+from engine.position import Phase, Position
+from protocol.l import ast as a
+from server.binding import Literal, action_key, actor, committed, kind_of, literals, phase_of_turn
+
+__all__ = ["Confirmed", "Conflict", "Notary", "Outcome", "Pending", "participants"]
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """Not confirmed yet: ``missing`` are the committed powers yet to propose or accept it."""
+
+    deal: a.Deal | a.Agree
+    missing: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmed:
+    """Confirmed this phase; ``participants`` are the powers to tell (see :func:`participants`)."""
+
+    deal: a.Deal | a.Agree
+    participants: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Cannot be confirmed this phase: it contradicts ``with_deal`` (itself, or one confirmed)."""
+
+    deal: a.Deal | a.Agree
+    reason: str
+    with_deal: a.Deal | a.Agree
+
+
+Outcome: TypeAlias = Pending | Confirmed | Conflict
+
+
+def participants(deal: a.Deal | a.Agree) -> frozenset[str]:
+    """The powers a deal names: those it commits and those the commitments are made to."""
+    if isinstance(deal, a.Agree):
+        return deal.agents
+    return frozenset().union(*({c.agent, *c.agents} for c in deal.commits))
+
+
+class Notary:
+    """The deals endorsed and confirmed in one game's current phase."""
+
+    def __init__(self, m: Map) -> None:
+        self.map = m
+        self._phase: Phase | None = None
+        self._endorsed: dict[a.Deal | a.Agree, set[str]] = {}
+        self._confirmed: dict[a.Deal | a.Agree, tuple[Confirmed, _Claims]] = {}
+
+    @property
+    def phase(self) -> str | None:
+        """The current phase (``S1901M``), None before the first."""
+        return None if self._phase is None else str(self._phase)
+
+    def new_phase(self, phase: str) -> None:
+        """Start ``phase``: no deal is endorsed or confirmed in it yet."""
+        self._phase = Phase.parse(phase)
+        self._endorsed.clear()
+        self._confirmed.clear()
+
+    def endorse(self, power: str, deal: a.Deal | a.Agree, position: Position) -> Outcome:
+        """``power`` (L name) proposed or accepted ``deal``; ``position`` is the board of the phase.
+
+        A deal already confirmed this phase gives its :class:`Confirmed` again (the same
+        participants): the server tells nobody twice by comparing. The participants of a
+        new confirmation are those the deal names and every power that endorsed it.
+        """
+        if deal in self._confirmed:
+            return self._confirmed[deal][0]
+        endorsers = self._endorsed.setdefault(deal, set())
+        endorsers.add(power.lower())
+        claims = _Claims.of(deal, self._phase or position.phase, position)
+        clash = _clash(claims, claims)
+        if clash is not None:
+            return Conflict(deal, clash, deal)
+        for other, other_claims in self._confirmed.values():
+            clash = _clash(claims, other_claims) or _clash(other_claims, claims)
+            if clash is not None:
+                return Conflict(deal, clash, other.deal)
+        missing = committed(deal) - endorsers
+        if missing:
+            return Pending(deal, frozenset(missing))
+        record = Confirmed(deal, participants(deal) | endorsers)
+        del self._endorsed[deal]
+        self._confirmed[deal] = (record, claims)
+        return record
+
+    def forget(self, power: str, deal: a.Deal | a.Agree) -> bool:
+        """``power`` no longer endorses ``deal`` (it withdrew its proposal, or rejected the
+        deal): whether it did. A confirmed deal stays confirmed."""
+        endorsers = self._endorsed.get(deal, set())
+        if power.lower() not in endorsers:
+            return False
+        endorsers.discard(power.lower())
+        if not endorsers:
+            del self._endorsed[deal]
+        return True
+
+    def confirmed(self) -> list[a.Deal | a.Agree]:
+        """The deals confirmed this phase, in the order they were confirmed."""
+        return list(self._confirmed)
+
+
+# --- consistency ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Order:
+    """A committed order: ``power`` does ``action`` in ``phase`` (or refuses it, in ``refusals``)."""
+
+    power: str
+    phase: Phase
+    province: str | None  # of the unit ordered; None for a waive
+    key: Hashable
+    action: a.Action
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    """A committed predicate binding ``power``, for ``phase`` (None: every phase)."""
+
+    power: str
+    phase: Phase | None
+    atom: a.Pce | a.Aly | a.Dmz
+
+
+@dataclass(frozen=True, slots=True)
+class _Claims:
+    """What one deal commits powers to, for comparing with another deal."""
+
+    orders: tuple[_Order, ...]
+    refusals: tuple[_Order, ...]
+    rules: tuple[_Rule, ...]
+    now: Phase
+    position: Position
+
+    @classmethod
+    def of(cls, deal: a.Deal | a.Agree, now: Phase, position: Position) -> _Claims:
+        orders: list[_Order] = []
+        refusals: list[_Order] = []
+        rules: list[_Rule] = []
+        for literal in literals(deal):
+            atom = literal.atom
+            if isinstance(atom, a.Do):
+                phase = _phase(literal, now)
+                if kind_of(atom.action) == phase.kind:
+                    province = None if isinstance(atom.action, a.Wve) else atom.action.unit.region.province
+                    order = _Order(literal.power, phase, province, action_key(atom.action), atom.action)
+                    (orders if literal.positive else refusals).append(order)
+            elif _binds(literal.power, atom):
+                rules.append(_Rule(literal.power, None if literal.time is None else phase_of_turn(literal.time), atom))
+        return cls(tuple(orders), tuple(refusals), tuple(rules), now, position)
+
+
+def _phase(literal: Literal, now: Phase) -> Phase:
+    return now if literal.time is None else phase_of_turn(literal.time)
+
+
+def _binds(power: str, atom: a.Do | a.Pce | a.Aly | a.Dmz) -> bool:
+    """A predicate binds a power that is among its powers (among the allies for ``aly``)."""
+    if isinstance(atom, a.Aly):
+        return power in atom.allies
+    return isinstance(atom, a.Pce | a.Dmz) and power in atom.powers
+
+
+def _clash(mine: _Claims, theirs: _Claims) -> str | None:
+    """Why ``mine`` contradicts ``theirs``, in the first case found; None if it does not."""
+    for order in mine.orders:
+        for other in theirs.orders:
+            same_unit = order.province is not None and (order.phase, order.province) == (other.phase, other.province)
+            if same_unit and order.key != other.key:
+                first, second = sorted((str(order.action), str(other.action)))
+                return f"the unit in {order.province} is committed to {first} and to {second}"
+        for refusal in theirs.refusals:
+            if (order.phase, order.key) == (refusal.phase, refusal.key):
+                return f"{order.action} is both committed and refused"
+        for rule in theirs.rules:
+            if rule.power == order.power and rule.phase in (None, order.phase):
+                breach = _breach(rule, order, mine.position if mine.now == order.phase else None)
+                if breach is not None:
+                    return breach
+    return None
+
+
+def _breach(rule: _Rule, order: _Order, board: Position | None) -> str | None:
+    """Why ``order`` breaks ``rule`` of the same power; ``board`` is known for this phase only."""
+    action = order.action
+    atom = rule.atom
+    if isinstance(atom, a.Dmz):
+        if isinstance(action, a.Mto | a.Cto | a.Rto):
+            into = action.region.province
+        elif isinstance(action, a.Hld | a.Sup | a.Cvy | a.Bld):
+            into = action.unit.region.province
+        else:
+            return None
+        return f"{action} enters or stays in {into}, against {atom}" if into in atom.provinces else None
+    if board is None:
+        return None
+    if isinstance(action, a.Mto | a.Cto):
+        into, mover = action.region.province, actor(action)
+    elif isinstance(action, a.Sup) and isinstance(action.order, a.Mto):
+        into, mover = action.order.region.province, actor(action.order)
+    elif isinstance(action, a.Cvy):
+        into, mover = action.move.region.province, actor(action.move)
+    else:
+        return None
+    m = board.map
+    owner = board.centers[m.province_of[m.location(into)]]
+    victim = None if owner is None else m.abbreviation_of[owner].lower()
+    parties = atom.allies if isinstance(atom, a.Aly) else atom.powers
+    if victim is not None and victim in parties and victim not in (order.power, mover):
+        return f"{action} goes into {into}, a centre of {victim}, against {atom}"
+    return None

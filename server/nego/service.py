@@ -1,0 +1,338 @@
+"""The asyncio layer of the negotiation server: the store, each game's negotiation, the
+clients, and the link to the game server.
+
+:class:`NegoService` follows the game server's feed (:mod:`server.feed`) over one
+websocket, reconnecting when it drops, and asks it to check passcodes, to relay L as DAIDE
+press and to make confirmed commitments binding. Each game's inputs are serialised by a
+lock; every :class:`~server.nego.negotiation.Outcome` is handled the same way: its records
+go to the store (in a worker thread, durably) *before* the reply and the frames go out.
+On :meth:`NegoService.start` every unfinished game is rebuilt from the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+import websockets
+
+from server.nego.frames import error
+from server.nego.negotiation import Negotiation, Outcome, Rules
+from server.store import Store
+
+__all__ = ["Client", "GameServerLink", "NegoService", "iso_time"]
+
+DEFAULT_QUEUE_SIZE = 1024
+REQUEST_TIMEOUT = 10.0
+
+log = structlog.get_logger("detente.nego")
+
+
+def iso_time(at: float | None) -> str | None:
+    """A Unix time as ISO 8601 UTC (``2026-11-22T10:00:00Z``)."""
+    if at is None:
+        return None
+    return datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")
+
+
+@dataclass(eq=False)
+class Client:
+    """One ``/nego`` connection: a bounded queue of frames (``None``: close), and who it is."""
+
+    id: int
+    game: str | None = None
+    power: str | None = None
+    outbox: asyncio.Queue[dict[str, Any] | None] = field(default_factory=lambda: asyncio.Queue(DEFAULT_QUEUE_SIZE))
+    dropped: bool = False
+
+    def put(self, frame: dict[str, Any]) -> None:
+        if self.dropped:
+            return
+        try:
+            self.outbox.put_nowait(frame)
+        except asyncio.QueueFull:  # a client that does not read is dropped, not waited for
+            self.close()
+
+    def close(self) -> None:
+        """Close now, discarding what is queued."""
+        self.dropped = True
+        while not self.outbox.empty():
+            self.outbox.get_nowait()
+        self.outbox.put_nowait(None)
+
+
+@dataclass(eq=False)
+class Game:
+    id: str
+    negotiation: Negotiation
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    clients: dict[str, set[Client]] = field(default_factory=dict)  # power token -> connections
+
+
+class GameServerLink:
+    """The websocket to the game server's feed: frames in to ``handle``, requests out."""
+
+    def __init__(self, url: str, secret: str, handle: Callable[[dict[str, Any]], Any]) -> None:
+        self.url = url
+        self.secret = secret
+        self.handle = handle
+        self.connected = asyncio.Event()
+        self._ws: Any = None
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+
+    async def run(self) -> None:
+        """Follow the feed for ever, reconnecting with a growing pause (up to 5 s)."""
+        pause = 0.1
+        while True:
+            try:
+                async with websockets.connect(
+                    self.url, additional_headers={"Authorization": f"Bearer {self.secret}"}, max_size=2**24
+                ) as ws:
+                    self._ws, pause = ws, 0.1
+                    self.connected.set()
+                    log.info("following the game server", url=self.url)
+                    async for text in ws:
+                        frame = json.loads(text)
+                        waiter = self._waiting.pop(frame.get("id"), None) if "id" in frame else None
+                        if waiter is not None and not waiter.done():
+                            waiter.set_result(frame)
+                            continue
+                        try:
+                            await self.handle(frame)
+                        except Exception:  # one bad event must not stop the following of every game
+                            log.exception("feed frame failed", frame_type=frame.get("type"), game=frame.get("game"))
+            except (OSError, websockets.exceptions.WebSocketException) as exc:
+                log.warning("game server unreachable", url=self.url, error=str(exc))
+            finally:
+                self._ws = None
+                self.connected.clear()
+                for waiter in self._waiting.values():
+                    if not waiter.done():
+                        waiter.set_exception(ConnectionError("the game server went away"))
+                self._waiting.clear()
+            await asyncio.sleep(pause)
+            pause = min(5.0, pause * 2)
+
+    async def request(self, frame: dict[str, Any]) -> dict[str, Any]:
+        """Send a request and wait for its answer (``ConnectionError`` if the link is down)."""
+        try:
+            await asyncio.wait_for(self.connected.wait(), REQUEST_TIMEOUT)
+        except TimeoutError:
+            raise ConnectionError("the game server cannot be reached") from None
+        request_id = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = future
+        await self._ws.send(json.dumps({**frame, "id": request_id}))
+        return await asyncio.wait_for(future, REQUEST_TIMEOUT)
+
+
+class NegoService:
+    """Every game's negotiation in one process."""
+
+    def __init__(self, store: Store, game_server_url: str, secret: str, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.games: dict[str, Game] = {}
+        self.clients: dict[int, Client] = {}
+        self._ids = itertools.count(1)
+        self.link = GameServerLink(_feed_url(game_server_url), secret, self._on_feed)
+        self._task: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self.clock = clock
+
+    # --- lifetime -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        for stored in await asyncio.to_thread(self.store.games, True):
+            negotiation = Negotiation(stored.id, Rules.of(stored.settings))
+            events = await asyncio.to_thread(self.store.events, stored.id)
+            for event in events:
+                negotiation.apply(event.payload)
+            self.games[stored.id] = Game(stored.id, negotiation)
+            log.info("game restored", game=stored.id, phase=negotiation.phase, messages=negotiation.seq)
+        self._task = asyncio.create_task(self.link.run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        for client in list(self.clients.values()):
+            client.close()
+
+    # --- the game server's feed -----------------------------------------------------------------
+
+    async def _on_feed(self, frame: dict[str, Any]) -> None:
+        kind, game_id = frame.get("type"), frame.get("game")
+        if not isinstance(game_id, str):
+            return
+        if kind == "game":
+            game = await self._game(game_id, frame["settings"])
+            if frame["state"] == "playing" and frame["phase"] != game.negotiation.phase:
+                async with game.lock:
+                    await self._commit(
+                        game, game.negotiation.phase_begins(frame["phase"], frame["kind"], frame["deadline"])
+                    )
+            return
+        followed = self.games.get(game_id)
+        if followed is None:
+            return  # a game that ended before we followed it
+        async with followed.lock:
+            n = followed.negotiation
+            if kind == "phase":
+                await self._commit(followed, n.phase_begins(frame["phase"], frame["kind"], frame["deadline"]))
+            elif kind == "results":
+                await self._commit(followed, n.results(frame))
+            elif kind == "press":
+                await self._commit(followed, n.daide_press(frame["sender"], frame["recipients"], frame["press"]))
+            elif kind == "over":
+                await self._commit(followed, n.game_over())
+                await asyncio.to_thread(self.store.finish, game_id, {"phase": n.phase})
+
+    async def _game(self, game_id: str, settings: dict[str, Any]) -> Game:
+        game = self.games.get(game_id)
+        if game is None:
+            if await asyncio.to_thread(self.store.game, game_id) is None:
+                await asyncio.to_thread(self.store.create_game, game_id, settings)
+            game = Game(game_id, Negotiation(game_id, Rules.of(settings)))
+            self.games[game_id] = game
+        return game
+
+    # --- clients --------------------------------------------------------------------------------
+
+    def connect(self) -> Client:
+        client = Client(next(self._ids))
+        self.clients[client.id] = client
+        return client
+
+    async def disconnect(self, client: Client) -> None:
+        self.clients.pop(client.id, None)
+        game = self.games.get(client.game) if client.game is not None else None
+        if game is None or client.power is None:
+            return
+        async with game.lock:
+            conns = game.clients.get(client.power, set())
+            conns.discard(client)
+            if not conns:
+                game.clients.pop(client.power, None)
+                game.negotiation.readers.discard(client.power)
+
+    async def hello(self, client: Client, game_id: str, power: str, passcode: int) -> dict[str, Any]:
+        """Check the power and passcode with the game server; the ``welcome`` or ``error`` frame."""
+        if client.power is not None:
+            return error("auth", "this connection has said hello already")
+        try:
+            answer = await self.link.request({"type": "auth", "game": game_id, "power": power, "passcode": passcode})
+        except (ConnectionError, TimeoutError):
+            return error("auth", "the game server cannot check the passcode now; try again")
+        game = self.games.get(game_id)
+        if not answer.get("ok") or game is None:
+            return error("auth", "wrong game, power or passcode")
+        n = game.negotiation
+        token = n.map.abbreviation_of[answer["power"]]
+        async with game.lock:
+            client.game, client.power = game_id, token
+            game.clients.setdefault(token, set()).add(client)
+            n.readers.add(token)
+            mail = await asyncio.to_thread(self._mail, game_id, token)
+        log.info("client joined", game=game_id, power=token, client=client.id)
+        welcome = {
+            "type": "welcome",
+            "game": game_id,
+            "power": token,
+            "levels": n.rules.levels,
+            "protocol": n.rules.protocol,
+            "binding": n.rules.binding,
+            "phase": n.phase,
+            "deadline": iso_time(n.deadline),
+            "open": n.window_open,
+        }
+        client.put(welcome)
+        for frame in mail:
+            client.put(frame)
+        return welcome
+
+    def _mail(self, game_id: str, power: str) -> list[dict[str, Any]]:
+        frames = []
+        for event in self.store.events(game_id):
+            p = event.payload
+            if p["kind"] == "message" and (p["sender"] == power or power in p["to"]):
+                frames.append(
+                    {
+                        "type": "message",
+                        "from": p["sender"],
+                        "to": p["to"],
+                        "text": p["text"],
+                        "phase": p["phase"],
+                        "seq": p["seq"],
+                    }
+                )
+        return frames
+
+    async def say(self, client: Client, text: str, request_id: Any) -> None:
+        game = self.games.get(client.game) if client.game is not None else None
+        if game is None or client.power is None:
+            client.put(error("auth", "say hello first", request_id))
+            return
+        async with game.lock:
+            outcome = game.negotiation.say(client.power, text, request_id)
+            await self._commit(game, outcome, client)
+        log.debug(
+            "say", game=game.id, power=client.power, ok=outcome.reply is not None and outcome.reply["type"] == "ack"
+        )
+
+    # --- outcomes -------------------------------------------------------------------------------
+
+    async def _commit(self, game: Game, outcome: Outcome, client: Client | None = None) -> None:
+        """Store, then answer, then deliver, then ask the game server (the game's lock is held)."""
+        if outcome.records:
+            now = self._now()
+            rows = [(r["kind"], r, now) for r in outcome.records]
+            await asyncio.to_thread(self.store.append_many, game.id, rows)
+        if client is not None and outcome.reply is not None:
+            client.put(outcome.reply)
+        for power, frame in outcome.frames:
+            for conn in game.clients.get(power, ()):
+                conn.put(frame)
+        for sender, recipients, press in outcome.relays:
+            self._spawn(
+                self.link.request(
+                    {
+                        "type": "deliver",
+                        "game": game.id,
+                        "sender": sender,
+                        "recipients": list(recipients),
+                        "press": press,
+                    }
+                )
+            )
+        for phase, orders in outcome.bindings:
+            self._spawn(self.link.request({"type": "bind", "game": game.id, "phase": phase, "orders": orders}))
+
+    def _spawn(self, coroutine: Any) -> None:
+        async def quietly() -> None:
+            try:
+                await coroutine
+            except (ConnectionError, TimeoutError) as exc:
+                log.warning("game server request failed", error=str(exc))
+
+        task = asyncio.create_task(quietly())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _now(self) -> float:
+        return self.clock()
+
+
+def _feed_url(game_server: str) -> str:
+    """``http://host:8700`` -> ``ws://host:8700/internal/feed``."""
+    base = game_server.rstrip("/")
+    if base.startswith("http"):
+        base = "ws" + base[4:]
+    return base + "/internal/feed"

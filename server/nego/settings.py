@@ -1,0 +1,83 @@
+"""The negotiation server's configuration: ``detente nego``'s options and the environment.
+
+The secret it shares with the game server and its own admin token come, in this order,
+from the command line, from ``DETENTE_SECRET`` / ``DETENTE_ADMIN_TOKEN``, from the files
+kept in the data directory (the game server's, when both use one directory, as
+``detente play`` does), or are generated and kept there.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     settings, _ = load_nego_settings({"game_server": "http://127.0.0.1:8700", "data_dir": tmp, "secret": "s"}, {})
+>>> settings.port, settings.db.name
+(8701, 'nego.sqlite3')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from server.settings import (
+    ADMIN_TOKEN_ENV,
+    ADMIN_TOKEN_FILE,
+    DEFAULT_DATA_DIR,
+    SECRET_ENV,
+    SECRET_FILE,
+    SettingsError,
+    kept_credential,
+)
+
+__all__ = ["NegoSettings", "load_nego_settings"]
+
+DB_NAME = "nego.sqlite3"
+
+
+class NegoSettings(BaseModel):
+    """Everything ``detente nego`` needs to run; build it with :func:`load_nego_settings`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    game_server: str = Field(pattern=r"^(https?|wss?)://", description="the game server's URL")
+    host: str = Field(default="127.0.0.1", min_length=1)
+    port: int = Field(default=8701, ge=0, le=65535, description="the websocket port; 0 picks a free one")
+    data_dir: Path = DEFAULT_DATA_DIR
+    db: Path = DEFAULT_DATA_DIR / DB_NAME
+    secret: str = Field(min_length=1, repr=False)
+    admin_token: str = Field(min_length=1, repr=False)
+
+
+_OPTIONS = {
+    "game_server": "--game-server",
+    "host": "--host",
+    "port": "--port",
+    "db": "--db",
+    "data_dir": "--data-dir",
+    "secret": "--secret",
+    "admin_token": "--admin-token",
+}
+
+
+def load_nego_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tuple[NegoSettings, list[str]]:
+    """The settings from command-line values (``None``: not given) and the environment, with
+    messages for the operator (credentials generated); :class:`SettingsError` names a bad option."""
+    values = {k: v for k, v in cli_values.items() if v is not None}
+    if "db" in values and "data_dir" not in values:
+        values["data_dir"] = Path(values["db"]).parent
+    data_dir = Path(values.get("data_dir", DEFAULT_DATA_DIR))
+    values["data_dir"] = data_dir
+    values.setdefault("db", data_dir / DB_NAME)
+    messages: list[str] = []
+    for key, env_name, file_name, label in (
+        ("secret", SECRET_ENV, SECRET_FILE, "secret"),
+        ("admin_token", ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE, "admin token"),
+    ):
+        if key not in values:
+            values[key] = env.get(env_name) or kept_credential(data_dir / file_name, label, messages)
+    try:
+        return NegoSettings(**values), messages
+    except ValidationError as exc:
+        problems = [f"{_OPTIONS.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}" for e in exc.errors()]
+        raise SettingsError("; ".join(problems)) from None
