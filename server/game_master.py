@@ -251,6 +251,8 @@ class GameMaster:
         self.draw_votes: set[str] = set()
         self.deadline: float | None = None
         self.binding: dict[str, tuple[eo.Order, ...]] = {}  # power -> committed orders this phase
+        self.alarms: dict[str, set[int]] = {}  # conn -> the seconds before deadlines it asked TME for
+        self._rung: set[tuple[str, int]] = set()  # alarms already sent this phase
         self.history: list[Turned] = []
         self.eliminated: dict[str, int] = {}  # power -> year it was eliminated
         self._actions: list[Action] = []
@@ -260,8 +262,11 @@ class GameMaster:
 
     @property
     def next_deadline(self) -> float | None:
-        """When to call :meth:`tick` next, if ever."""
-        return self.deadline if self.state == PLAYING else None
+        """When to call :meth:`tick` next, if ever: the deadline, or an earlier ``TME`` alarm."""
+        if self.state != PLAYING or self.deadline is None:
+            return None
+        due = [self.deadline - s for c, seconds in self.alarms.items() for s in seconds if (c, s) not in self._rung]
+        return min([self.deadline, *due])
 
     @property
     def powers(self) -> tuple[str, ...]:
@@ -278,6 +283,7 @@ class GameMaster:
         return self._step()
 
     def _disconnect(self, conn: str, now: float) -> None:
+        self.alarms.pop(conn, None)
         client = self.roster.leave(conn)
         if client is not None and client.power is not None:
             if self.state == FORMING:
@@ -288,6 +294,12 @@ class GameMaster:
 
     def tick(self, now: float) -> Step:
         """Time passes: process the phase if its deadline is reached."""
+        if self.state == PLAYING and self.deadline is not None:
+            for conn, seconds in self.alarms.items():
+                for s in sorted(seconds, reverse=True):
+                    if (conn, s) not in self._rung and now >= self.deadline - s:
+                        self._rung.add((conn, s))
+                        self._to(conn, Tme(s))
         if self.state == PLAYING and self.deadline is not None and now >= self.deadline:
             self._record("adjudicate", now, phase=str(self.position.phase), deadline=True)
             self._process(now, at_deadline=True)
@@ -419,8 +431,10 @@ class GameMaster:
             self._hst(conn, msg)
         elif isinstance(msg, Ord) and msg.turn is None:
             self._ord_request(conn)
-        elif isinstance(msg, Tme) and msg.seconds is None:
-            self._tme(conn, now)
+        elif isinstance(msg, Tme):
+            self._tme(conn, msg, now)
+        elif isinstance(msg, Not) and isinstance(msg.content, Tme):
+            self._not_tme(conn, msg)
         elif isinstance(msg, Smr) and msg.turn is None:
             self._smr_request(conn)
         elif isinstance(msg, Adm):
@@ -565,11 +579,32 @@ class GameMaster:
             for result in turned.results:
                 self._to(conn, result)
 
-    def _tme(self, conn: str, now: float) -> None:
-        if self.state != PLAYING or self.deadline is None:
+    def _tme(self, conn: str, msg: Tme, now: float) -> None:
+        """``TME``: the seconds left; ``TME (seconds)``: ring when only that many are left."""
+        if msg.seconds is not None:
+            if self.settings.deadlines.longest is None or msg.seconds <= 0:
+                self._to(conn, Rej(msg))
+                return
+            self.alarms.setdefault(conn, set()).add(msg.seconds)
+            self._to(conn, Yes(msg))
+        elif self.state != PLAYING or self.deadline is None:
             self._to(conn, Rej(Tme()))
         else:
             self._to(conn, Tme(remaining_seconds(now, self.deadline)))
+
+    def _not_tme(self, conn: str, msg: Not) -> None:
+        """``NOT (TME (seconds))`` cancels that alarm; ``NOT (TME)`` every alarm of the connection."""
+        tme = msg.content
+        assert isinstance(tme, Tme)
+        mine = self.alarms.get(conn, set())
+        if tme.seconds is None and mine:
+            self.alarms.pop(conn)
+        elif tme.seconds in mine:
+            mine.discard(tme.seconds)
+        else:
+            self._to(conn, Rej(msg))
+            return
+        self._to(conn, Yes(msg))
 
     def _send_tme(self, now: float) -> None:
         if self.deadline is not None and self.state == PLAYING:
@@ -722,6 +757,7 @@ class GameMaster:
         self.holding = set()
         self.draw_votes = set()
         self.binding = {}
+        self._rung = set()
         self.deadline = self.settings.deadlines.deadline(self.position.phase.kind, at)
 
     def _process(self, at: float, at_deadline: bool) -> None:

@@ -233,6 +233,32 @@ def test_civil_disorder_at_the_deadline() -> None:
     assert str(gm.position.phase) == "F1901M" and gm.next_deadline == 121.0
 
 
+def test_tme_alarms_ring_before_the_deadline_each_phase_until_cancelled() -> None:
+    gm = new_game(deadlines=Deadlines(60, 30, 30))
+    by_power, _, _ = start(gm)
+    eng, fra = by_power["ENG"], by_power["FRA"]
+    assert texts(gm.receive(eng, "TME (10)", 1.0), eng) == ["YES (TME (10))"]
+    assert texts(gm.receive(eng, "TME (45)", 1.0), eng) == ["YES (TME (45))"]
+    assert texts(gm.receive(fra, "NOT (TME (10))", 1.0), fra) == ["REJ (NOT (TME (10)))"]  # not FRA's
+    assert gm.next_deadline == 15.0
+    assert texts(gm.tick(15.0), eng) == ["TME (45)"]
+    assert gm.next_deadline == 50.0
+    assert texts(gm.tick(50.0), eng) == ["TME (10)"] and texts(gm.tick(50.0), eng) == []
+    assert gm.next_deadline == 60.0
+    gm.tick(60.0)  # the deadline: the next phase rings again
+    assert str(gm.position.phase) == "F1901M" and gm.next_deadline == 75.0
+    assert texts(gm.receive(eng, "NOT (TME (45))", 61.0), eng) == ["YES (NOT (TME (45)))"]
+    assert gm.next_deadline == 110.0
+    assert texts(gm.receive(eng, "NOT (TME)", 62.0), eng) == ["YES (NOT (TME))"]
+    assert gm.next_deadline == 120.0
+
+
+def test_tme_alarms_are_refused_without_deadlines() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm)
+    assert texts(gm.receive(by_power["ENG"], "TME (10)", 1.0), by_power["ENG"]) == ["REJ (TME (10))"]
+
+
 # --- joining again ------------------------------------------------------------------------------------
 
 
