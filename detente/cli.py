@@ -103,7 +103,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     add_nego_arguments(nego)
 
+    from detente import bot_command, run_command
+
+    bot_command.add_arguments(
+        commands.add_parser("bot", help="play one bot in a game of a server (DAIDE over websockets)")
+    )
+    run_command.add_arguments(
+        commands.add_parser("run", help="play many in-process games between bots; a summary per bot")
+    )
+
     args = parser.parse_args(argv)
+    if args.command == "bot":
+        return bot_command.run(args)
+    if args.command == "run":
+        return run_command.run(args)
     if args.command == "serve":
         from server.main import run
 

@@ -1,0 +1,333 @@
+"""The sans-I/O client side of one DAIDE game: typed messages in, typed messages out.
+
+A :class:`BotSession` is to a bot what the game master is to the server: it reads no
+socket and no clock. A transport (the websocket client, or the in-process runner) hands
+it each message of the server with :meth:`BotSession.receive` and sends what comes back;
+when :attr:`BotSession.due` is true it calls :meth:`BotSession.submit` and sends the
+``SUB`` it returns. Keeping the choice of *when* to submit with the transport is the seam
+for negotiation: a transport may run negotiation rounds between the ``NOW`` of a phase
+and the orders.
+
+The session keeps the game as the engine sees it: ``SCO`` and ``NOW`` become a
+:class:`~engine.position.Position` on the standard map (``MRT`` units become the
+dislodged units with their retreat options), so a bot is asked for orders with exactly
+the position and the legal orders the game master checks them against (only the order in
+which units are listed may differ: ``NOW`` sorts them). The orders a bot
+gives are cleaned before they go out: an order that is not legal is dropped, a unit left
+without an order holds (disbands in a retreat phase), builds left over are waived and
+removals left over are the first legal ones. The game master, without deadlines, waits
+for complete orders; this makes sure it always gets them.
+
+>>> from bots.base import HoldBot
+>>> from protocol.daide.messages import Hlo, Map
+>>> session = BotSession(HoldBot())
+>>> session.start()
+[Nme(name='holdbot', version='1.0')]
+>>> session.receive(Map("standard"))
+[Yes(content=Map(name='standard'))]
+>>> _ = session.receive(Hlo("ENG", 1234, ()))
+>>> session.power, session.passcode
+('ENGLAND', 1234)
+>>> session.rejoin()
+[Iam(power='ENG', passcode=1234), Hlo(power=None, passcode=None, variant=()), Sco(ownership=()), Now(turn=None, units=())]
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import engine.orders as eo
+from bots.base import Bot, LegalOrders
+from engine import Position, legal_orders, standard_map
+from engine.maps import Map as EngineMap
+from engine.position import ADJUSTMENTS, Dislodged
+from engine.position import Unit as EngineUnit
+from protocol.daide.messages import (
+    Drw,
+    Hlo,
+    Iam,
+    Map,
+    MrtUnit,
+    Nme,
+    Now,
+    Obs,
+    Off,
+    Ord,
+    Rej,
+    Sco,
+    Slo,
+    Smr,
+    Sub,
+    Thx,
+    Value,
+    VariantOption,
+    Yes,
+)
+from protocol.daide.orders import (
+    DaideOrderError,
+    location_to_engine,
+    order_from_engine,
+    order_to_engine,
+    phase_from_turn,
+    turn_from_phase,
+    unit_to_engine,
+)
+
+__all__ = ["BotSession", "complete_orders", "position_from"]
+
+
+class BotSession:
+    """One player (or, with ``observer=True``, one observer) of one game.
+
+    ``position`` is the game as last told (``None`` before the first ``NOW``); ``result``
+    the ``SLO`` or ``DRW`` that ended the game, ``summary`` its ``SMR``. ``over`` is true
+    once the game has ended and its last position is known (after ``SMR`` the session asks
+    for ``NOW``: the server sends it unasked after the last phase, not after a voted
+    draw), the server said ``OFF``, or it refused to seat this client (``refused`` holds
+    the refused message). ``rejected`` lists the ``THX`` of orders the server did not take
+    and ``discarded`` the bot's orders that were not legal: both stay empty for a sound bot.
+    """
+
+    def __init__(self, bot: Bot, name: str | None = None, version: str | None = None, observer: bool = False) -> None:
+        self.bot = bot
+        self.name = name if name is not None else bot.name
+        self.version = version if version is not None else bot.version
+        self.observer = observer
+        self.map: EngineMap = standard_map()
+        self.power: str | None = None
+        self.passcode: int | None = None
+        self.variant: tuple[VariantOption, ...] = ()
+        self.position: Position | None = None
+        self.centres: tuple[str | None, ...] = Position.initial(self.map).centers
+        self.legal: LegalOrders = {}
+        self.due = False
+        self.result: Slo | Drw | None = None
+        self.summary: Smr | None = None
+        self.refused: Value | None = None
+        self.off = False
+        self.finished = False
+        self.rejected: list[Thx] = []
+        self.discarded: list[eo.Order] = []
+        self._results: list[Ord] = []
+        self._submitted: Sub | None = None  # sent again after a rejoin in the same phase
+        # reading every result back into engine orders is a good part of a phase's work
+        self._listens = type(bot).on_results is not Bot.on_results
+
+    @property
+    def over(self) -> bool:
+        return self.finished or self.off or self.refused is not None
+
+    # --- what the session sends of its own accord ----------------------------------------------
+
+    def start(self) -> list[Value]:
+        """The first messages on a new connection: ``NME`` (``OBS`` for an observer)."""
+        if self.observer:
+            return [Obs()]
+        return [Nme(self.name, self.version)]
+
+    def rejoin(self) -> list[Value]:
+        """The first messages on a new connection after a lost one.
+
+        With a seat (``HLO`` seen) it is ``IAM`` and requests for the greeting, the centres
+        and the position, which the server does not resend by itself; without one the
+        session starts over (the server frees a seat left while the game forms).
+        """
+        if self.power is None or self.passcode is None:
+            return self.start()
+        short = self.map.abbreviation_of[self.power]
+        return [Iam(short, self.passcode), Hlo(), Sco(), Now()]
+
+    def submit(self) -> list[Value]:
+        """The ``SUB`` of the phase: the bot's orders, cleaned and completed (see the module)."""
+        position, power = self.position, self.power
+        if not self.due or position is None or power is None:
+            return []
+        self.due = False
+        chosen = self.bot.orders(position, self.legal)
+        orders, discarded = complete_orders(position, power, self.legal, chosen)
+        self.discarded.extend(discarded)
+        sub = Sub(tuple(order_from_engine(power, order, position) for order in orders), turn_from_phase(position.phase))
+        self._submitted = sub
+        return [sub]
+
+    # --- what the server says --------------------------------------------------------------------
+
+    def receive(self, message: Value) -> list[Value]:
+        """Take one message of the server; what to send back at once.
+
+        That is ``YES`` to ``MAP``, the requests for the game's state an observer and the end
+        of a game need, and, after a rejoin, the ``SUB`` already sent for the phase. New
+        orders wait for :meth:`submit`.
+        """
+        if isinstance(message, Now) and message.turn is not None:
+            return self._now(message)
+        if isinstance(message, Ord) and message.turn is not None:
+            self._results.append(message)
+        elif isinstance(message, Sco) and message.ownership:
+            self.centres = centres_from(message, self.map)
+        elif isinstance(message, Thx):
+            if message.note != "MBV":
+                self.rejected.append(message)
+        elif isinstance(message, Hlo) and message.power is not None:
+            self._hello(message)
+        elif isinstance(message, Map) and message.name is not None:
+            return [Yes(message)]
+        elif isinstance(message, Slo | Drw):
+            self.result = message
+            self.due = False
+        elif isinstance(message, Smr) and message.turn is not None and self.summary is None:
+            self.summary = message
+            return [Now()]
+        elif isinstance(message, Off):
+            self.off = True
+            self.due = False
+        elif isinstance(message, Yes) and isinstance(message.content, Obs):
+            return [Sco(), Now()]  # an observer may come in during the game
+        elif isinstance(message, Rej) and isinstance(message.content, Nme | Obs | Iam):
+            self.refused = message.content
+        return []
+
+    def _hello(self, hlo: Hlo) -> None:
+        assert hlo.power is not None
+        power = self.map.power_abbreviations[hlo.power]
+        first = self.power is None
+        self.power, self.passcode, self.variant = power, hlo.passcode, hlo.variant
+        if first:
+            self.bot.start(power, self.map)
+
+    def _now(self, now: Now) -> list[Value]:
+        if self.finished:
+            return []
+        before = self.position
+        after = position_from(now, self.centres, self.map)
+        if before is not None and self._results and before.phase != after.phase and self._listens:
+            self.bot.on_results(before, self._orders_given(), after)
+        self._results = []
+        self.position = after
+        if self.summary is not None:
+            self.finished = True
+        if self.observer or self.power is None or self.result is not None or self.over:
+            return []
+        if self._submitted is not None and self._submitted.turn == now.turn:
+            return [self._submitted]  # back after a lost connection, in the phase already ordered
+        self.legal = legal_orders(after, self.power)
+        self.due = bool(self.legal)
+        return []
+
+    def _orders_given(self) -> dict[str, list[eo.Order]]:
+        """The orders of the phase just played, by power, from its ``ORD`` results."""
+        given: dict[str, list[eo.Order]] = {}
+        for result in self._results:
+            if result.order is None:
+                continue
+            try:
+                power, order = order_to_engine(result.order, self.map)
+            except DaideOrderError:
+                continue
+            given.setdefault(power, []).append(order)
+        return given
+
+
+# --- positions from messages ---------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def centres_from(sco: Sco, m: EngineMap) -> tuple[str | None, ...]:
+    """The engine's centre owners (by province) of an ``SCO`` message."""
+    owners: list[str | None] = [None] * len(m.locations)
+    for group in sco.ownership:
+        power = m.power_abbreviations.get(group.power)  # None for UNO
+        for name in group.centres:
+            owners[m.province_of[m.location(name)]] = power
+    return tuple(owners)
+
+
+@functools.lru_cache(maxsize=64)
+def position_from(now: Now, centres: tuple[str | None, ...], m: EngineMap) -> Position:
+    """The position of a ``NOW`` message with the centres of the last ``SCO``.
+
+    Cached: the sessions of one process that are told the same thing share one
+    :class:`Position`, and with it the engine's per-position caches (legal orders).
+    """
+    assert now.turn is not None
+    units: list[EngineUnit] = []
+    dislodged: list[Dislodged] = []
+    for unit in now.units:
+        if isinstance(unit, MrtUnit):
+            retreats = frozenset(location_to_engine(r, m) for r in unit.retreats)
+            dislodged.append(Dislodged(unit_to_engine(unit.unit, m), retreats))
+        else:
+            units.append(unit_to_engine(unit, m))
+    return Position(m, phase_from_turn(now.turn), tuple(units), centres, tuple(dislodged))
+
+
+# --- cleaning a bot's orders ---------------------------------------------------------------------
+
+
+def complete_orders(
+    position: Position, power: str, legal: LegalOrders, chosen: Sequence[eo.Order]
+) -> tuple[list[eo.Order], list[eo.Order]]:
+    """A complete set of legal orders for ``power`` from the bot's ``chosen``, and those dropped.
+
+    The first legal order for each unit counts; a unit left without one gets the default
+    of :class:`~bots.base.HoldBot` (hold, disband). In an adjustment phase the first legal
+    builds (one per province) or removals count, up to the number owed; builds left over
+    are waived and removals left over are the first legal ones not chosen.
+    """
+    if position.phase.kind == ADJUSTMENTS:
+        return _complete_adjustments(position, power, legal.get(None, ()), chosen)
+    unit_of: dict[eo.Order, EngineUnit] = {}
+    for unit, options in legal.items():
+        assert unit is not None
+        for option in options:
+            unit_of.setdefault(option, unit)
+    ordered: dict[EngineUnit, eo.Order] = {}
+    discarded: list[eo.Order] = []
+    for order in chosen:
+        unit = unit_of.get(order)
+        if unit is None or unit in ordered:
+            discarded.append(order)
+        else:
+            ordered[unit] = order
+    out: list[eo.Order] = []
+    for unit, options in legal.items():
+        assert unit is not None
+        if unit in ordered:
+            out.append(ordered[unit])
+        else:
+            out.append(next(o for o in options if isinstance(o, eo.Hold | eo.Disband)))
+    return out, discarded
+
+
+def _complete_adjustments(
+    position: Position, power: str, options: Sequence[eo.Order], chosen: Sequence[eo.Order]
+) -> tuple[list[eo.Order], list[eo.Order]]:
+    owed = position.adjustments.get(power, 0)
+    allowed = set(options)
+    province_of = position.map.province_of
+    out: list[eo.Order] = []
+    discarded: list[eo.Order] = []
+    used: set[int] = set()
+    for order in chosen:
+        if order not in allowed or len(out) == abs(owed):
+            discarded.append(order)
+            continue
+        if isinstance(order, eo.Waive):
+            if owed < 0:
+                discarded.append(order)
+            else:
+                out.append(order)
+            continue
+        province = province_of[order.location]
+        if province in used:
+            discarded.append(order)
+            continue
+        used.add(province)
+        out.append(order)
+    if owed > 0:
+        out.extend([eo.Waive()] * (owed - len(out)))
+    else:
+        spare = [o for o in options if isinstance(o, eo.Disband) and province_of[o.location] not in used]
+        out.extend(spare[: -owed - len(out)])
+    return out, discarded

@@ -1,0 +1,158 @@
+"""The asyncio websocket client: a :class:`~bots.session.BotSession` against a real game server.
+
+One DAIDE message in text form per websocket text frame, as ``/daide`` of
+:mod:`server.app` speaks it. The client parses what comes in, hands it to the session,
+and sends what the session answers; when the session owes orders it awaits
+``before_orders`` (the seam where negotiation will run) and sends the ``SUB``.
+
+A connection lost before the game ends is opened again: with a seat the session says
+``IAM`` with its power and passcode and asks for the position again (a ``SUB`` already sent
+for the current phase is sent again, which replaces it); without one it joins afresh. An
+``IAM`` refused is tried again a few times, since the server keeps the seat until it has
+noticed the old connection go. A server that refuses the connection outright (no such
+game) ends the client.
+
+>>> import asyncio
+>>> from bots.base import HoldBot
+>>> client = WsClient(BotSession(HoldBot()), "ws://127.0.0.1:8700/daide", game="g2")
+>>> client.url
+'ws://127.0.0.1:8700/daide?game=g2'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import websockets
+
+from bots.base import Bot
+from bots.session import BotSession
+from protocol.daide.messages import Iam, Value
+from protocol.daide.parser import DaideSyntaxError, parse
+
+__all__ = ["ConnectionFailed", "WsClient", "observe", "play"]
+
+#: Awaited when the session owes orders, before they are asked for and sent.
+AsyncPhaseHook = Callable[["WsClient"], Awaitable[None]]
+
+OPEN_TIMEOUT = 15.0
+
+
+class ConnectionFailed(ConnectionError):
+    """The server could not be reached (or reached again) within the retries allowed."""
+
+
+class WsClient:
+    """Drives one session over a websocket until its game is over.
+
+    ``retries`` is how many connection attempts in a row may fail before giving up;
+    ``backoff`` the first wait between two attempts, doubled after each failure (at most
+    ``max_backoff``). ``ws`` is the open connection, if any; ``connections`` counts the
+    connections made.
+    """
+
+    def __init__(
+        self,
+        session: BotSession,
+        url: str,
+        game: str | None = None,
+        *,
+        before_orders: AsyncPhaseHook | None = None,
+        retries: int = 5,
+        backoff: float = 0.2,
+        max_backoff: float = 5.0,
+    ) -> None:
+        self.session = session
+        self.url = _with_game(url, game)
+        self.before_orders = before_orders
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.ws: Any = None
+        self.connections = 0
+
+    async def run(self) -> BotSession:
+        """Play (or watch) until the game is over; the session, with the result."""
+        session = self.session
+        failures = 0  # connections in a row that failed or were lost
+        refusals = 0  # IAM refused in a row
+        while not session.over:
+            try:
+                self.ws = await websockets.connect(self.url, open_timeout=OPEN_TIMEOUT)
+            except websockets.InvalidStatus:
+                raise  # the server refused this URL (no such game): trying again would not help
+            except (OSError, TimeoutError, websockets.InvalidHandshake) as error:
+                failures += 1
+                if failures > self.retries:
+                    raise ConnectionFailed(f"cannot reach {self.url}: {error}") from error
+                await self._pause(failures)
+                continue
+            first = self.connections == 0
+            self.connections += 1
+            try:
+                await self._converse(session.start() if first else session.rejoin())
+                failures = 0
+            except websockets.ConnectionClosed:
+                failures += 1
+                if failures > self.retries:
+                    raise ConnectionFailed(f"lost {self.url} {failures} times in a row") from None
+            finally:
+                await self.ws.close()
+                self.ws = None
+            if failures:
+                await self._pause(failures)
+            if isinstance(session.refused, Iam) and refusals < self.retries:
+                # the server may not have seen the old connection go yet: it keeps the seat till then
+                refusals += 1
+                session.refused = None
+                await self._pause(refusals)
+        return session
+
+    async def _pause(self, attempt: int) -> None:
+        await asyncio.sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
+
+    async def _converse(self, opening: list[Value]) -> None:
+        """One connection: send ``opening``, then answer the server until the game is over."""
+        session, ws = self.session, self.ws
+        await self._send(opening)
+        while not session.over:
+            text = await ws.recv()
+            if not isinstance(text, str):
+                continue  # the server sends text frames only
+            try:
+                message = parse(text)
+            except DaideSyntaxError:
+                continue  # nothing a bot could do about it
+            await self._send(session.receive(message))
+            if session.due:
+                if self.before_orders is not None:
+                    await self.before_orders(self)
+                await self._send(session.submit())
+
+    async def _send(self, messages: list[Value]) -> None:
+        for message in messages:
+            await self.ws.send(str(message))
+
+
+def _with_game(url: str, game: str | None) -> str:
+    """``url`` with ``?game=ID`` added (``ID`` quoted), or as it is without a game."""
+    if game is None:
+        return url
+    parts = urllib.parse.urlsplit(url)
+    query = urllib.parse.urlencode([*urllib.parse.parse_qsl(parts.query), ("game", game)])
+    return urllib.parse.urlunsplit(parts._replace(query=query))
+
+
+async def play(
+    bot: Bot, url: str, game: str | None = None, *, before_orders: AsyncPhaseHook | None = None, retries: int = 5
+) -> BotSession:
+    """Play ``bot`` in a game of the server at ``url`` (its ``/daide`` websocket) to the end."""
+    return await WsClient(BotSession(bot), url, game, before_orders=before_orders, retries=retries).run()
+
+
+async def observe(url: str, game: str | None = None, *, retries: int = 5) -> BotSession:
+    """Watch a game to its end: the observer session has its positions, results and summary."""
+    return await WsClient(BotSession(Bot(), observer=True), url, game, retries=retries).run()

@@ -1,0 +1,65 @@
+"""``detente bot NAME --server ws://HOST:8700/daide [--game ID] [--seed N]``: one bot, one game.
+
+The bot joins the game (the open one, or ``--game ID``), plays it to its end over the
+websocket, coming back with ``IAM`` if the connection drops, and prints how the game
+ended. ``--nego`` is accepted for the command line of negotiating bots, but negotiation
+is not supported yet: the bot plays without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+import websockets
+
+from bots.registry import BOTS, UnknownBot, make_bot
+from bots.session import BotSession
+from bots.ws_client import ConnectionFailed, play
+from protocol.daide.messages import Slo
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``detente bot``."""
+    parser.add_argument("name", metavar="NAME", help=f"the bot: {', '.join(sorted(BOTS))}")
+    parser.add_argument("--server", required=True, help="the game server's DAIDE websocket, ws://HOST:8700/daide")
+    parser.add_argument("--nego", help="the negotiation server's websocket (not supported yet)")
+    parser.add_argument("--game", help="the game to join (default: the server's open game)")
+    parser.add_argument("--seed", type=int, help="the seed of the bot's choices (default: unseeded)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play; exit status 0 when the game ended, 1 when the server was lost or refused us, 2 for bad options."""
+    try:
+        bot = make_bot(args.name, args.seed)
+    except UnknownBot as error:
+        print(f"detente bot: {error}", file=sys.stderr)
+        return 2
+    if args.nego is not None:
+        print("detente bot: --nego is not supported yet; playing without negotiation", file=sys.stderr)
+    try:
+        session = asyncio.run(play(bot, args.server, args.game))
+    except (ConnectionFailed, websockets.InvalidStatus, websockets.InvalidURI) as error:
+        print(f"detente bot: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 1
+    print(outcome(session))
+    return 0 if session.result is not None else 1
+
+
+def outcome(session: BotSession) -> str:
+    """One line on how the game ended for the session's power."""
+    if session.refused is not None:
+        return f"the server refused {session.refused}"
+    if session.result is None:
+        return "the server ended the game (OFF)"
+    power = session.power or "?"
+    position = session.position
+    centres = position.center_counts.get(power, 0) if position is not None else 0
+    ending = f"won alone by {session.result.power}" if isinstance(session.result, Slo) else "drawn"
+    when = f" before {position.phase}" if position is not None else ""
+    return f"{power} ({session.bot.name}): game {ending}{when}, {centres} centres"

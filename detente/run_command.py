@@ -1,0 +1,89 @@
+"""``detente run``: play many in-process games between bots and summarise them per bot.
+
+``detente run --bots dumbbot,randombot --games 200 --seed 1 --jobs 2 --year-limit 1920 --out DIR``
+plays the games in ``--jobs`` worker processes with a progress bar on a terminal, writes
+``DIR`` (formats in :mod:`detente.experiments`) and prints the table per bot. ``--l-levels``
+and ``--press-level`` are kept in every game's settings; until negotiation runs in process
+they change nothing of the play.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from bots.registry import UnknownBot, bot_class
+from detente.experiments import Experiment, Progress, format_table, new_seed, run_experiment, slots_from
+from server.api_models import PRESS_LEVELS, normalise_l_levels
+
+__all__ = ["add_arguments", "run"]
+
+
+def _year_limit(text: str) -> int:
+    year = int(text)
+    if year < 1901:
+        raise argparse.ArgumentTypeError("the year limit is a year from 1901 on")
+    return year
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``detente run``."""
+    parser.add_argument(
+        "--bots",
+        required=True,
+        help="one to seven bot names, comma-separated; the last fills the remaining slots (e.g. dumbbot,randombot)",
+    )
+    parser.add_argument("--games", type=int, required=True, help="how many games to play")
+    parser.add_argument("--seed", type=int, help="the seed of the whole run (default: a new one, recorded)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
+    parser.add_argument("--year-limit", dest="year_limit", type=_year_limit, default=1920, help="last year (1920)")
+    parser.add_argument("--l-levels", dest="l_levels", default="1-8", help="L levels, recorded (1-8)")
+    parser.add_argument("--press-level", dest="press_level", type=int, default=0, help="DAIDE press level (0)")
+    parser.add_argument("--out", required=True, type=Path, help="the directory to write (must hold no games.jsonl)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the options, play the games, print the table; exit status 2 for bad options."""
+
+    def fail(message: str) -> int:
+        print(f"detente run: {message}", file=sys.stderr)
+        return 2
+
+    try:
+        slots = slots_from(args.bots.split(","))
+        for name in dict.fromkeys(slots):
+            bot_class(name)
+        l_levels = normalise_l_levels(args.l_levels)
+    except (ValueError, UnknownBot) as error:
+        return fail(str(error))
+    if args.games < 1:
+        return fail("--games must be at least 1")
+    if args.jobs < 1:
+        return fail("--jobs must be at least 1")
+    if args.press_level not in PRESS_LEVELS:
+        return fail(f"--press-level is one of {', '.join(map(str, PRESS_LEVELS))}")
+    if (args.out / "games.jsonl").exists():
+        return fail(f"{args.out} already holds games.jsonl: choose another --out or remove it")
+    experiment = Experiment(
+        slots=slots,
+        games=args.games,
+        seed=args.seed if args.seed is not None else new_seed(),
+        out=args.out,
+        jobs=min(args.jobs, args.games),
+        year_limit=args.year_limit,
+        press_level=args.press_level,
+        l_levels=l_levels,
+    )
+    bar = Progress(experiment.games, sys.stderr, enabled=sys.stderr.isatty())
+    summary = run_experiment(experiment, bar.update)
+    seconds = bar.close()
+    print(
+        f"detente run: {summary['games']} games in {seconds:.1f} s ({seconds / summary['games']:.2f} s a game,"
+        f" {experiment.jobs} jobs), seed {experiment.seed}; {summary['solos']} solos, {summary['draws']} draws;"
+        f" written to {experiment.out}",
+        file=sys.stderr,
+    )
+    print(format_table(summary["table"]))
+    return 0
