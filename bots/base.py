@@ -124,7 +124,7 @@ def _fewest_adjustments(position: Position, power: str, options: Sequence[eo.Ord
     owed = position.adjustments.get(power, 0)
     if owed > 0:
         return [eo.Waive()] * owed
-    return list(options[: -owed])
+    return list(options[:-owed])
 
 
 def _random_adjustments(

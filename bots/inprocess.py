@@ -10,9 +10,17 @@ every order is in).
 A seed fixes the whole game: from it come the game master's randomness (the powers it
 hands out), each bot's own :class:`random.Random`, and the order in which the bots join.
 
-The seam for negotiation is :attr:`InProcessGame.before_orders`: once every message of a
-phase has been delivered and before any session is asked for its orders, it is called
-with the game, which may deliver messages (:meth:`InProcessGame.deliver`) as it likes.
+Negotiation runs on the same :class:`server.nego.negotiation.Negotiation` as the
+negotiation server, on a simulated clock: each phase, before the sessions are asked for
+their orders, the negotiating bots (``Bot.negotiates``) get :attr:`InProcessGame.rounds`
+rounds. In the first, each says what :meth:`Bot.on_phase` returns; in every round, each
+gets the frames the previous round produced for it (``message`` frames through
+:meth:`Bot.on_message`, the others through :meth:`Bot.on_event`, errors included) and
+what it answers is said at once, in the order of the powers. Frames left at the last
+round wait for the next phase. The game master's notices (phases, results, DAIDE press)
+and the negotiation's requests (binding commitments, DAIDE relays) pass between the two
+as they do between the two servers, without a socket. :attr:`InProcessGame.before_orders`
+is a further seam, called after the rounds.
 
 >>> record = play_game(GameSetup(seed=7, bots=("holdbot",) * 7, year_limit=1901))
 >>> record.outcome, record.winner, record.last_year, [p.phase for p in record.phases]
@@ -31,8 +39,12 @@ from bots.base import Bot
 from bots.registry import make_bot
 from bots.session import BotSession
 from engine import Position
-from protocol.daide.messages import Slo, Value
-from server.game_master import OVER, GameMaster, GameSettings, Send
+from protocol.daide.messages import PressMessage, Slo, Value
+from protocol.daide.parser import parse_press
+from protocol.l import LError, level, parse, to_text
+from protocol.l import ast as la
+from server.game_master import OVER, GameMaster, GameSettings, Notify, Send
+from server.nego.negotiation import Negotiation, Outcome, Rules
 
 __all__ = ["GameRecord", "GameSetup", "GameStuck", "InProcessGame", "PhaseRecord", "play_game"]
 
@@ -48,8 +60,8 @@ class GameStuck(RuntimeError):
 class GameSetup:
     """What an in-process game is played with: a seed and seven bot names (in slot order).
 
-    ``press_level`` goes to the game master (``HLO`` tells it); ``l_levels`` is only
-    recorded until negotiation comes in process.
+    ``press_level`` goes to the game master (``HLO`` tells it); ``l_levels``, ``protocol``
+    and ``binding`` to the negotiation, which has ``rounds`` rounds each phase.
     """
 
     seed: int
@@ -57,12 +69,27 @@ class GameSetup:
     year_limit: int = 1920
     press_level: int = 0
     l_levels: str = "1-8"
+    protocol: str = "free"
+    binding: bool = False
+    rounds: int = 3
 
     def settings(self) -> GameSettings:
-        return GameSettings(name=f"seed {self.seed}", press_level=self.press_level, year_limit=self.year_limit)
+        return GameSettings(
+            name=f"seed {self.seed}", press_level=self.press_level, year_limit=self.year_limit, binding=self.binding
+        )
+
+    def rules(self) -> Rules:
+        return Rules(levels=self.l_levels, protocol=self.protocol, binding=self.binding, press_level=self.press_level)
 
     def to_json(self) -> dict[str, Any]:
-        return {"year_limit": self.year_limit, "press_level": self.press_level, "l_levels": self.l_levels}
+        return {
+            "year_limit": self.year_limit,
+            "press_level": self.press_level,
+            "l_levels": self.l_levels,
+            "protocol": self.protocol,
+            "binding": self.binding,
+            "rounds": self.rounds,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +118,9 @@ class GameRecord:
     year to the supply centres of every power after it; ``eliminated`` each power that lost
     its last unit and centre to the phase in which it did. ``outcome`` is ``solo`` (then
     ``winner`` is the power) or ``draw`` (the year limit, or every survivor voting for one).
-    ``messages`` are the press messages sent, in order, each with the ``phase`` it was sent in.
+    ``messages`` are the press messages sent, in order, each with the ``phase`` it was sent in:
+    DAIDE press (``press``) or L (``text``, with its ``level`` and ``kind``: propose, accept...);
+    ``events`` the negotiation's ``confirmed``, ``conflict``, ``expired`` and ``compliance`` frames.
     """
 
     seed: int
@@ -105,6 +134,7 @@ class GameRecord:
     eliminated: Mapping[str, str]
     phases: tuple[PhaseRecord, ...]
     messages: tuple[Mapping[str, Any], ...] = ()
+    events: tuple[Mapping[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,6 +149,7 @@ class GameRecord:
             "eliminated": dict(self.eliminated),
             "phases": [phase.to_json() for phase in self.phases],
             "messages": [dict(message) for message in self.messages],
+            "events": [dict(event) for event in self.events],
         }
 
 
@@ -128,12 +159,15 @@ class InProcessGame:
 
     ``bots`` are in slot order; ``seed`` gives the game master its randomness and the
     order of joining (the bots' own randomness is the caller's: :func:`play_game` seeds it).
+    With ``rules`` (and a bot that negotiates) the game has a negotiation.
     """
 
     bots: Sequence[Bot]
     seed: int
     settings: GameSettings = field(default_factory=GameSettings)
     before_orders: PhaseHook | None = None
+    rules: Rules | None = None
+    rounds: int = 3
 
     def __post_init__(self) -> None:
         rng = random.Random(self.seed)
@@ -143,6 +177,10 @@ class InProcessGame:
         self.conns = [f"s{slot}" for slot in range(len(self.bots))]
         self._session_of = dict(zip(self.conns, self.sessions, strict=True))
         self.press: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
+        negotiates = self.rules is not None and any(bot.negotiates for bot in self.bots)
+        self.negotiation = Negotiation("in-process", self.rules) if negotiates and self.rules else None
+        self.inbox: dict[str, list[dict[str, Any]]] = {}  # power token -> frames not yet handed over
 
     def deliver(self, slot: int, messages: Iterable[Value]) -> None:
         """Messages from the session in ``slot`` to the game master, and everything that follows
@@ -161,15 +199,97 @@ class InProcessGame:
                 if isinstance(action, Send):
                     replies = session_of[action.conn].receive(action.message)
                     queue.extend((action.conn, reply) for reply in replies)
+                elif isinstance(action, Notify) and self.negotiation is not None:
+                    self._notice(action.payload)
+
+    # --- negotiation ---------------------------------------------------------------------------
+
+    def _notice(self, payload: Mapping[str, Any]) -> None:
+        """A notice of the game master, as the negotiation server's feed would carry it."""
+        n = self.negotiation
+        assert n is not None
+        kind = payload["type"]
+        if kind == "phase":
+            self._outcome(n.phase_begins(payload["phase"], payload["kind"], payload["deadline"]))
+        elif kind == "results":
+            self._outcome(n.results(payload))
+        elif kind == "press":
+            self._outcome(n.daide_press(payload["sender"], payload["recipients"], payload["press"]))
+        elif kind == "over":
+            self._outcome(n.game_over())
+
+    def _outcome(self, outcome: Outcome, speaker: str | None = None) -> None:
+        """Hand an outcome's frames to the inboxes, and its requests to the game master."""
+        n = self.negotiation
+        assert n is not None
+        if speaker is not None and outcome.reply is not None and outcome.reply["type"] == "error":
+            self.inbox.setdefault(speaker, []).append(outcome.reply)
+        for record in outcome.records:
+            if record["kind"] == "message":
+                message = parse(record["text"])
+                kind = type(message).__name__.lower()
+                fields = {k: record[k] for k in ("phase", "sender", "text")}
+                self.press.append({**fields, "recipients": record["to"], "level": level(message), "kind": kind})
+        seen: set[int] = set()
+        for power, frame in outcome.frames:
+            if power in n.readers:
+                self.inbox.setdefault(power, []).append(frame)
+            if frame["type"] in ("confirmed", "conflict", "expired", "compliance") and id(frame) not in seen:
+                seen.add(id(frame))
+                self.events.append(frame)
+        for phase, orders in outcome.bindings:
+            self._gm_step(self.gm.bind(phase, orders, 0.0))
+        for sender, recipients, press in outcome.relays:
+            value = parse_press(press)
+            if isinstance(value, PressMessage):
+                self._gm_step(self.gm.deliver(sender, recipients, value, 0.0))
+
+    def _gm_step(self, step: Any) -> None:
+        for action in step.actions:
+            if isinstance(action, Send):
+                self._session_of[action.conn].receive(action.message)
+
+    def negotiate(self) -> None:
+        """The negotiation rounds of the phase (see the module)."""
+        n = self.negotiation
+        if n is None or not n.window_open:
+            return
+        speakers = sorted(
+            (self.gm.map.abbreviation_of[s.power], s) for s in self.sessions if s.bot.negotiates and s.power is not None
+        )
+        for round_number in range(self.rounds):
+            for token, session in speakers:
+                position = session.position
+                if position is None:
+                    continue
+                bot = session.bot
+                out: list[la.Message | str] = list(bot.on_phase(position)) if round_number == 0 else []
+                for frame in self.inbox.pop(token, []):
+                    if frame["type"] == "message":
+                        try:
+                            message = parse(frame["text"])
+                        except LError:
+                            continue
+                        sender = self.gm.map.power(frame["from"])
+                        out.extend(bot.on_message(sender, message, position))
+                    else:
+                        out.extend(bot.on_event(frame, position))
+                for said in out:
+                    text = said if isinstance(said, str) else to_text(said)
+                    self._outcome(n.say(token, text), speaker=token)
 
     def play(self) -> None:
         """Join every bot, then play phase after phase until the game is over."""
         for slot in self.join_order:
             self.deliver(slot, self.sessions[slot].start())
+        if self.negotiation is not None:
+            abbreviation = self.gm.map.abbreviation_of
+            self.negotiation.readers = {abbreviation[s.power] for s in self.sessions if s.bot.negotiates and s.power}
         while self.gm.state != OVER:
             due = [slot for slot, session in enumerate(self.sessions) if session.due]
             if not due:
                 raise GameStuck(f"nobody owes orders in {self.gm.position.phase}, yet the game waits")
+            self.negotiate()
             if self.before_orders is not None:
                 self.before_orders(self)
             for slot in due:
@@ -210,6 +330,7 @@ class InProcessGame:
             eliminated=eliminated,
             phases=tuple(phases),
             messages=tuple(self.press),
+            events=tuple(self.events),
         )
 
 
@@ -223,6 +344,6 @@ def play_game(setup: GameSetup, before_orders: PhaseHook | None = None) -> GameR
     """Play the game ``setup`` describes to its end and return its record."""
     game_seed, *bot_seeds = seeds_for(setup.seed, 1 + len(setup.bots))
     bots = [make_bot(name, bot_seed) for name, bot_seed in zip(setup.bots, bot_seeds, strict=True)]
-    game = InProcessGame(bots, game_seed, setup.settings(), before_orders)
+    game = InProcessGame(bots, game_seed, setup.settings(), before_orders, setup.rules(), setup.rounds)
     game.play()
     return game.record(setup.seed, setup.bots, setup.to_json())

@@ -23,6 +23,7 @@ BOTS: dict[str, str] = {
     "holdbot": "bots.base:HoldBot",
     "randombot": "bots.base:RandomBot",
     "dumbbot": "bots.dumbbot:DumbBot",
+    "randomnegotiator": "bots.randomnegotiator:RandomNegotiator",
 }
 
 

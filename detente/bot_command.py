@@ -2,8 +2,8 @@
 
 The bot joins the game (the open one, or ``--game ID``), plays it to its end over the
 websocket, coming back with ``IAM`` if the connection drops, and prints how the game
-ended. ``--nego`` is accepted for the command line of negotiating bots, but negotiation
-is not supported yet: the bot plays without it.
+ended. With ``--nego URL`` a negotiating bot (``randomnegotiator``) also negotiates on
+that negotiation server (``ws://HOST:8701/nego``), as :mod:`bots.nego_client` says.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import sys
 
 import websockets
 
+from bots.nego_client import play_negotiating
 from bots.registry import BOTS, UnknownBot, make_bot
 from bots.session import BotSession
 from bots.ws_client import ConnectionFailed, play
@@ -26,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``detente bot``."""
     parser.add_argument("name", metavar="NAME", help=f"the bot: {', '.join(sorted(BOTS))}")
     parser.add_argument("--server", required=True, help="the game server's DAIDE websocket, ws://HOST:8700/daide")
-    parser.add_argument("--nego", help="the negotiation server's websocket (not supported yet)")
+    parser.add_argument("--nego", help="the negotiation server's websocket, ws://HOST:8701/nego")
     parser.add_argument("--game", help="the game to join (default: the server's open game)")
     parser.add_argument("--seed", type=int, help="the seed of the bot's choices (default: unseeded)")
 
@@ -38,10 +39,13 @@ def run(args: argparse.Namespace) -> int:
     except UnknownBot as error:
         print(f"detente bot: {error}", file=sys.stderr)
         return 2
-    if args.nego is not None:
-        print("detente bot: --nego is not supported yet; playing without negotiation", file=sys.stderr)
+    if args.nego is not None and not bot.negotiates:
+        print(f"detente bot: {args.name} does not negotiate; --nego is ignored", file=sys.stderr)
     try:
-        session = asyncio.run(play(bot, args.server, args.game))
+        if args.nego is not None and bot.negotiates:
+            session = asyncio.run(play_negotiating(bot, args.server, args.nego, args.game))
+        else:
+            session = asyncio.run(play(bot, args.server, args.game))
     except (ConnectionFailed, websockets.InvalidStatus, websockets.InvalidURI) as error:
         print(f"detente bot: {error}", file=sys.stderr)
         return 1

@@ -14,7 +14,7 @@ What ``detente run --out DIR`` writes:
 
 ``DIR/games/<n>.json``
     the full record of game ``n`` (1, 2, ...): the same fields without ``scores``, plus
-    ``settings`` (``year_limit``, ``press_level``, ``l_levels``), ``phases`` (each phase
+    ``settings`` (``year_limit``, ``press_level``, ``l_levels``, ``protocol``, ``binding``, ``rounds``), ``phases`` (each phase
     played: ``phase``, ``orders`` by power in the short notation, ``results`` by unit as the
     engine words them, ``position`` after it as the adjudication-case JSON writes one) and
     ``messages`` (every press message: ``phase``, ``sender``, ``recipients``, ``press``).
@@ -199,10 +199,22 @@ class Experiment:
     year_limit: int = 1920
     press_level: int = 0
     l_levels: str = "1-8"
+    protocol: str = "free"
+    binding: bool = False
+    rounds: int = 3
 
     def setups(self) -> list[GameSetup]:
         return [
-            GameSetup(seed, self.slots, self.year_limit, self.press_level, self.l_levels)
+            GameSetup(
+                seed,
+                self.slots,
+                self.year_limit,
+                self.press_level,
+                self.l_levels,
+                self.protocol,
+                self.binding,
+                self.rounds,
+            )
             for seed in seeds_for(self.seed, self.games)
         ]
 

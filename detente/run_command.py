@@ -39,7 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="the seed of the whole run (default: a new one, recorded)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
     parser.add_argument("--year-limit", dest="year_limit", type=_year_limit, default=1920, help="last year (1920)")
-    parser.add_argument("--l-levels", dest="l_levels", default="1-8", help="L levels, recorded (1-8)")
+    parser.add_argument("--l-levels", dest="l_levels", default="1-8", help="L levels of the negotiation (1-8)")
+    parser.add_argument(
+        "--protocol", choices=("free", "reply", "bilateral"), default="free", help="negotiation protocol"
+    )
+    parser.add_argument("--binding", action="store_true", help="confirmed order commitments bind")
+    parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds per phase (3)")
     parser.add_argument("--press-level", dest="press_level", type=int, default=0, help="DAIDE press level (0)")
     parser.add_argument("--out", required=True, type=Path, help="the directory to write (must hold no games.jsonl)")
 
@@ -75,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         year_limit=args.year_limit,
         press_level=args.press_level,
         l_levels=l_levels,
+        protocol=args.protocol,
+        binding=args.binding,
+        rounds=args.rounds,
     )
     bar = Progress(experiment.games, sys.stderr, enabled=sys.stderr.isatty())
     summary = run_experiment(experiment, bar.update)

@@ -203,8 +203,9 @@ async def _feed_request(service: GameService, text: str) -> dict[str, Any]:
     except ValidationError as exc:
         return {"type": "error", "message": f"not a request: {exc.errors()[0]['msg']}"}
     if isinstance(request, AuthRequest):
-        power = service.check_player(request.game, request.power, request.passcode)
-        return {"type": "auth", "id": request.id, "ok": power is not None, "power": power}
+        found = service.check_player(request.game, request.power, request.passcode)
+        game, power = found if found is not None else (None, None)
+        return {"type": "auth", "id": request.id, "ok": found is not None, "game": game, "power": power}
     if isinstance(request, DeliverRequest):
         reached = await service.deliver(request.game, request.sender, request.recipients, request.press)
         return {"type": "delivered", "id": request.id, "ok": reached is not None, "reached": reached or []}

@@ -17,13 +17,13 @@ From the game server:
 - ``{"type": "press", "game", "phase", "sender", "recipients", "press"}``: press a DAIDE
   client sent (powers as DAIDE tokens; ``press`` the DAIDE press message as text).
 - ``{"type": "over", "game", "phase", "winner", "survivors"}``: the game ended.
-- answers to requests, with the request's ``id``: ``auth`` (``ok``, ``power``),
+- answers to requests, with the request's ``id``: ``auth`` (``ok``, ``game``, ``power``),
   ``delivered`` (``ok``, ``reached``), ``bound`` (``ok``), ``error`` (``message``).
 
 From the negotiation server (:data:`Request`):
 
 - ``{"type": "auth", "id", "game", "power", "passcode"}``: is this the passcode of that
-  power (a DAIDE token or full name) in that game?
+  power (a DAIDE token or full name) in that game (or, with ``game`` null, in any game)?
 - ``{"type": "deliver", "id", "game", "sender", "recipients", "press"}``: send DAIDE press
   (text) as ``FRM`` to those powers' DAIDE connections.
 - ``{"type": "bind", "id", "game", "phase", "orders"}``: the order commitments confirmed
@@ -53,7 +53,7 @@ class _Frame(BaseModel):
 
 class AuthRequest(_Frame):
     type: Literal["auth"]
-    game: str
+    game: str | None = None  # None: the game where that power has that passcode (passcodes are unique)
     power: str
     passcode: int
 

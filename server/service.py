@@ -216,20 +216,23 @@ class GameService:
 
     # --- the negotiation server's requests ---------------------------------------------------
 
-    def check_player(self, game_id: str, power: str, passcode: int) -> str | None:
-        """The full name of ``power`` (a token or a name) when ``passcode`` is its passcode in
-        the game, else None."""
-        game = self.games.get(game_id)
-        if game is None:
-            return None
-        try:
-            name = game.gm.map.power(power)
-        except KeyError:
-            return None
-        player = game.gm.roster.players.get(name)
-        if player is None or not secrets.compare_digest(str(player.passcode), str(passcode)):
-            return None
-        return name
+    def check_player(self, game_id: str | None, power: str, passcode: int) -> tuple[str, str] | None:
+        """The game and the full name of ``power`` (a token or a name) when ``passcode`` is its
+        passcode in that game (any game when ``game_id`` is None: passcodes are unique), else None."""
+        candidates = (
+            [self.games[game_id]] if game_id in self.games else [] if game_id is not None else self.games.values()
+        )
+        for game in candidates:
+            if game.gm.state == OVER:
+                continue
+            try:
+                name = game.gm.map.power(power)
+            except KeyError:
+                return None
+            player = game.gm.roster.players.get(name)
+            if player is not None and secrets.compare_digest(str(player.passcode), str(passcode)):
+                return game.id, name
+        return None
 
     async def deliver(self, game_id: str, sender: str, recipients: list[str], press: str) -> list[str] | None:
         """Relay press (DAIDE text) as ``FRM``; the recipients with a connection, or None when

@@ -3,7 +3,8 @@
 From a client:
 
 - ``{"type": "hello", "game": ID, "power": "ENG", "passcode": N}``: the first frame; the
-  power and passcode are those the game server gave in ``HLO``, checked with it.
+  power and passcode are those the game server gave in ``HLO``, checked with it. ``game``
+  may be left out: passcodes are unique on a game server, so they find the game.
 - ``{"type": "say", "id": ANY, "text": "<an L message>"}``: send a message; ``id`` comes
   back in the answer.
 
@@ -52,7 +53,7 @@ class _Frame(BaseModel):
 
 class Hello(_Frame):
     type: Literal["hello"]
-    game: str = Field(min_length=1, max_length=64)
+    game: str | None = Field(default=None, min_length=1, max_length=64)
     power: str = Field(min_length=3, max_length=16)
     passcode: int
 

@@ -223,7 +223,7 @@ class NegoService:
                 game.clients.pop(client.power, None)
                 game.negotiation.readers.discard(client.power)
 
-    async def hello(self, client: Client, game_id: str, power: str, passcode: int) -> dict[str, Any]:
+    async def hello(self, client: Client, game_id: str | None, power: str, passcode: int) -> dict[str, Any]:
         """Check the power and passcode with the game server; the ``welcome`` or ``error`` frame."""
         if client.power is not None:
             return error("auth", "this connection has said hello already")
@@ -231,9 +231,10 @@ class NegoService:
             answer = await self.link.request({"type": "auth", "game": game_id, "power": power, "passcode": passcode})
         except (ConnectionError, TimeoutError):
             return error("auth", "the game server cannot check the passcode now; try again")
-        game = self.games.get(game_id)
+        game = self.games.get(answer.get("game") or "")
         if not answer.get("ok") or game is None:
             return error("auth", "wrong game, power or passcode")
+        game_id = game.id
         n = game.negotiation
         token = n.map.abbreviation_of[answer["power"]]
         async with game.lock:

@@ -90,7 +90,7 @@ async def test_detente_bot_plays_beside_six_clients(server: Running, capsys: pyt
         await asyncio.gather(*others)
         assert await command == 0
     out, err = capsys.readouterr()
-    assert "not supported yet" in err
+    assert "randombot does not negotiate; --nego is ignored" in err
     assert re.search(r"^[A-Z]+ \(randombot\): game drawn before S1902M, \d+ centres$", out, re.MULTILINE)
 
 

@@ -76,9 +76,10 @@ class NegoClient:
         self._ids = 0
 
     @classmethod
-    async def open(cls, pair: Pair, game: str, power: str, passcode: int) -> NegoClient:
+    async def open(cls, pair: Pair, game: str | None, power: str, passcode: int) -> NegoClient:
         client = cls(await websockets.connect(pair.nego, open_timeout=TIMEOUT), power)
-        await client.send({"type": "hello", "game": game, "power": power, "passcode": passcode})
+        hello = {"type": "hello", "power": power, "passcode": passcode}
+        await client.send(hello if game is None else {**hello, "game": game})
         return client
 
     async def send(self, frame: dict[str, Any]) -> None:

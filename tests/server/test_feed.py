@@ -71,7 +71,9 @@ async def test_games_phases_press_results_and_passcodes(server: Running) -> None
 
     eng = next(c for c in clients if c.power == "ENG")
     await feed.send({"type": "auth", "id": 1, "game": gid, "power": "ENG", "passcode": eng.passcode})
-    assert await feed.expect("auth", id=1) == {"type": "auth", "id": 1, "ok": True, "power": "ENGLAND"}
+    assert await feed.expect("auth", id=1) == {"type": "auth", "id": 1, "ok": True, "game": gid, "power": "ENGLAND"}
+    await feed.send({"type": "auth", "id": 5, "power": "ENG", "passcode": eng.passcode})  # passcodes are unique
+    assert (await feed.expect("auth", id=5))["game"] == gid
     await feed.send({"type": "auth", "id": 2, "game": gid, "power": "FRA", "passcode": eng.passcode})
     assert (await feed.expect("auth", id=2))["ok"] is False
     await feed.send({"type": "auth", "id": 3, "game": "nope", "power": "ENG", "passcode": eng.passcode})

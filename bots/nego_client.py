@@ -1,0 +1,123 @@
+"""The negotiation client: a negotiating bot on ``/nego`` of a real negotiation server.
+
+:func:`play_negotiating` plays a bot on the game server (:class:`~bots.ws_client.WsClient`)
+and, once the game server has said who the bot is (``HLO``), opens ``/nego`` with that
+power and passcode (the passcode finds the game). From then on every frame of the
+negotiation server goes to the bot (``message`` frames through :meth:`Bot.on_message`,
+the others through :meth:`Bot.on_event`) and what it answers is said; at each phase, before
+its orders are sent, the bot's :meth:`Bot.on_phase` is said too. Over the network there is
+no round: the bot answers as the frames come. The negotiation link reconnects after a
+dropped connection, and a lost link never stops the game: the bot plays on without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+from typing import Any
+
+import structlog
+import websockets
+
+from bots.base import Bot, Outgoing
+from bots.session import BotSession
+from bots.ws_client import WsClient
+from protocol.l import LError, parse, to_text
+
+__all__ = ["NegoLink", "play_negotiating"]
+
+log = structlog.get_logger("detente.bots")
+
+
+class NegoLink:
+    """One bot's connection to ``/nego``: ``welcome`` (the frame), then frames to the bot."""
+
+    def __init__(self, session: BotSession, url: str, retries: int = 5) -> None:
+        self.session = session
+        self.url = url
+        self.retries = retries
+        self.welcome: dict[str, Any] | None = None
+        self.errors: list[dict[str, Any]] = []
+        self._ws: Any = None
+        self._ids = itertools.count(1)
+        self._ready = asyncio.Event()
+
+    async def run(self) -> None:
+        """Stay connected (with ``hello``) until cancelled, handing every frame to the bot."""
+        session = self.session
+        assert session.power is not None and session.passcode is not None
+        token = session.map.abbreviation_of[session.power]
+        for attempt in range(1, self.retries + 2):
+            try:
+                async with websockets.connect(self.url) as ws:
+                    await ws.send(json.dumps({"type": "hello", "power": token, "passcode": session.passcode}))
+                    async for text in ws:
+                        frame = json.loads(text)
+                        if frame["type"] == "welcome":
+                            self._ws, self.welcome = ws, frame
+                            self._ready.set()
+                        elif frame["type"] == "error" and self.welcome is None:
+                            log.warning("negotiation refused", power=token, message=frame.get("message"))
+                            self._ready.set()
+                            return
+                        else:
+                            await self._handle(frame)
+            except (OSError, websockets.exceptions.WebSocketException) as exc:
+                log.warning("negotiation link lost", power=token, error=str(exc), attempt=attempt)
+            finally:
+                self._ws = None
+            await asyncio.sleep(min(5.0, 0.2 * 2**attempt))
+        self._ready.set()
+
+    async def ready(self, timeout: float = 10.0) -> bool:
+        """Wait until the link is welcomed (or has given up); whether it is up."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        return self._ws is not None
+
+    async def say(self, messages: Outgoing) -> None:
+        if self._ws is None:
+            return
+        for message in messages:
+            text = message if isinstance(message, str) else to_text(message)
+            await self._ws.send(json.dumps({"type": "say", "id": next(self._ids), "text": text}))
+
+    async def _handle(self, frame: dict[str, Any]) -> None:
+        bot, position = self.session.bot, self.session.position
+        if position is None:
+            return
+        if frame["type"] == "error":
+            self.errors.append(frame)
+        if frame["type"] == "message":
+            try:
+                message = parse(frame["text"])
+            except LError:
+                return
+            await self.say(bot.on_message(self.session.map.power(frame["from"]), message, position))
+        elif frame["type"] != "ack":
+            await self.say(bot.on_event(frame, position))
+
+
+async def play_negotiating(bot: Bot, url: str, nego_url: str, game: str | None = None, retries: int = 5) -> BotSession:
+    """Play ``bot`` on the game server at ``url``, negotiating on ``nego_url`` (see the module)."""
+    session = BotSession(bot)
+    link: NegoLink | None = None
+    task: asyncio.Task[None] | None = None
+
+    async def before_orders(client: WsClient) -> None:
+        nonlocal link, task
+        if link is None:
+            link = NegoLink(session, nego_url, retries)
+            task = asyncio.create_task(link.run())
+            await link.ready()
+        if session.position is not None:
+            await link.say(bot.on_phase(session.position))
+
+    try:
+        return await WsClient(session, url, game, before_orders=before_orders, retries=retries).run()
+    finally:
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
