@@ -163,7 +163,14 @@ def test_detente_run_end_to_end_is_the_same_with_one_or_two_jobs(
         )
         record = json.loads(two[f"games/{line['game']}.json"])
         assert record["seed"] == line["seed"] and record["bots"] == line["bots"]
-        assert record["settings"] == {"year_limit": 1903, "press_level": 0, "l_levels": "1-4,6"}
+        assert record["settings"] == {
+            "year_limit": 1903,
+            "press_level": 0,
+            "l_levels": "1-4,6",
+            "protocol": "free",
+            "binding": False,
+            "rounds": 3,
+        }
         assert record["phases"][0]["phase"] == "S1901M" and record["messages"] == []
 
     summary = json.loads(two["summary.json"])

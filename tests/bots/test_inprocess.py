@@ -39,7 +39,14 @@ def test_the_record_of_a_game_to_the_year_limit() -> None:
     record = play_game(GameSetup(seed=5, bots=RANDOM, year_limit=1902, press_level=10, l_levels="1-3"))
     data = record.to_json()
     assert data["outcome"] == "draw" and data["winner"] is None and data["last_year"] == 1902
-    assert data["settings"] == {"year_limit": 1902, "press_level": 10, "l_levels": "1-3"}
+    assert data["settings"] == {
+        "year_limit": 1902,
+        "press_level": 10,
+        "l_levels": "1-3",
+        "protocol": "free",
+        "binding": False,
+        "rounds": 3,
+    }
     assert sorted(data["bots"]) == ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
     assert list(data["centres"]) == ["1901", "1902"]
     assert data["final_centres"] == data["centres"]["1902"] and sum(data["final_centres"].values()) <= 34
