@@ -13,8 +13,9 @@ hands out), each bot's own :class:`random.Random`, and the order in which the bo
 Negotiation runs on the same :class:`server.nego.negotiation.Negotiation` as the
 negotiation server, on a simulated clock: each phase, before the sessions are asked for
 their orders, the negotiating bots (``Bot.negotiates``) get :attr:`InProcessGame.rounds`
-rounds. In the first, each says what :meth:`Bot.on_phase` returns; in every round, each
-gets the frames the previous round produced for it (``message`` frames through
+rounds. In the first, each says what :meth:`Bot.on_phase` returns; in each later one it
+first gets ``{"type": "round", "round": r, "rounds": n}`` through :meth:`Bot.on_event` (the
+simulated clock: ``r`` counts from 1 to ``n - 1``); in every round, each gets the frames the previous round produced for it (``message`` frames through
 :meth:`Bot.on_message`, the others through :meth:`Bot.on_event`, errors included) and
 what it answers is said at once, in the order of the powers. Frames left at the last
 round wait for the next phase. The game master's notices (phases, results, DAIDE press)
@@ -263,7 +264,10 @@ class InProcessGame:
                 if position is None:
                     continue
                 bot = session.bot
-                out: list[la.Message | str] = list(bot.on_phase(position)) if round_number == 0 else []
+                if round_number == 0:
+                    out: list[la.Message | str] = list(bot.on_phase(position))
+                else:  # the simulated clock: a bot that concedes over time reads it here
+                    out = list(bot.on_event({"type": "round", "round": round_number, "rounds": self.rounds}, position))
                 for frame in self.inbox.pop(token, []):
                     if frame["type"] == "message":
                         try:
