@@ -58,7 +58,8 @@ def adjudicate_command(source: str) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``detente`` command line: every subcommand and its options."""
     parser = argparse.ArgumentParser(prog="detente", description="The Diplomacy negotiation testbed.")
     commands = parser.add_subparsers(dest="command", required=True)
     adjudicate = commands.add_parser(
@@ -112,6 +113,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         commands.add_parser("run", help="play many in-process games between bots; a summary per bot")
     )
 
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "bot":
         return bot_command.run(args)
