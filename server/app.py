@@ -3,7 +3,7 @@
 - ``/daide``: one DAIDE message per text frame, in text form. ``?game=ID`` picks the game
   for ``NME`` and ``OBS``; otherwise a client lands in the open game; ``IAM`` finds its game
   by the passcode. Binary frames and over-long messages close the connection.
-- ``/healthz``; ``GET /api/config``; ``GET /api/games``; ``GET /api/games/{id}`` (settings
+- ``/healthz``; ``/metrics`` (Prometheus text format); ``GET /api/config``; ``GET /api/games``; ``GET /api/games/{id}`` (settings
   and the public position); ``GET /api/games/{id}/history`` (each phase played: the orders
   given by power in the short notation, such as ``A PAR - BUR``, without the orders that
   defaulted; each unit's result words; the public position after); ``POST /api/games``
@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -40,6 +40,7 @@ from server.api_models import (
     json_schemas,
 )
 from server.feed import AuthRequest, DeliverRequest, parse_request
+from server.metrics import CONTENT_TYPE
 from server.service import GameService
 from server.settings import ServerSettings
 from server.web import authorised, drain
@@ -60,6 +61,9 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok", "games": len(service.games), "connections": len(service.connections)})
+
+    async def metrics(request: Request) -> Response:
+        return PlainTextResponse(service.metrics.render(), media_type=CONTENT_TYPE)
 
     async def config(request: Request) -> Response:
         body = ClientConfig(nego_url=settings.nego_url, daide_port=settings.daide_port, version=_version())
@@ -184,6 +188,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
 
     routes = [
         Route("/healthz", healthz),
+        Route("/metrics", metrics),
         Route("/api/config", config),
         Route("/api/schema", schema),
         Route("/api/games", list_games, methods=["GET"]),

@@ -35,6 +35,7 @@ from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, Hist
 from server.deadlines import Deadlines as GmDeadlines
 from server.feed import Feed
 from server.game_master import FORMING, OVER, PHASE_KINDS, PLAYING, Close, GameMaster, GameSettings, Notify, Send, Step
+from server.metrics import Metrics
 from server.players import Role
 from server.store import Store
 
@@ -137,6 +138,16 @@ class GameService:
         self._conn_ids = itertools.count(1)
         self._background: set[asyncio.Task[None]] = set()
         self.feed = Feed()
+        self.metrics = Metrics("detente")
+        self.metrics.gauge("games", "games in memory, by state", self._games_by_state)
+        self.metrics.gauge("connections", "DAIDE connections open", lambda: {(): len(self.connections)})
+        self.metrics.gauge("feed_followers", "negotiation servers following", lambda: {(): len(self.feed.followers)})
+
+    def _games_by_state(self) -> dict[tuple[tuple[str, str], ...], float]:
+        counts = dict.fromkeys((FORMING, PLAYING, OVER), 0)
+        for game in self.games.values():
+            counts[game.gm.state] += 1
+        return {(("state", state),): count for state, count in counts.items()}
 
     # --- lifetime -------------------------------------------------------------------------
 
@@ -394,11 +405,18 @@ class GameService:
         if conn.game != game.id:
             conn.game = game.id
             await self._commit(game, game.gm.connect(conn.id, self.clock()))
+        started = time.perf_counter()
         step = game.gm.receive(conn.id, message, self.clock())
         power = game.gm.roster.power_of(conn.id)
         kind = type(message).__name__.upper() if isinstance(message, Value) else "unparsed"
         log.debug("message", game=game.id, power=power, kind=kind, conn=conn.id)
         await self._commit(game, step)
+        self.metrics.count("messages_total", "DAIDE messages received, by kind", kind=kind)
+        self.metrics.observe(
+            "message_seconds",
+            "from a message in to its answers queued, storing included",
+            time.perf_counter() - started,
+        )
 
     async def _game_for(self, conn: Connection, message: Value | str) -> Game | None:
         """The game a message goes to; joining messages of a newcomer may pick (another) game."""
@@ -456,6 +474,8 @@ class GameService:
             rows = [(e.kind, e.payload, e.at) for e in step.records]
             await asyncio.to_thread(self.store.append_many, game.id, rows)
             for event in step.records:
+                if event.kind == "adjudicate":
+                    self.metrics.count("phases_total", "phases adjudicated")
                 if event.kind in ("join", "adjudicate", "draw_declared"):
                     log.info(event.kind, game=game.id, power=event.payload.get("power"), kind=event.kind)
         texts: dict[int, str] = {}  # a broadcast is one message sent to many: written once

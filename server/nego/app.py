@@ -6,7 +6,7 @@
   :data:`MAX_FRAME_CHARS` closes the connection.
 - ``GET /api/games/{id}/log`` with ``Authorization: Bearer <admin token>``: every record of
   a game, private messages included, oldest first.
-- ``/healthz``.
+- ``/healthz``; ``/metrics`` (Prometheus text format).
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server.metrics import CONTENT_TYPE
 from server.nego.frames import FrameError, Hello, error, parse_frame
 from server.nego.service import NegoService
 from server.web import authorised, drain
@@ -36,6 +37,9 @@ def create_nego_app(service: NegoService, admin_token: str, manage_service: bool
         following = service.link.connected.is_set()
         body = {"status": "ok", "following": following, "games": len(service.games), "clients": len(service.clients)}
         return JSONResponse(body)
+
+    async def metrics(request: Request) -> Response:
+        return PlainTextResponse(service.metrics.render(), media_type=CONTENT_TYPE)
 
     async def game_log(request: Request) -> Response:
         if not authorised(request, admin_token):
@@ -95,6 +99,7 @@ def create_nego_app(service: NegoService, admin_token: str, manage_service: bool
 
     routes = [
         Route("/healthz", healthz),
+        Route("/metrics", metrics),
         Route("/api/games/{game_id}/log", game_log),
         WebSocketRoute("/nego", nego),
     ]

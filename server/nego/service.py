@@ -23,6 +23,7 @@ from typing import Any
 import structlog
 import websockets
 
+from server.metrics import Metrics
 from server.nego.frames import error
 from server.nego.negotiation import Negotiation, Outcome, Rules
 from server.store import Store
@@ -146,6 +147,12 @@ class NegoService:
         self._task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.clock = clock
+        self.metrics = Metrics("detente_nego")
+        self.metrics.gauge("games", "games followed", lambda: {(): len(self.games)})
+        self.metrics.gauge("clients", "negotiation clients connected", lambda: {(): len(self.clients)})
+        self.metrics.gauge(
+            "following", "1 while the game server's feed is open", lambda: {(): float(self.link.connected.is_set())}
+        )
 
     # --- lifetime -------------------------------------------------------------------------------
 
@@ -281,9 +288,15 @@ class NegoService:
         if game is None or client.power is None:
             client.put(error("auth", "say hello first", request_id))
             return
+        started = time.perf_counter()
         async with game.lock:
             outcome = game.negotiation.say(client.power, text, request_id)
             await self._commit(game, outcome, client)
+        reply = outcome.reply or {}
+        self.metrics.count("messages_total", "messages said, by answer", answer=str(reply.get("code", "ack")))
+        self.metrics.observe(
+            "say_seconds", "from a message in to its delivery queued, storing included", time.perf_counter() - started
+        )
         log.debug(
             "say", game=game.id, power=client.power, ok=outcome.reply is not None and outcome.reply["type"] == "ack"
         )

@@ -4,6 +4,7 @@ DAIDE players on the game server and JSON clients on ``/nego``."""
 from __future__ import annotations
 
 import asyncio
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,32 @@ async def test_the_bridge_both_ways(pair: Pair) -> None:
     answer = await nego["ENG"].say("inform(eng, fra, Desire(eng, pce([eng fra])))")
     assert (answer["type"], answer["code"]) == ("error", "recipient")
     await asyncio.gather(*(p.close() for p in players.values()))
+
+
+async def test_both_servers_expose_metrics(pair: Pair) -> None:
+    game, players = await press_game(pair)
+    nego = await negotiators(pair, game, players, "ENG")
+    await nego["ENG"].say(f"propose(eng, fra, {PEACE})")
+    await nego["ENG"].say("propose(eng, fra")
+    now_texts = [await p.expect("NOW") for p in players.values()]
+    await play_holds(list(players.values()), now_texts)
+    game_metrics = await _text(f"{pair.game.http}/metrics")
+    assert 'detente_games{state="playing"} 1' in game_metrics
+    assert "detente_connections 7" in game_metrics
+    assert "detente_phases_total 1" in game_metrics
+    assert 'detente_messages_total{kind="SUB"} 7' in game_metrics
+    assert "detente_message_seconds_count" in game_metrics and "detente_feed_followers 1" in game_metrics
+    nego_metrics = await _text(f"{pair.nego_http}/metrics")
+    assert 'detente_nego_messages_total{answer="ack"} 1' in nego_metrics
+    assert 'detente_nego_messages_total{answer="syntax"} 1' in nego_metrics
+    assert "detente_nego_clients 1" in nego_metrics and "detente_nego_following 1" in nego_metrics
+    assert "detente_nego_say_seconds_count 2" in nego_metrics
+
+
+async def _text(url: str) -> str:
+    def get() -> str:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+            return str(response.read().decode())
+
+    return await asyncio.to_thread(get)
