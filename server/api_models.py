@@ -259,3 +259,64 @@ def json_schemas() -> dict[str, dict[str, Any]]:
     return {
         model.__name__: model.model_json_schema(ref_template="#/components/schemas/{model}") for model in API_MODELS
     }
+
+
+def _answer(description: str, model: type[BaseModel]) -> dict[str, Any]:
+    schema = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def openapi(version: str = "") -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the JSON API (``GET /api/openapi.json``)."""
+    game_id = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
+    missing = _answer("no such game", ErrorBody)
+    components: dict[str, Any] = {}
+    for model in API_MODELS:
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        components.update(schema.pop("$defs", {}))
+        components[model.__name__] = schema
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "détente game server", "version": version or "0"},
+        "paths": {
+            "/api/games": {
+                "get": {"summary": "every game", "responses": {"200": _answer("the games", GameList)}},
+                "post": {
+                    "summary": "create a game",
+                    "security": [{"admin": []}],
+                    "requestBody": {
+                        "required": False,
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GameCreate"}}},
+                    },
+                    "responses": {
+                        "201": _answer("the game created", GameCreated),
+                        "400": _answer("not JSON: the line and column of the problem", ErrorBody),
+                        "401": _answer("no admin token, or a wrong one", ErrorBody),
+                        "413": _answer("the body is too large", ErrorBody),
+                        "422": _answer("settings that cannot be used", ErrorBody),
+                    },
+                },
+            },
+            "/api/games/{game_id}": {
+                "get": {
+                    "summary": "a game's settings, players and public position",
+                    "parameters": [game_id],
+                    "responses": {"200": _answer("the game", GameDetail), "404": missing},
+                }
+            },
+            "/api/games/{game_id}/history": {
+                "get": {
+                    "summary": "every phase played: orders, results, position after",
+                    "parameters": [game_id],
+                    "responses": {"200": _answer("the phases", GameHistory), "404": missing},
+                }
+            },
+            "/api/config": {
+                "get": {"summary": "what the web page needs", "responses": {"200": _answer("the config", ClientConfig)}}
+            },
+        },
+        "components": {
+            "schemas": components,
+            "securitySchemes": {"admin": {"type": "http", "scheme": "bearer"}},
+        },
+    }

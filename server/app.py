@@ -7,7 +7,8 @@
   and the public position); ``GET /api/games/{id}/history`` (each phase played: the orders
   given by power in the short notation, such as ``A PAR - BUR``, without the orders that
   defaulted; each unit's result words; the public position after); ``POST /api/games``
-  with ``Authorization: Bearer <admin token>``; ``GET /api/schema`` (the JSON schemas of the bodies).
+  with ``Authorization: Bearer <admin token>``; ``GET /api/schema`` (the JSON schemas of the bodies), ``GET /api/openapi.json`` (the
+  OpenAPI 3.1 document).
 - ``/internal/feed``: the negotiation server's websocket, with ``Authorization: Bearer
   <secret>`` (see :mod:`server.feed`).
 """
@@ -38,6 +39,7 @@ from server.api_models import (
     GameList,
     game_position,
     json_schemas,
+    openapi,
 )
 from server.feed import AuthRequest, DeliverRequest, parse_request
 from server.metrics import CONTENT_TYPE
@@ -71,6 +73,9 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
 
     async def schema(request: Request) -> Response:
         return JSONResponse(json_schemas())
+
+    async def openapi_document(request: Request) -> Response:
+        return JSONResponse(openapi(_version()))
 
     async def list_games(request: Request) -> Response:
         games = await asyncio.to_thread(service.all_info)
@@ -191,6 +196,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         Route("/metrics", metrics),
         Route("/api/config", config),
         Route("/api/schema", schema),
+        Route("/api/openapi.json", openapi_document),
         Route("/api/games", list_games, methods=["GET"]),
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/games/{game_id}", get_game),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from pydantic import BaseModel, ValidationError
@@ -23,6 +24,7 @@ from server.api_models import (
     game_position,
     history_entry,
     json_schemas,
+    openapi,
 )
 
 
@@ -200,3 +202,20 @@ def test_openapi_components() -> None:
     assert 8000 in create["properties"]["press_level"]["enum"]
     assert "#/components/schemas/" in json.dumps(schemas["GameList"])
     assert GamePosition.model_json_schema()["required"] == ["phase", "units", "centers"]
+
+
+def test_the_openapi_document_names_every_path_and_resolves_every_reference() -> None:
+    document = openapi("1.0")
+    assert document["openapi"].startswith("3.1")
+    assert set(document["paths"]) == {
+        "/api/games",
+        "/api/games/{game_id}",
+        "/api/games/{game_id}/history",
+        "/api/config",
+    }
+    schemas = document["components"]["schemas"]
+    text = json.dumps(document)
+    for reference in re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', text):
+        assert reference in schemas, reference
+    create = document["paths"]["/api/games"]["post"]
+    assert set(create["responses"]) == {"201", "400", "401", "413", "422"}

@@ -40,6 +40,8 @@ async def test_healthz_and_config(server: Running) -> None:
     assert status == 200 and body["status"] == "ok" and body["games"] >= 1
     status, body = await http("GET", f"{server.http}/api/config")
     assert status == 200 and body["daide_path"] == "/daide"
+    status, body = await http("GET", f"{server.http}/api/openapi.json")
+    assert status == 200 and "/api/games/{game_id}/history" in body["paths"]
 
 
 async def test_api_games_and_admin_token(server: Running) -> None:
