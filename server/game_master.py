@@ -999,15 +999,19 @@ def _movement_result(words: tuple[str, ...]) -> tuple[str | None, bool]:
     return (None, True) if ret else ("SUC", False)
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {
+    t: tuple(f.name for f in fields(t) if f.name != "via_convoy")
+    for t in (eo.Hold, eo.Move, eo.SupportHold, eo.SupportMove, eo.Convoy, eo.Retreat, eo.Disband, eo.Build, eo.Waive)
+}
+
+
 def _matches(given: eo.Order, legal: eo.Order, m: Any) -> bool:
     """``given`` is ``legal``, where the types it leaves out (None) match any."""
     if type(given) is not type(legal):
         return False
-    for f in fields(given):  # type: ignore[arg-type]
-        mine, theirs = getattr(given, f.name), getattr(legal, f.name)
-        if f.name == "via_convoy":
-            continue
-        if mine is not None and mine != theirs:
+    for name in _FIELDS[type(given)]:
+        mine = getattr(given, name)
+        if mine is not None and mine != getattr(legal, name):
             return False
     if isinstance(given, eo.Move) and isinstance(legal, eo.Move) and given.via_convoy and not legal.via_convoy:
         # a CTO must name a convoy the board allows; the list writes far convoys without the flag
@@ -1100,7 +1104,8 @@ def _check_movement(
     if unit.power != power:
         return "NYU", None, None
     normal = replace(order, type=unit.type, location=unit.location)
-    if any(_matches(normal, legal, m) for legal in legal_orders_for(position, unit)):
+    legal_orders = legal_orders_for(position, unit)
+    if normal in legal_orders or any(_matches(normal, legal, m) for legal in legal_orders):
         return "MBV", key, normal
     if isinstance(normal, eo.Move) and normal.via_convoy:
         return ("NSA" if unit.type != ARMY else "FAR"), None, None
