@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import importlib.metadata
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -45,7 +44,7 @@ from server.feed import AuthRequest, DeliverRequest, parse_request
 from server.metrics import CONTENT_TYPE
 from server.service import GameService
 from server.settings import ServerSettings
-from server.web import authorised, drain
+from server.web import authorised, drain, lifespan, stop_writer
 
 __all__ = ["MAX_MESSAGE_CHARS", "create_app"]
 
@@ -153,21 +152,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
             await service.disconnect(conn)
             if not conn.closed:
                 conn.close()
-            with contextlib.suppress(asyncio.QueueFull):
-                conn.outbox.put_nowait(None)  # disconnect() marks it closed without waking the writer
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer, timeout=5)
-            writer.cancel()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if manage_service:
-            await service.start()
-        try:
-            yield
-        finally:
-            if manage_service:
-                await service.stop()
+            await stop_writer(writer, conn.outbox)  # disconnect() marks it closed without waking the writer
 
     async def feed(websocket: WebSocket) -> None:
         if not authorised(websocket, settings.secret):
@@ -179,7 +164,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
             follower.put(frame)
         writer = asyncio.create_task(drain(websocket, follower.outbox, _json, lambda: follower.dropped))
         try:
-            while not follower.dropped:
+            while not follower.closed:
                 text = await websocket.receive_text()
                 answer = await _feed_request(service, text)
                 follower.put(answer)
@@ -204,7 +189,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         WebSocketRoute("/daide", daide),
         WebSocketRoute("/internal/feed", feed),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan(service.start, service.stop, manage_service))
 
 
 async def _feed_request(service: GameService, text: str) -> dict[str, Any]:

@@ -36,9 +36,12 @@ again. Events it missed while away are not replayed (the game's history is in th
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from server.web import Outbox
 
 __all__ = ["Feed", "Follower", "Request", "parse_request"]
 
@@ -82,23 +85,10 @@ def parse_request(text: str) -> AuthRequest | DeliverRequest | BindRequest:
     return _REQUEST.validate_json(text)
 
 
-class Follower:
-    """One follower's bounded queue of frames (``None``: close)."""
-
-    def __init__(self, size: int = DEFAULT_FOLLOWER_QUEUE) -> None:
-        self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(size)
-        self.dropped = False
-
-    def put(self, frame: dict[str, Any]) -> None:
-        if self.dropped:
-            return
-        try:
-            self.outbox.put_nowait(frame)
-        except asyncio.QueueFull:
-            self.dropped = True  # it reconnects and starts again from the game frames
-            while not self.outbox.empty():
-                self.outbox.get_nowait()
-            self.outbox.put_nowait(None)
+@dataclass(eq=False)
+class Follower(Outbox[dict[str, Any]]):
+    """One follower's frames to send (dropped when it falls behind; it reconnects and starts
+    again from the ``game`` frames)."""
 
 
 class Feed:
@@ -108,7 +98,7 @@ class Feed:
         self.followers: set[Follower] = set()
 
     def follow(self, size: int = DEFAULT_FOLLOWER_QUEUE) -> Follower:
-        follower = Follower(size)
+        follower = Follower(outbox=asyncio.Queue(size))
         self.followers.add(follower)
         return follower
 

@@ -10,10 +10,8 @@ TCP listener (:mod:`server.daide_tcp`) starts just before, on ``settings.daide_p
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import structlog
@@ -22,35 +20,11 @@ from protocol.daide.framing import IM_TIMEOUT
 from server.app import create_app
 from server.daide_tcp import DaideTcpListener
 from server.service import GameService
-from server.settings import ServerSettings, SettingsError, load_settings
-from server.store import Store, StoreError
-from server.web import run_app
+from server.settings import ServerSettings, load_settings
+from server.store import Store
+from server.web import configure_logging, run_app, run_command
 
 __all__ = ["add_serve_arguments", "configure_logging", "run", "serve"]
-
-_configured = False
-
-
-def configure_logging(json_logs: bool | None = None, level: int = logging.INFO) -> None:
-    """Configure structlog once: JSON lines when stderr is not a terminal, readable ones when it is."""
-    global _configured
-    if _configured:
-        return
-    _configured = True
-    if json_logs is None:
-        json_logs = not sys.stderr.isatty()
-    renderer: Any = structlog.processors.JSONRenderer() if json_logs else structlog.dev.ConsoleRenderer()
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            renderer,
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-        cache_logger_on_first_use=True,
-    )
 
 
 async def serve(
@@ -130,32 +104,14 @@ _SERVE_KEYS = (
 )
 
 
-def run(args: Any, env: Mapping[str, str] | None = None, argv: Sequence[str] | None = None) -> int:
+def run(args: Any, env: Mapping[str, str] | None = None) -> int:
     """``detente serve``: load the settings, print generated credentials once, serve."""
     values = {key: getattr(args, key, None) for key in _SERVE_KEYS}
-    try:
-        settings, messages = load_settings(values, dict(os.environ) if env is None else env)
-    except SettingsError as exc:
-        print(f"detente serve: {exc}", file=sys.stderr)
-        return 2
-    for message in messages:
-        print(f"detente: {message}", flush=True)
-    configure_logging()
 
-    def ready(host: str, port: int) -> None:
-        print(f"detente: listening on http://{host}:{port}", flush=True)
+    async def serving(settings: ServerSettings, ready: Callable[[str, int], None]) -> None:
+        def daide_ready(host: str, port: int) -> None:
+            print(f"detente: DAIDE on tcp://{host}:{port}", flush=True)
 
-    def daide_ready(host: str, port: int) -> None:
-        print(f"detente: DAIDE on tcp://{host}:{port}", flush=True)
+        await serve(settings, ready, daide_ready=daide_ready)
 
-    try:
-        asyncio.run(serve(settings, ready, daide_ready=daide_ready))
-    except StoreError as exc:
-        print(f"detente serve: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:  # a port in use, an address not on this machine
-        print(f"detente serve: cannot listen: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return run_command("serve", lambda: load_settings(values, dict(os.environ) if env is None else env), serving)

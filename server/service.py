@@ -38,11 +38,11 @@ from server.game_master import FORMING, OVER, PHASE_KINDS, PLAYING, Close, GameM
 from server.metrics import Metrics
 from server.players import Role
 from server.store import Store
+from server.web import DEFAULT_QUEUE_SIZE, Outbox
 
 __all__ = ["Connection", "GameService", "game_settings"]
 
 OPEN_GAME_META = "open_game"
-DEFAULT_QUEUE_SIZE = 256
 
 log = structlog.get_logger("detente.server")
 
@@ -62,46 +62,16 @@ def game_settings(create: GameCreate) -> GameSettings:
 
 
 @dataclass(eq=False)
-class Connection:
-    """One client connection: what the transport reads from (``outbox``) and where it is bound.
+class Connection(Outbox[str]):
+    """One client connection: where it is bound, and what the transport sends it (DAIDE texts).
 
     ``game`` is the game named by the client (``?game=ID``) until it joins one, then the
-    game it joined. ``outbox`` holds DAIDE texts; ``None`` asks the transport to close.
+    game it joined.
     """
 
     id: str
     requested_game: str | None = None
     game: str | None = None
-    outbox: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(DEFAULT_QUEUE_SIZE))
-    closed: bool = False
-    dropped: bool = False
-
-    def put(self, text: str) -> None:
-        """Queue a message; a full queue drops the connection (its pending messages are lost)."""
-        if self.closed:
-            return
-        try:
-            self.outbox.put_nowait(text)
-        except asyncio.QueueFull:
-            self.drop()
-
-    def close(self) -> None:
-        """Close after what is queued has been sent (or at once if the queue is full)."""
-        if self.closed:
-            return
-        self.closed = True
-        try:
-            self.outbox.put_nowait(None)
-        except asyncio.QueueFull:
-            self.drop()
-
-    def drop(self) -> None:
-        """Close now, discarding what is queued."""
-        self.closed = True
-        self.dropped = True
-        while not self.outbox.empty():
-            self.outbox.get_nowait()
-        self.outbox.put_nowait(None)
 
 
 @dataclass(eq=False)

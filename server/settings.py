@@ -136,17 +136,7 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
     values["data_dir"] = data_dir
     values.setdefault("db", data_dir / DB_NAME)
 
-    messages: list[str] = []
-    for key, env_name, file_name, label in (
-        ("admin_token", ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE, "admin token"),
-        ("secret", SECRET_ENV, SECRET_FILE, "secret"),
-    ):
-        if key in values:
-            continue
-        if env.get(env_name):
-            values[key] = env[env_name]
-        else:
-            values[key] = kept_credential(data_dir / file_name, label, messages)
+    messages = fill_credentials(values, env, data_dir)
 
     try:
         return ServerSettings(**values), messages
@@ -157,6 +147,19 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
             for error in exc.errors()
         ]
         raise SettingsError("; ".join(problems)) from None
+
+
+def fill_credentials(values: dict[str, Any], env: Mapping[str, str], data_dir: Path) -> list[str]:
+    """Set ``admin_token`` and ``secret`` in ``values`` where not given: from the environment,
+    or the files kept in ``data_dir`` (made when missing). The messages for the operator."""
+    messages: list[str] = []
+    for key, env_name, file_name, label in (
+        ("admin_token", ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE, "admin token"),
+        ("secret", SECRET_ENV, SECRET_FILE, "secret"),
+    ):
+        if key not in values:
+            values[key] = env.get(env_name) or kept_credential(data_dir / file_name, label, messages)
+    return messages
 
 
 def kept_credential(path: Path, label: str, messages: list[str]) -> str:

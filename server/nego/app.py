@@ -12,9 +12,7 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -25,7 +23,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from server.metrics import CONTENT_TYPE
 from server.nego.frames import FrameError, Hello, error, parse_frame
 from server.nego.service import NegoService
-from server.web import authorised, drain
+from server.web import authorised, drain, lifespan, stop_writer
 
 __all__ = ["MAX_FRAME_CHARS", "create_nego_app"]
 
@@ -58,13 +56,13 @@ def create_nego_app(service: NegoService, admin_token: str, manage_service: bool
         client = service.connect()
         writer = asyncio.create_task(drain(websocket, client.outbox, _json, lambda: client.dropped))
         try:
-            while not client.dropped:
+            while not client.closed:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
                 text = message.get("text")
                 if text is None or len(text) > MAX_FRAME_CHARS:
-                    client.close()
+                    client.drop()
                     break
                 try:
                     frame = parse_frame(text)
@@ -81,21 +79,7 @@ def create_nego_app(service: NegoService, admin_token: str, manage_service: bool
             pass
         finally:
             await service.disconnect(client)
-            with contextlib.suppress(asyncio.QueueFull):
-                client.outbox.put_nowait(None)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(writer, timeout=5)
-            writer.cancel()
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if manage_service:
-            await service.start()
-        try:
-            yield
-        finally:
-            if manage_service:
-                await service.stop()
+            await stop_writer(writer, client.outbox)
 
     routes = [
         Route("/healthz", healthz),
@@ -103,7 +87,7 @@ def create_nego_app(service: NegoService, admin_token: str, manage_service: bool
         Route("/api/games/{game_id}/log", game_log),
         WebSocketRoute("/nego", nego),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan(service.start, service.stop, manage_service))
 
 
 def _json(frame: dict) -> str:

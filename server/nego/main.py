@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import structlog
 
-from server.main import configure_logging
 from server.nego.app import create_nego_app
 from server.nego.service import NegoService
 from server.nego.settings import NegoSettings, load_nego_settings
-from server.settings import SettingsError
-from server.store import Store, StoreError
-from server.web import run_app
+from server.store import Store
+from server.web import run_app, run_command
 
 __all__ = ["add_nego_arguments", "run_nego", "serve_nego"]
 
@@ -62,28 +59,5 @@ def add_nego_arguments(parser: Any) -> None:
 
 def run_nego(args: Any, env: Mapping[str, str] | None = None) -> int:
     """``detente nego``: load the settings, print generated credentials once, serve."""
-    try:
-        settings, messages = load_nego_settings(
-            {key: getattr(args, key, None) for key in _KEYS}, dict(os.environ) if env is None else env
-        )
-    except SettingsError as exc:
-        print(f"detente nego: {exc}", file=sys.stderr)
-        return 2
-    for message in messages:
-        print(f"detente: {message}", flush=True)
-    configure_logging()
-
-    def ready(host: str, port: int) -> None:
-        print(f"detente: listening on http://{host}:{port}", flush=True)
-
-    try:
-        asyncio.run(serve_nego(settings, ready))
-    except StoreError as exc:
-        print(f"detente nego: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"detente nego: cannot listen: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        pass
-    return 0
+    values = {key: getattr(args, key, None) for key in _KEYS}
+    return run_command("nego", lambda: load_nego_settings(values, dict(os.environ) if env is None else env), serve_nego)

@@ -27,11 +27,12 @@ from server.metrics import Metrics
 from server.nego.frames import error
 from server.nego.negotiation import Negotiation, Outcome, Rules
 from server.store import Store
+from server.web import Outbox
 
 __all__ = ["Client", "GameServerLink", "NegoService", "iso_time"]
 
-DEFAULT_QUEUE_SIZE = 1024
 REQUEST_TIMEOUT = 10.0
+CLIENT_QUEUE_SIZE = 1024
 
 log = structlog.get_logger("detente.nego")
 
@@ -44,29 +45,12 @@ def iso_time(at: float | None) -> str | None:
 
 
 @dataclass(eq=False)
-class Client:
-    """One ``/nego`` connection: a bounded queue of frames (``None``: close), and who it is."""
+class Client(Outbox[dict[str, Any]]):
+    """One ``/nego`` connection: who it is, once it said hello, and its frames to send."""
 
     id: int
     game: str | None = None
     power: str | None = None
-    outbox: asyncio.Queue[dict[str, Any] | None] = field(default_factory=lambda: asyncio.Queue(DEFAULT_QUEUE_SIZE))
-    dropped: bool = False
-
-    def put(self, frame: dict[str, Any]) -> None:
-        if self.dropped:
-            return
-        try:
-            self.outbox.put_nowait(frame)
-        except asyncio.QueueFull:  # a client that does not read is dropped, not waited for
-            self.close()
-
-    def close(self) -> None:
-        """Close now, discarding what is queued."""
-        self.dropped = True
-        while not self.outbox.empty():
-            self.outbox.get_nowait()
-        self.outbox.put_nowait(None)
 
 
 @dataclass(eq=False)
@@ -214,7 +198,7 @@ class NegoService:
     # --- clients --------------------------------------------------------------------------------
 
     def connect(self) -> Client:
-        client = Client(next(self._ids))
+        client = Client(next(self._ids), outbox=asyncio.Queue(CLIENT_QUEUE_SIZE))
         self.clients[client.id] = client
         return client
 

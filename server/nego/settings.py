@@ -20,15 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from server.settings import (
-    ADMIN_TOKEN_ENV,
-    ADMIN_TOKEN_FILE,
-    DEFAULT_DATA_DIR,
-    SECRET_ENV,
-    SECRET_FILE,
-    SettingsError,
-    kept_credential,
-)
+from server.settings import DEFAULT_DATA_DIR, SettingsError, fill_credentials
 
 __all__ = ["NegoSettings", "load_nego_settings"]
 
@@ -69,13 +61,7 @@ def load_nego_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) ->
     data_dir = Path(values.get("data_dir", DEFAULT_DATA_DIR))
     values["data_dir"] = data_dir
     values.setdefault("db", data_dir / DB_NAME)
-    messages: list[str] = []
-    for key, env_name, file_name, label in (
-        ("secret", SECRET_ENV, SECRET_FILE, "secret"),
-        ("admin_token", ADMIN_TOKEN_ENV, ADMIN_TOKEN_FILE, "admin token"),
-    ):
-        if key not in values:
-            values[key] = env.get(env_name) or kept_credential(data_dir / file_name, label, messages)
+    messages = fill_credentials(values, env, data_dir)
     try:
         return NegoSettings(**values), messages
     except ValidationError as exc:

@@ -66,33 +66,15 @@ async def running_pair(tmp_path: Path) -> AsyncIterator[Pair]:
         yield Pair(game, port)
 
 
-class NegoClient:
-    """A ``/nego`` client: frames read but not yet expected wait in ``buffer``."""
+class JsonClient:
+    """A websocket of JSON frames: frames read but not yet expected wait in ``buffer``."""
 
-    def __init__(self, ws: Any, power: str) -> None:
+    def __init__(self, ws: Any) -> None:
         self.ws = ws
-        self.power = power
         self.buffer: list[dict[str, Any]] = []
-        self._ids = 0
-
-    @classmethod
-    async def open(cls, pair: Pair, game: str | None, power: str, passcode: int) -> NegoClient:
-        client = cls(await websockets.connect(pair.nego, open_timeout=TIMEOUT), power)
-        hello = {"type": "hello", "power": power, "passcode": passcode}
-        await client.send(hello if game is None else {**hello, "game": game})
-        return client
 
     async def send(self, frame: dict[str, Any]) -> None:
         await self.ws.send(json.dumps(frame))
-
-    async def say(self, text: str) -> dict[str, Any]:
-        """Say ``text`` and return the answer (``ack`` or ``error``)."""
-        self._ids += 1
-        await self.send({"type": "say", "id": self._ids, "text": text})
-        return await self.answer(self._ids)
-
-    async def answer(self, request_id: int) -> dict[str, Any]:
-        return await self.expect(lambda f: f.get("type") in ("ack", "error") and f.get("id") == request_id)
 
     async def expect(self, match: Any, **fields: Any) -> dict[str, Any]:
         """The first frame of type ``match`` (with these fields), or for which ``match(frame)``."""
@@ -111,6 +93,31 @@ class NegoClient:
                 if fits(frame):
                     return frame
                 self.buffer.append(frame)
+
+
+class NegoClient(JsonClient):
+    """A ``/nego`` client of one power."""
+
+    def __init__(self, ws: Any, power: str) -> None:
+        super().__init__(ws)
+        self.power = power
+        self._ids = 0
+
+    @classmethod
+    async def open(cls, pair: Pair, game: str | None, power: str, passcode: int) -> NegoClient:
+        client = cls(await websockets.connect(pair.nego, open_timeout=TIMEOUT), power)
+        hello = {"type": "hello", "power": power, "passcode": passcode}
+        await client.send(hello if game is None else {**hello, "game": game})
+        return client
+
+    async def say(self, text: str) -> dict[str, Any]:
+        """Say ``text`` and return the answer (``ack`` or ``error``)."""
+        self._ids += 1
+        await self.send({"type": "say", "id": self._ids, "text": text})
+        return await self.answer(self._ids)
+
+    async def answer(self, request_id: int) -> dict[str, Any]:
+        return await self.expect(lambda f: f.get("type") in ("ack", "error") and f.get("id") == request_id)
 
     async def drain(self) -> list[dict[str, Any]]:
         """What has arrived so far (after a round trip, so that nothing is in flight from before)."""

@@ -3,46 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
 import websockets
 
+from tests.server.nego_helpers import JsonClient
 from tests.server.test_app import play_holds, seven
-from tests.server.ws_helpers import TIMEOUT, TOKEN, Running, http
+from tests.server.ws_helpers import TOKEN, Running, http
 
 SECRET = "s3cret"
 
 
-class Feed:
-    """A follower: frames read but not yet expected wait in ``buffer``."""
-
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-        self.buffer: list[dict[str, Any]] = []
+class Feed(JsonClient):
+    """The negotiation server's side of ``/internal/feed``."""
 
     @classmethod
     async def open(cls, server: Running, secret: str = SECRET) -> Feed:
         url = f"ws://127.0.0.1:{server.port}/internal/feed"
         return cls(await websockets.connect(url, additional_headers={"Authorization": f"Bearer {secret}"}))
-
-    async def send(self, frame: dict[str, Any]) -> None:
-        await self.ws.send(json.dumps(frame))
-
-    async def expect(self, kind: str, **match: Any) -> dict[str, Any]:
-        def fits(frame: dict[str, Any]) -> bool:
-            return frame.get("type") == kind and all(frame.get(k) == v for k, v in match.items())
-
-        for i, frame in enumerate(self.buffer):
-            if fits(frame):
-                return self.buffer.pop(i)
-        async with asyncio.timeout(TIMEOUT):
-            while True:
-                frame = json.loads(await self.ws.recv())
-                if fits(frame):
-                    return frame
-                self.buffer.append(frame)
 
 
 async def press_game(server: Running, **settings: Any) -> str:
