@@ -20,7 +20,7 @@ import secrets
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -130,19 +130,30 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
             except ValueError:
                 raise SettingsError(f"{_OPTIONS[key]}: not a whole number: {values[key]!r}") from None
 
+    return settle(ServerSettings, values, env, DB_NAME, _OPTIONS)
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def settle(
+    model: type[Model], values: dict[str, Any], env: Mapping[str, str], db_name: str, options: Mapping[str, str]
+) -> tuple[Model, list[str]]:
+    """The settings ``model`` from ``values``: the data directory and the store's path (``--db``
+    alone puts the data directory beside the file; ``data_dir`` alone puts the store, named
+    ``db_name``, in it), the credentials (:func:`fill_credentials`), validated; a
+    :class:`SettingsError` names the option (``options``: setting -> option) of each problem."""
     if "db" in values and "data_dir" not in values:
         values["data_dir"] = Path(values["db"]).parent
     data_dir = Path(values.get("data_dir", DEFAULT_DATA_DIR))
     values["data_dir"] = data_dir
-    values.setdefault("db", data_dir / DB_NAME)
-
+    values.setdefault("db", data_dir / db_name)
     messages = fill_credentials(values, env, data_dir)
-
     try:
-        return ServerSettings(**values), messages
+        return model(**values), messages
     except ValidationError as exc:
         problems = [
-            f"{_OPTIONS.get(str(error['loc'][0]), str(error['loc'][0])) if error['loc'] else 'settings'}"
+            f"{options.get(str(error['loc'][0]), str(error['loc'][0])) if error['loc'] else 'settings'}"
             f"{''.join(f'.{part}' for part in error['loc'][1:])}: {error['msg'].removeprefix('Value error, ')}"
             for error in exc.errors()
         ]

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from server.settings import DEFAULT_DATA_DIR, SettingsError, fill_credentials
+from server.settings import DEFAULT_DATA_DIR, settle
 
 __all__ = ["NegoSettings", "load_nego_settings"]
 
@@ -56,14 +56,4 @@ def load_nego_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) ->
     """The settings from command-line values (``None``: not given) and the environment, with
     messages for the operator (credentials generated); :class:`SettingsError` names a bad option."""
     values = {k: v for k, v in cli_values.items() if v is not None}
-    if "db" in values and "data_dir" not in values:
-        values["data_dir"] = Path(values["db"]).parent
-    data_dir = Path(values.get("data_dir", DEFAULT_DATA_DIR))
-    values["data_dir"] = data_dir
-    values.setdefault("db", data_dir / DB_NAME)
-    messages = fill_credentials(values, env, data_dir)
-    try:
-        return NegoSettings(**values), messages
-    except ValidationError as exc:
-        problems = [f"{_OPTIONS.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}" for e in exc.errors()]
-        raise SettingsError("; ".join(problems)) from None
+    return settle(NegoSettings, values, env, DB_NAME, _OPTIONS)
