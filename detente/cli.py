@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from importlib import resources
 
+from detente import bot_command, report_command, run_command
 from detente.cases import CaseError, run_cases
 
 
@@ -104,13 +105,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_nego_arguments(nego)
 
-    from detente import bot_command, run_command
-
     bot_command.add_arguments(
         commands.add_parser("bot", help="play one bot in a game of a server (DAIDE over websockets)")
     )
     run_command.add_arguments(
         commands.add_parser("run", help="play many in-process games between bots; a summary per bot")
+    )
+    report_command.add_arguments(
+        commands.add_parser("report", help="one HTML page of charts: detente run directories or a game server database")
     )
 
     return parser
@@ -123,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bot_command.run(args)
     if args.command == "run":
         return run_command.run(args)
+    if args.command == "report":
+        return report_command.run(args)
     if args.command == "serve":
         from server.main import run
 

@@ -64,3 +64,11 @@ def test_a_missing_file_gets_an_error(tmp_path: Path) -> None:
     run = detente("adjudicate", str(tmp_path / "nothing.json"))
     assert run.returncode == 2
     assert "cannot read" in json.loads(run.stderr)["error"]
+
+
+def test_every_command_is_wired(tmp_path: Path) -> None:
+    from detente.cli import build_parser, main
+
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert set(commands) == {"adjudicate", "check", "serve", "nego", "bot", "run", "report"}
+    assert main(["report", str(tmp_path / "nowhere"), "-o", str(tmp_path / "r.html")]) == 2
