@@ -292,6 +292,15 @@ class GameMaster:
             elif self.state == PLAYING:
                 self._broadcast(Ccd(self._abbr(client.power)))
 
+    def vacate(self, now: float) -> Step:
+        """Free the seats of a forming game whose players are not connected (after a restart:
+        they have no ``HLO`` yet, so no passcode to come back with; they join again with ``NME``)."""
+        if self.state == FORMING:
+            for power in [p for p in self.roster.players if p not in self.roster.connection_of]:
+                self._record("leave", now, power=power)
+                self.roster.unseat(power)
+        return self._step()
+
     def tick(self, now: float) -> Step:
         """Time passes: process the phase if its deadline is reached."""
         if self.state == PLAYING and self.deadline is not None:

@@ -139,7 +139,7 @@ class GameService:
             log.info("game restored", game=stored.id, state=gm.state, phase=str(gm.position.phase), events=len(events))
             if gm.state == OVER:  # it ended but the server died before marking it finished
                 await self._finish(game)
-            self._arm(game)
+            await self._commit(game, gm.vacate(self.clock()))
         kept = await asyncio.to_thread(self.store.get_meta, OPEN_GAME_META)
         if kept is not None and kept in self.games and self.games[kept].gm.state == FORMING:
             self.open_game_id = kept

@@ -259,6 +259,21 @@ def test_tme_alarms_are_refused_without_deadlines() -> None:
     assert texts(gm.receive(by_power["ENG"], "TME (10)", 1.0), by_power["ENG"]) == ["REJ (TME (10))"]
 
 
+def test_a_forming_game_replayed_frees_the_seats_of_players_not_connected() -> None:
+    gm = new_game()
+    records: list[Event] = []
+    for conn in CONNS[:3]:
+        records += gm.receive(conn, f"NME ('bot {conn}') ('1.0')", 0.0).records
+    again = GameMaster.replay("g1", gm.settings, 0.0, records, rng=random.Random(7))
+    assert len(again.roster.players) == 3
+    step = again.vacate(5.0)
+    assert [e.kind for e in step.records] == ["leave"] * 3 and not again.roster.players
+    assert texts(again.receive("new", "NME ('back') ('1.0')", 6.0), "new")[0].startswith("YES (NME")
+    replayed = GameMaster.replay("g1", gm.settings, 0.0, [*records, *step.records], rng=random.Random(7))
+    assert not replayed.roster.players
+    assert new_game().vacate(0.0).records == ()  # nobody seated: nothing to record
+
+
 # --- joining again ------------------------------------------------------------------------------------
 
 
