@@ -91,6 +91,9 @@ class Deadlines(_Body):
 DEFAULT_DEADLINES = Deadlines(movement=60, retreat=30, adjustment=30)
 
 
+PowerName = Literal["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
+
+
 class GameCreate(_Body):
     """The body of ``POST /api/games``: the settings of a new game (every field has a default)."""
 
@@ -113,6 +116,11 @@ class GameCreate(_Body):
     )
     year_limit: int | None = Field(
         default=1935, ge=1901, le=9999, description="the game ends in a draw after this year; null for no limit"
+    )
+
+    reserved: dict[PowerName, str] = Field(
+        default_factory=dict,
+        description="powers kept for the players who join with these names (NME); the others are dealt at random",
     )
 
     @field_validator("press_phases")

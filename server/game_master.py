@@ -106,7 +106,8 @@ class GameSettings:
     """What the game master needs to know of a game's settings.
 
     ``press_phases`` lists the kinds of phase (``movement``, ``retreat``, ``adjustment``)
-    in which press is allowed (``NPR`` and ``NPB`` of ``HLO`` say which are not). The game
+    in which press is allowed (``NPR`` and ``NPB`` of ``HLO`` say which are not);
+    ``reserved`` keeps powers for the players who join with those names. The game
     is drawn when it would go past the last phase of ``year_limit``. With ``binding``, the
     order commitments the negotiation server confirmed (:meth:`GameMaster.bind`) replace
     the orders that break them. L levels and protocol concern the negotiation server only.
@@ -118,6 +119,7 @@ class GameSettings:
     deadlines: Deadlines = field(default_factory=Deadlines)
     year_limit: int | None = None
     press_phases: tuple[str, ...] = ("movement", "retreat", "adjustment")
+    reserved: tuple[tuple[str, str], ...] = ()  # (power, the NME name it is kept for)
 
     def __post_init__(self) -> None:
         if not 0 <= self.press_level <= 8000:
@@ -484,11 +486,13 @@ class GameMaster:
     # --- joining -----------------------------------------------------------------------------
 
     def _nme(self, conn: str, client: Client, msg: Nme, now: float) -> None:
-        free = [p for p in self.powers if p not in self.roster.players]
+        reserved = dict(self.settings.reserved)
+        kept = [p for p, name in reserved.items() if name == msg.name and p not in self.roster.players]
+        free = kept or [p for p in self.powers if p not in self.roster.players and p not in reserved]
         if self.state != FORMING or client.role is not Role.NEW or not free:
             self._to(conn, Rej(msg))
             return
-        power = self.rng.choice(free)
+        power = free[0] if kept else self.rng.choice(free)
         taken = [p.passcode for p in self.roster.players.values()]
         player = Player(power, msg.name, msg.version, draw_passcode(self.rng, taken, self.passcode_in_use))
         self._record("join", now, power=power, name=msg.name, version=msg.version, passcode=player.passcode)

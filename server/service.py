@@ -58,6 +58,7 @@ def game_settings(create: GameCreate) -> GameSettings:
         year_limit=create.year_limit,
         press_phases=tuple(create.press_phases),
         binding=create.binding,
+        reserved=tuple(sorted(create.reserved.items())),
     )
 
 

@@ -40,7 +40,10 @@ def test_game_create_defaults() -> None:
         "press_phases": ["movement"],
         "deadlines": {"movement": 60.0, "retreat": 30.0, "adjustment": 30.0},
         "year_limit": 1935,
+        "reserved": {},
     }
+    with pytest.raises(ValidationError):
+        GameCreate.model_validate({"reserved": {"ATLANTIS": "alice"}})
 
 
 def test_game_create_full_body() -> None:

@@ -274,6 +274,17 @@ def test_a_forming_game_replayed_frees_the_seats_of_players_not_connected() -> N
     assert new_game().vacate(0.0).records == ()  # nobody seated: nothing to record
 
 
+def test_a_reserved_power_goes_only_to_the_player_it_is_kept_for() -> None:
+    gm = new_game(reserved=(("ENGLAND", "alice"),))
+    for conn in CONNS[:6]:
+        assert texts(gm.receive(conn, f"NME ('bot {conn}') ('1.0')", 0.0), conn)[0].startswith("YES")
+    assert "ENGLAND" not in gm.roster.players
+    assert texts(gm.receive("x", "NME ('bob') ('1.0')", 0.0), "x") == ["REJ (NME ('bob') ('1.0'))"]
+    step = gm.receive("alice", "NME ('alice') ('1.0')", 0.0)
+    assert gm.roster.power_of("alice") == "ENGLAND" and gm.state == "playing"
+    assert any(t.startswith("HLO (ENG)") for t in texts(step, "alice"))
+
+
 # --- joining again ------------------------------------------------------------------------------------
 
 
