@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from importlib import resources
 
 from detente import bot_command, report_command, run_command
+from detente import play as play_command
 from detente.cases import CaseError, run_cases
 
 
@@ -111,6 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     run_command.add_arguments(
         commands.add_parser("run", help="play many in-process games between bots; a summary per bot")
     )
+    play_command.add_arguments(
+        commands.add_parser(
+            "play",
+            help="play in the browser against six bots: both servers, the bots and your page in one process",
+        )
+    )
     report_command.add_arguments(
         commands.add_parser("report", help="one HTML page of charts: detente run directories or a game server database")
     )
@@ -125,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bot_command.run(args)
     if args.command == "run":
         return run_command.run(args)
+    if args.command == "play":
+        return play_command.run(args)
     if args.command == "report":
         return report_command.run(args)
     if args.command == "serve":
