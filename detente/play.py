@@ -132,7 +132,8 @@ async def _play(
 
 async def _started(ready: asyncio.Future[int], task: asyncio.Task[None]) -> int:
     """The port a server listens on, or its error if it failed to start."""
-    await asyncio.wait({ready, task}, return_when=asyncio.FIRST_COMPLETED)
+    waiting: set[asyncio.Future[Any]] = {ready, task}
+    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     if not ready.done():
         await task  # raises what stopped it
     return ready.result()
