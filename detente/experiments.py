@@ -46,7 +46,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -57,6 +57,7 @@ from engine.position import Phase
 __all__ = [
     "BotSummary",
     "Experiment",
+    "GameRunner",
     "Progress",
     "Score",
     "format_table",
@@ -67,6 +68,10 @@ __all__ = [
 ]
 
 POWERS = 7
+#: Plays games elsewhere than in this machine's processes (``detente run --ray``: see
+#: :mod:`detente.ray_runner`): given the setups, yields ``(index in setups, record)`` for
+#: each game as it finishes, in any order.
+GameRunner = Callable[[Sequence[GameSetup]], Iterable[tuple[int, GameRecord]]]
 NEVER = Phase(10**6, "W", "A")  # survivors' "elimination": later than any phase
 
 
@@ -243,22 +248,27 @@ def play_and_write(n: int, setup: GameSetup, games_dir: Path) -> dict[str, Any]:
     except Exception as error:
         error.add_note(f"in game {n} (seed {setup.seed}, bots {', '.join(setup.bots)})")
         raise
+    return write_game(n, record, games_dir)
+
+
+def write_game(n: int, record: GameRecord, games_dir: Path) -> dict[str, Any]:
+    """Write the full record of game ``n``, return its line."""
     path = games_dir / f"{n}.json"
     path.write_text(json.dumps({"game": n, **record.to_json()}, separators=(",", ":")) + "\n", encoding="utf-8")
     return game_line(n, record)
 
 
-def _in_order(futures: Sequence[Future[dict[str, Any]]]) -> Iterator[tuple[int, dict[str, Any] | None]]:
+def _in_order(finished: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, dict[str, Any] | None]]:
     """Each finished game as it finishes (with the count done), then its line in game order.
 
-    Yields ``(done, line)``: ``line`` is None for a game that finished before the games
-    ahead of it, and comes again, in order, once they have.
+    ``finished`` gives ``(index, line)`` in the order the games finish. Yields ``(done,
+    line)``: ``line`` is None for a game that finished before the games ahead of it, and
+    comes again, in order, once they have.
     """
-    index = {future: i for i, future in enumerate(futures)}
     ready: dict[int, dict[str, Any]] = {}
     following = 0
-    for done, future in enumerate(as_completed(futures), 1):
-        ready[index[future]] = future.result()
+    for done, (index, line) in enumerate(finished, 1):
+        ready[index] = line
         yield done, None
         while following in ready:
             yield done, ready.pop(following)
@@ -294,10 +304,14 @@ class Progress:
         return time.monotonic() - self.started
 
 
-def run_experiment(experiment: Experiment, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+def run_experiment(
+    experiment: Experiment, progress: Callable[[int], None] | None = None, runner: GameRunner | None = None
+) -> dict[str, Any]:
     """Play every game of ``experiment``, write ``DIR`` (see the module), return the summary.
 
-    ``progress`` is told the number of games finished each time one finishes.
+    ``progress`` is told the number of games finished each time one finishes. ``runner``
+    plays the games instead of ``experiment.jobs`` local processes; the files are written
+    here, the same as a local run's for the same seed.
     """
     out = experiment.out
     games_dir = out / "games"
@@ -305,7 +319,7 @@ def run_experiment(experiment: Experiment, progress: Callable[[int], None] | Non
     setups = experiment.setups()
     lines: list[dict[str, Any]] = []
     with open(out / "games.jsonl", "w", encoding="utf-8") as jsonl:
-        for done, line in _played(experiment, setups, games_dir):
+        for done, line in _played(experiment, setups, games_dir, runner):
             if progress is not None:
                 progress(done)
             if line is not None:
@@ -326,8 +340,11 @@ def run_experiment(experiment: Experiment, progress: Callable[[int], None] | Non
 
 
 def _played(
-    experiment: Experiment, setups: Sequence[GameSetup], games_dir: Path
+    experiment: Experiment, setups: Sequence[GameSetup], games_dir: Path, runner: GameRunner | None
 ) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    if runner is not None:
+        yield from _in_order((index, write_game(index + 1, record, games_dir)) for index, record in runner(setups))
+        return
     if experiment.jobs <= 1:
         for n, setup in enumerate(setups, 1):
             yield n, play_and_write(n, setup, games_dir)
@@ -335,7 +352,8 @@ def _played(
     pool = ProcessPoolExecutor(max_workers=experiment.jobs)
     try:
         futures = [pool.submit(play_and_write, n, setup, games_dir) for n, setup in enumerate(setups, 1)]
-        yield from _in_order(futures)
+        index = {future: i for i, future in enumerate(futures)}
+        yield from _in_order((index[future], future.result()) for future in as_completed(futures))
     finally:
         pool.shutdown(cancel_futures=True)  # a game that failed (or ^C) stops the games not yet begun
 

@@ -117,7 +117,7 @@ async def _play(
             bot = make_bot(name, rng.getrandbits(64))
             player = play_negotiating(bot, ws, nego, game_id) if bot.negotiates else play(bot, ws, game_id)
             bots.append(asyncio.create_task(player))
-        page = f"{base}/?game={game_id}&name={PERSON}&nego={nego}"
+        page = f"{base}/#/game/{game_id}?as=player&name={PERSON}"
         print(f"detente: you play {power}; your page: {page}", flush=True)
         if args.browser:
             with contextlib.suppress(Exception):

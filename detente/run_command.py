@@ -2,7 +2,9 @@
 
 ``detente run --bots dumbbot,randombot --games 200 --seed 1 --jobs 2 --year-limit 1920 --out DIR``
 plays the games in ``--jobs`` worker processes with a progress bar on a terminal, writes
-``DIR`` (formats in :mod:`detente.experiments`) and prints the table per bot. ``--l-levels``
+``DIR`` (formats in :mod:`detente.experiments`) and prints the table per bot. ``--ray
+[ADDRESS]`` plays them as tasks on a Ray cluster instead (a new local one of ``--jobs``
+CPUs without an address; :mod:`detente.ray_runner`), with the same files for the same seed. ``--l-levels``
 and ``--press-level`` are kept in every game's settings; until negotiation runs in process
 they change nothing of the play.
 """
@@ -10,15 +12,28 @@ they change nothing of the play.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from pathlib import Path
 
 from bots.registry import UnknownBot, bot_class
-from detente.experiments import Experiment, Progress, format_table, new_seed, run_experiment, slots_from
+from detente import ray_runner
+from detente.experiments import (
+    Experiment,
+    GameRunner,
+    Progress,
+    format_table,
+    new_seed,
+    run_experiment,
+    slots_from,
+)
 from server.api_models import PRESS_LEVELS, normalise_l_levels
 
 __all__ = ["add_arguments", "run"]
+
+LOCAL = "local"
+"""``--ray`` without an address: a new local cluster."""
 
 
 def _year_limit(text: str) -> int:
@@ -38,6 +53,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, required=True, help="how many games to play")
     parser.add_argument("--seed", type=int, help="the seed of the whole run (default: a new one, recorded)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const=LOCAL,
+        metavar="ADDRESS",
+        help="play the games as tasks on the Ray cluster at ADDRESS (HOST:6379, auto, ray://HOST:10001),"
+        " or on a new local one of --jobs CPUs without an address; needs pip install 'detente[ray]'",
+    )
     parser.add_argument("--year-limit", dest="year_limit", type=_year_limit, default=1920, help="last year (1920)")
     parser.add_argument("--l-levels", dest="l_levels", default="1-8", help="L levels of the negotiation (1-8)")
     parser.add_argument(
@@ -71,6 +94,11 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--press-level is one of {', '.join(map(str, PRESS_LEVELS))}")
     if (args.out / "games.jsonl").exists():
         return fail(f"{args.out} already holds games.jsonl: choose another --out or remove it")
+    if args.ray is not None:
+        try:
+            ray_runner.import_ray()
+        except ray_runner.RayMissing as error:
+            return fail(str(error))
     experiment = Experiment(
         slots=slots,
         games=args.games,
@@ -84,12 +112,25 @@ def run(args: argparse.Namespace) -> int:
         binding=args.binding,
         rounds=args.rounds,
     )
+    runner: GameRunner | None = None
+    where = f"{experiment.jobs} jobs"
+    if args.ray is not None:
+        address = None if args.ray == LOCAL else args.ray
+        runner = functools.partial(ray_runner.games_on_ray, address=address, num_cpus=experiment.jobs)
+        where = f"Ray at {address}" if address is not None else f"a local Ray cluster of {experiment.jobs} CPUs"
     bar = Progress(experiment.games, sys.stderr, enabled=sys.stderr.isatty())
-    summary = run_experiment(experiment, bar.update)
+    try:
+        summary = run_experiment(experiment, bar.update, runner)
+    except ConnectionError as error:
+        if runner is None:
+            raise
+        bar.close()
+        print(f"detente run: cannot reach the Ray cluster: {error}", file=sys.stderr)
+        return 1
     seconds = bar.close()
     print(
         f"detente run: {summary['games']} games in {seconds:.1f} s ({seconds / summary['games']:.2f} s a game,"
-        f" {experiment.jobs} jobs), seed {experiment.seed}; {summary['solos']} solos, {summary['draws']} draws;"
+        f" {where}), seed {experiment.seed}; {summary['solos']} solos, {summary['draws']} draws;"
         f" written to {experiment.out}",
         file=sys.stderr,
     )

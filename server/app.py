@@ -9,6 +9,7 @@
   defaulted; each unit's result words; the public position after); ``POST /api/games``
   with ``Authorization: Bearer <admin token>``; ``GET /api/schema`` (the JSON schemas of the bodies), ``GET /api/openapi.json`` (the
   OpenAPI 3.1 document).
+- ``/``: the web page and its endpoints (see :mod:`server.web_api`).
 - ``/internal/feed``: the negotiation server's websocket, with ``Authorization: Bearer
   <secret>`` (see :mod:`server.feed`).
 """
@@ -28,6 +29,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server import web_api
 from server.api_models import (
     ClientConfig,
     ErrorBody,
@@ -188,6 +190,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         Route("/api/games/{game_id}/history", get_history),
         WebSocketRoute("/daide", daide),
         WebSocketRoute("/internal/feed", feed),
+        *web_api.routes(service),
     ]
     return Starlette(routes=routes, lifespan=lifespan(service.start, service.stop, manage_service))
 

@@ -43,7 +43,7 @@ async def test_play_seats_six_bots_and_keeps_the_chosen_power_for_the_person(tmp
                 pass
             assert match.group(1) == b"FRANCE"
             page = match.group(2).decode()
-            base, game = re.match(r"(http://[^/]+)/\?game=(\w+)&name=you", page).groups()  # type: ignore[union-attr]
+            base, game = re.match(r"(http://[^/]+)/#/game/(\w+)\?as=player&name=you", page).groups()  # type: ignore[union-attr]
             person = DaideClient(await websockets.connect(f"ws{base[4:]}/daide?game={game}"))
             await person.send("NME ('you') ('1.0')")
             await person.hello()

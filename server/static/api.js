@@ -1,0 +1,57 @@
+// The game server's JSON API, as the page uses it.
+
+async function call(method, path, body) {
+  const init = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = { error: `HTTP ${response.status}` };
+  }
+  if (!response.ok) {
+    const error = new Error(data && data.error ? data.error : `HTTP ${response.status}`);
+    error.status = response.status;
+    error.body = data;
+    throw error;
+  }
+  return data;
+}
+
+const rendered = new Map(); // "viewer|l" -> Promise<string>: incoming L is rendered once
+
+export const api = {
+  config: () => call("GET", "/api/config"),
+  games: () => call("GET", "/api/games"),
+  game: (id) => call("GET", `/api/games/${encodeURIComponent(id)}`),
+  history: (id) => call("GET", `/api/games/${encodeURIComponent(id)}/history`),
+  map: () => call("GET", "/api/map"),
+  legal: (id, power) => call("GET", `/api/games/${encodeURIComponent(id)}/legal?power=${encodeURIComponent(power)}`),
+  check: (game, power, text) => call("POST", "/api/orders/check", { game, power, text }),
+  understand: (body) => call("POST", "/api/english/understand", body),
+  /** An L message in English for `viewer`; a text that is not L comes back as it is. */
+  render(l, viewer) {
+    const key = `${viewer}|${l}`;
+    if (!rendered.has(key)) {
+      rendered.set(
+        key,
+        call("POST", "/api/english/render", { l, viewer }).then((r) => r.english, () => l),
+      );
+    }
+    return rendered.get(key);
+  },
+  renderDeal(deal, viewer) {
+    const key = `${viewer}|deal|${deal}`;
+    if (!rendered.has(key)) {
+      rendered.set(
+        key,
+        call("POST", "/api/english/render", { deal, viewer }).then((r) => r.english, () => deal),
+      );
+    }
+    return rendered.get(key);
+  },
+};

@@ -1,0 +1,526 @@
+// One game in the page: the DAIDE link (join, rejoin or watch), the map and its history, the orders and the chat.
+
+import { alerts } from "./alerts.js";
+import { api } from "./api.js";
+import { Board } from "./board.js";
+import { ChatPanel } from "./chat.js";
+import { Countdown } from "./clock.js";
+import { DaideLink, phaseOfTurn, readMis, readThx } from "./daide.js";
+import { $, fill, h } from "./dom.js";
+import { keepSeat, playerName, seatOf } from "./lobby.js";
+import { NegoLink, negoSocketUrl } from "./nego.js";
+import { provinceOf, readOrder } from "./notation.js";
+import { OrdersPanel, closeMenu, showMenu } from "./orders.js";
+import { FULL, POWERS, abbr, nameOf, phaseName } from "./powers.js";
+
+const IAM_RETRIES = 4;
+
+export class GameView {
+  constructor(root, id, params, shared) {
+    this.root = root;
+    this.id = id;
+    this.wants = params.get("as"); // "player", "observer" or null (a kept seat, else watch)
+    this.name = params.get("name"); // the name to join with (a power kept for it: detente play)
+    this.config = shared.config;
+    this.map = shared.map;
+    this.power = null;
+    this.passcode = null;
+    this.detail = null;
+    this.history = [];
+    this.legal = null;
+    this.view = null; // the history index shown; null: the live phase
+    this.phase = null;
+    this.selected = null;
+    this.showLast = true;
+    this.over = false;
+    this.closed = false;
+    this.iamTries = 0;
+    this.chat = null;
+    this.formingTimer = null;
+  }
+
+  // --- the page --------------------------------------------------------------------------------
+
+  build() {
+    const header = $("#bar");
+    this.phaseEl = $("#phase", header);
+    this.countdown = new Countdown($("#countdown", header));
+    this.powerEl = $("#power", header);
+    this.root.hidden = false;
+    this.boardBox = h("div", { class: "board-box", id: "board" });
+    this.slider = h("input", {
+      type: "range",
+      id: "history",
+      min: 0,
+      max: 0,
+      value: 0,
+      "aria-label": "phase shown",
+      oninput: () => this.scrub(),
+    });
+    this.sliderLabel = h("span", { class: "history-label", id: "history-label" });
+    this.liveButton = h("button", { type: "button", id: "live", onclick: () => this.goLive() }, "Now");
+    const toggle = (id, text, checked, onchange) =>
+      h("label", { class: "check" }, h("input", { type: "checkbox", id, checked, onchange }), ` ${text}`);
+    this.controls = h(
+      "div",
+      { class: "board-controls" },
+      h("div", { class: "history" }, h("span", {}, "History"), this.slider, this.sliderLabel, this.liveButton),
+      h(
+        "div",
+        { class: "toggles" },
+        toggle("show-names", "names", false, (e) => this.board.setNames(e.target.checked)),
+        toggle("show-edges", "adjacency", true, (e) => this.board.setEdges(e.target.checked)),
+        toggle("show-last", "last orders", true, (e) => {
+          this.showLast = e.target.checked;
+          this.redraw();
+        }),
+      ),
+    );
+    this.powersEl = h("div", { class: "powers", id: "powers" });
+    this.banner = h("div", { class: "banner", id: "banner", hidden: true });
+    this.ordersEl = h("section", { class: "orders", id: "orders" });
+    this.chatEl = h("aside", { class: "chat", id: "chat" }, h("p", { class: "chat-state" }, "Negotiation is for the players of a game."));
+    fill(
+      this.root,
+      h("div", { class: "left" }, this.banner, this.boardBox, this.controls, this.powersEl, this.ordersEl),
+      this.chatEl,
+    );
+    this.board = new Board(this.boardBox, this.map, {
+      onUnit: (unit, event) => this.unitClicked(unit, event),
+      onTarget: (province, event) => this.targetClicked(province, event),
+    });
+    this.board.svg.addEventListener("click", (event) => {
+      if (event.target === this.board.svg) this.deselect();
+    });
+    this.orders = new OrdersPanel(this.ordersEl, {
+      send: (text) => this.daide && this.daide.send(text),
+      changed: () => this.redraw(),
+    });
+    this.keyHandler = (event) => {
+      if (event.key === "Escape") this.deselect();
+    };
+    document.addEventListener("keydown", this.keyHandler);
+  }
+
+  async start() {
+    this.build();
+    await this.refresh();
+    const url = new URL("/daide", window.location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    url.searchParams.set("game", this.id);
+    this.daideUrl = url.toString();
+    if (this.detail && this.detail.status === "finished") {
+      this.finished();
+      return;
+    }
+    await this.connect();
+  }
+
+  async connect() {
+    this.daide = new DaideLink(this.daideUrl);
+    this.daide.addEventListener("message", (event) => this.receive(event.detail));
+    this.daide.addEventListener("close", (event) => this.lost(event.detail));
+    try {
+      await this.daide.open();
+    } catch (error) {
+      this.setBanner(`Cannot reach the game server: ${error.message}`);
+      return;
+    }
+    const seat = seatOf(this.id);
+    if (seat && this.wants !== "observer") {
+      this.iamTries = 0;
+      this.daide.send(`IAM (${seat.power}) (${seat.passcode})`);
+    } else if (this.wants === "player") {
+      const name = (this.name || playerName()).replace(/'/g, "");
+      this.daide.send(`NME ('${name}') ('detente-web')`);
+    } else {
+      this.daide.send("OBS");
+    }
+  }
+
+  lost({ code }) {
+    if (this.closed || this.over) return;
+    if (code === 4404) {
+      this.setBanner("There is no such game on this server.");
+      return;
+    }
+    this.setBanner("The connection to the game server was lost: reconnecting…");
+    setTimeout(() => !this.closed && this.connect(), 1500);
+  }
+
+  close() {
+    this.closed = true;
+    document.removeEventListener("keydown", this.keyHandler);
+    clearInterval(this.formingTimer);
+    if (this.countdown) this.countdown.stop();
+    if (this.daide) this.daide.close();
+    if (this.chat) this.chat.close();
+    closeMenu();
+    this.root.hidden = true;
+    this.phaseEl.textContent = "";
+    this.powerEl.textContent = "";
+    this.powerEl.removeAttribute("data-power");
+    this.countdown.el.textContent = "";
+  }
+
+  setBanner(text, kind = "info") {
+    this.banner.hidden = !text;
+    this.banner.className = `banner ${kind}`;
+    this.banner.textContent = text || "";
+  }
+
+  // --- DAIDE -------------------------------------------------------------------------------------
+
+  receive({ head, tree, text }) {
+    switch (head) {
+      case "MAP":
+        this.daide.send(`YES (MAP ('${tree[1] && tree[1][0] ? tree[1][0].text : "standard"}'))`);
+        break;
+      case "YES":
+        this.yes(tree[1] || []);
+        break;
+      case "REJ":
+        this.rej(tree[1] || []);
+        break;
+      case "HLO":
+        this.hello(tree[1][0], tree[2][0]);
+        break;
+      case "NOW":
+        this.now(phaseOfTurn(tree[1]));
+        break;
+      case "MIS":
+        this.orders.setMis(readMis(tree));
+        break;
+      case "THX": {
+        const { unit, note } = readThx(tree);
+        this.orders.thx(unit, note);
+        break;
+      }
+      case "TME":
+        this.countdown.set(typeof tree[1]?.[0] === "number" ? Date.now() + tree[1][0] * 1000 : null);
+        break;
+      case "SLO":
+        this.gameOver(`${nameOf(tree[1][0])} wins alone.`);
+        break;
+      case "DRW":
+        this.gameOver(tree.length > 1 ? `A draw between ${tree[1].map(nameOf).join(", ")}.` : "The game is drawn.");
+        break;
+      case "SMR":
+        this.over = true;
+        break;
+      case "OFF":
+        this.setBanner("The game server closed the connection.");
+        break;
+      case "HUH":
+        alerts.notice(`The game server did not understand: ${text}`);
+        break;
+      default:
+        break; // SCO, ORD, CCD, FRM...: the JSON API and the negotiation server tell the page the same
+    }
+  }
+
+  yes(content) {
+    const what = content[0];
+    if (what === "NME") {
+      this.setBanner("You have a seat: the game starts when every power has a player.");
+      this.startFormingPoll();
+    } else if (what === "OBS") {
+      this.setBanner(this.over ? "" : "You are watching this game.");
+      this.daide.send("NOW");
+      this.daide.send("TME");
+      if (this.detail && this.detail.status === "forming") this.startFormingPoll();
+    } else if (what === "IAM") {
+      this.setBanner("");
+      this.daide.send("HLO");
+      this.daide.send("NOW");
+      this.daide.send("TME");
+    } else if (what === "NOT" && content[1] && content[1][0] === "GOF") {
+      this.orders.holdAnswer(true, true);
+    } else if (what === "GOF") {
+      this.orders.holdAnswer(false, true);
+    }
+  }
+
+  rej(content) {
+    const what = content[0];
+    if (what === "NME") {
+      this.setBanner("This game has no free seat any more: you are watching it.");
+      this.daide.send("OBS");
+    } else if (what === "IAM") {
+      if (this.detail && this.detail.status === "forming") {
+        // the game has not started: the seat is kept by this browser's earlier connection
+        this.setBanner("Waiting for the game to start…");
+        this.startFormingPoll();
+        return;
+      }
+      this.iamTries += 1;
+      if (this.iamTries <= IAM_RETRIES) {
+        // the server keeps the seat until it notices the old connection go
+        const seat = seatOf(this.id);
+        setTimeout(() => this.daide.send(`IAM (${seat.power}) (${seat.passcode})`), 300 * 2 ** this.iamTries);
+      } else {
+        this.setBanner("Your seat is in use by another connection: you are watching.");
+        this.daide.send("OBS");
+      }
+    } else if (what === "GOF" || what === "NOT") {
+      this.orders.holdAnswer(this.orders.holding, false);
+    }
+  }
+
+  hello(power, passcode) {
+    this.power = abbr(power) || power;
+    this.passcode = passcode;
+    keepSeat(this.id, this.power, passcode);
+    if (this.wants) history.replaceState(null, "", `#/game/${this.id}`);
+    this.wants = null;
+    clearInterval(this.formingTimer);
+    this.setBanner("");
+    this.powerEl.textContent = nameOf(this.power);
+    this.powerEl.dataset.power = this.power;
+    this.powerEl.className = `power-badge power-${this.power}`;
+    this.startChat();
+  }
+
+  startChat() {
+    if (this.chat) return;
+    const url = negoSocketUrl(this.config.nego_url);
+    if (!url) {
+      fill(this.chatEl, h("p", { class: "chat-state" }, "This server has no negotiation server: there is no press."));
+      return;
+    }
+    const link = new NegoLink(url, { type: "hello", game: this.id, power: this.power, passcode: this.passcode });
+    this.chat = new ChatPanel(this.chatEl, {
+      game: this.id,
+      me: this.power,
+      link,
+      onUnread: (n) => alerts.setUnread(n),
+    });
+    link.connect();
+  }
+
+  async now(phase) {
+    const changed = this.phase !== null && this.phase !== phase;
+    this.phase = phase;
+    await this.refresh();
+    if (changed) alerts.phase(phaseName(phase));
+    if (this.power && this.orders.due) this.daide.send("MIS");
+  }
+
+  gameOver(text) {
+    this.over = true;
+    this.setBanner(`Game over: ${text}`, "over");
+    this.countdown.set(null);
+    this.refresh();
+  }
+
+  finished() {
+    this.over = true;
+    const result = this.detail.result;
+    const text = result
+      ? result.outcome === "solo"
+        ? `${nameOf(result.powers[0])} won alone.`
+        : result.outcome === "draw"
+          ? `a draw between ${result.powers.map(nameOf).join(", ")}.`
+          : "the game was cancelled."
+      : "";
+    this.setBanner(`Game over${text ? ": " + text : "."}`, "over");
+    this.countdown.set(null);
+  }
+
+  startFormingPoll() {
+    clearInterval(this.formingTimer);
+    this.formingTimer = setInterval(async () => {
+      await this.refresh();
+      if (!this.detail || this.detail.status === "forming") return;
+      clearInterval(this.formingTimer);
+      const seat = seatOf(this.id);
+      if (!this.power && seat && this.wants !== "observer") {
+        // the seat was taken by an earlier connection of this browser: it is claimed now the game has begun
+        this.iamTries = 0;
+        this.daide.send(`IAM (${seat.power}) (${seat.passcode})`);
+      }
+    }, 2000);
+  }
+
+  // --- the state ---------------------------------------------------------------------------------
+
+  /** Read the game again. Refreshes overlap when phases come fast: only the last one started is applied,
+   * since an earlier one may answer later with an older state. */
+  async refresh() {
+    const ticket = (this.refreshes = (this.refreshes || 0) + 1);
+    let detail;
+    let history;
+    let legal = null;
+    try {
+      [detail, history] = await Promise.all([api.game(this.id), api.history(this.id)]);
+      if (this.power && detail.status === "playing") legal = await api.legal(this.id, this.power).catch(() => null);
+    } catch (error) {
+      if (ticket === this.refreshes) this.setBanner(`Cannot read the game: ${error.message}`);
+      return;
+    }
+    if (this.closed || ticket !== this.refreshes) return;
+    this.detail = detail;
+    this.legal = legal;
+    const live = this.view === null;
+    this.history = history.phases;
+    const phase = detail.position ? detail.position.phase : null;
+    const over = detail.status === "finished";
+    if (this.orders.phase !== phase || !this.legal !== !this.orders.legal || this.orders.over !== over) {
+      this.orders.reset({ game: this.id, power: this.power, phase, legal: this.legal, over });
+    }
+    this.slider.max = String(this.history.length);
+    if (live) this.slider.value = String(this.history.length);
+    this.header();
+    this.powers();
+    this.redraw();
+  }
+
+  header() {
+    const d = this.detail;
+    if (!d) return;
+    if (d.status === "finished") {
+      this.phaseEl.textContent = `game over${d.result ? ` after ${d.result.phase}` : ""}`;
+      this.phaseEl.dataset.phase = "COMPLETED";
+    } else if (d.status === "forming") {
+      const taken = d.players.filter((p) => p.taken).length;
+      this.phaseEl.textContent = `waiting for players: ${taken} of 7`;
+    } else if (d.position) {
+      this.phaseEl.textContent = `${phaseName(d.position.phase)} (${d.position.phase})`;
+      this.phaseEl.dataset.phase = d.position.phase;
+    }
+  }
+
+  powers() {
+    const d = this.detail;
+    if (!d) return;
+    const position = d.position || this.map.initial;
+    const players = new Map((d.players || []).map((p) => [abbr(p.power), p]));
+    fill(
+      this.powersEl,
+      POWERS.map((p) => {
+        const centres = (position.centers[FULL[p]] || []).length;
+        const units = (position.units[FULL[p]] || []).length;
+        const out = players.get(p)?.eliminated;
+        return h(
+          "span",
+          { class: ["power-chip", `power-${p}`, out && "eliminated", p === this.power && "me"], "data-power": p },
+          h("span", { class: `dot power-${p}` }),
+          `${nameOf(p)} ${centres}`,
+          h("small", {}, out ? " out" : ` · ${units}u`),
+        );
+      }),
+    );
+  }
+
+  // --- the map -----------------------------------------------------------------------------------
+
+  scrub() {
+    const index = Number(this.slider.value);
+    this.view = index >= this.history.length ? null : index;
+    this.deselect(false);
+    this.redraw();
+  }
+
+  goLive() {
+    this.view = null;
+    this.slider.value = String(this.history.length);
+    this.redraw();
+  }
+
+  /** The orders of a past phase, each with its result words. */
+  ordersOf(entry) {
+    const out = [];
+    const ordered = new Set();
+    for (const [power, texts] of Object.entries(entry.orders)) {
+      for (const text of texts) {
+        const order = readOrder(text);
+        let result = null;
+        if (order && order.unit) {
+          const candidates = order.type ? [order.unit] : [`A ${order.at}`, `F ${order.at}`];
+          const key = candidates.find((c) => entry.results[c]);
+          if (key) {
+            result = entry.results[key];
+            ordered.add(key);
+          }
+        }
+        out.push({ power, text, result });
+      }
+    }
+    const dislodged = Object.entries(entry.results)
+      .filter(([unit, words]) => words.includes("dislodged") && !ordered.has(unit))
+      .map(([unit]) => unit);
+    return { orders: out, dislodged };
+  }
+
+  redraw() {
+    if (!this.board || !this.detail) return;
+    const n = this.history.length;
+    if (this.view === null) {
+      const position = this.detail.position || this.map.initial;
+      const last = this.showLast && n > 0 ? this.ordersOf(this.history[n - 1]) : { orders: [], dislodged: [] };
+      const options = this.selected ? this.orders.optionsFor(this.selected) : [];
+      const targets = new Set(
+        options.map((o) => readOrder(o.order)).filter((o) => o && (o.kind === "move" || o.kind === "retreat")).map((o) => provinceOf(o.to)),
+      );
+      this.board.show({
+        position,
+        orders: this.orders.drawn(),
+        last: last.orders,
+        marks: last.dislodged,
+        mine: this.power,
+        selectable: this.orders.selectableUnits(),
+        selected: this.selected,
+        targets,
+      });
+      this.sliderLabel.textContent = position.phase ? `now: ${phaseName(position.phase)}` : "now";
+      this.liveButton.disabled = true;
+    } else {
+      const entry = this.history[this.view];
+      const before = this.view === 0 ? this.map.initial : this.history[this.view - 1].position;
+      const { orders, dislodged } = this.ordersOf(entry);
+      this.board.show({ position: before, orders, marks: dislodged });
+      this.sliderLabel.textContent = `${phaseName(entry.phase)}: orders and results`;
+      this.liveButton.disabled = false;
+    }
+    this.root.classList.toggle("past", this.view !== null);
+  }
+
+  unitClicked(unit, event) {
+    if (this.view !== null) return;
+    this.selected = unit;
+    this.redraw();
+    showMenu(this.boardBox, event, unit, this.orders.optionsFor(unit), (option) => {
+      this.selected = null;
+      this.orders.pick(unit, option);
+    });
+  }
+
+  targetClicked(province, event) {
+    if (!this.selected || this.view !== null) {
+      this.deselect();
+      return;
+    }
+    const option = this.orders
+      .optionsFor(this.selected)
+      .find((o) => {
+        const order = readOrder(o.order);
+        return order && (order.kind === "move" || order.kind === "retreat") && provinceOf(order.to) === province && !order.via;
+      });
+    if (!option) {
+      this.deselect();
+      return;
+    }
+    event.stopPropagation();
+    const unit = this.selected;
+    this.selected = null;
+    closeMenu();
+    this.orders.pick(unit, option);
+  }
+
+  deselect(redraw = true) {
+    closeMenu();
+    if (this.selected === null) return;
+    this.selected = null;
+    if (redraw) this.redraw();
+  }
+}

@@ -1,0 +1,113 @@
+// The lobby: the open, running and finished games; join one as a player or watch it.
+
+import { api } from "./api.js";
+import { fill, h } from "./dom.js";
+import { phaseName } from "./powers.js";
+
+const NAME_KEY = "detente.name";
+
+export function seatOf(game) {
+  try {
+    return JSON.parse(localStorage.getItem(`detente.seat.${game}`) || "null");
+  } catch {
+    return null;
+  }
+}
+
+export function keepSeat(game, power, passcode) {
+  localStorage.setItem(`detente.seat.${game}`, JSON.stringify({ power, passcode }));
+}
+
+export function playerName() {
+  return localStorage.getItem(NAME_KEY) || "player";
+}
+
+export class Lobby {
+  constructor(root, config) {
+    this.root = root;
+    this.config = config;
+    this.timer = null;
+  }
+
+  async show() {
+    this.root.hidden = false;
+    await this.render();
+    this.timer = setInterval(() => this.render(), 5000);
+  }
+
+  hide() {
+    this.root.hidden = true;
+    clearInterval(this.timer);
+  }
+
+  async render() {
+    let games;
+    try {
+      games = (await api.games()).games;
+    } catch (error) {
+      fill(this.root, h("p", { class: "bad" }, `Cannot list the games: ${error.message}`));
+      return;
+    }
+    const byStatus = { forming: [], playing: [], finished: [] };
+    for (const game of games) (byStatus[game.status] || byStatus.finished).push(game);
+    byStatus.finished.reverse();
+    const nameInput = h("input", {
+      id: "player-name",
+      type: "text",
+      value: playerName(),
+      maxlength: 40,
+      onchange: (event) => localStorage.setItem(NAME_KEY, event.target.value.trim() || "player"),
+    });
+    const focused = document.activeElement && document.activeElement.id === "player-name";
+    fill(
+      this.root,
+      h(
+        "section",
+        { class: "intro" },
+        h("h1", {}, "détente"),
+        h("p", {}, "Play Diplomacy and negotiate in plain English. ", this.config.nego_url ? "" : "(There is no negotiation server: press is off.)"),
+        h("label", { class: "name" }, "Your name ", nameInput),
+      ),
+      this.table("Open games", byStatus.forming, "forming"),
+      this.table("Games in play", byStatus.playing, "playing"),
+      this.table("Finished games", byStatus.finished.slice(0, 20), "finished"),
+    );
+    if (focused) nameInput.focus();
+  }
+
+  table(title, games, status) {
+    const rows = games.map((game) => {
+      const taken = game.players.filter((p) => p.taken).length;
+      const seat = seatOf(game.id);
+      const actions = [];
+      if (status === "forming") {
+        if (seat) actions.push(link(`#/game/${game.id}`, `Back to your seat`, "join"));
+        else if (taken < 7) actions.push(link(`#/game/${game.id}?as=player`, "Join as a player", "join"));
+      }
+      if (status === "playing" && seat) actions.push(link(`#/game/${game.id}`, `Rejoin as ${seat.power}`, "join"));
+      actions.push(link(`#/game/${game.id}?as=observer`, status === "finished" ? "Review" : "Watch", "watch"));
+      const s = game.settings;
+      const deadline = s.deadlines ? `${s.deadlines.movement}s a move` : "no deadlines";
+      return h(
+        "tr",
+        { "data-game": game.id },
+        h("td", {}, h("strong", {}, game.settings.name || "(no name)"), h("div", { class: "id" }, game.id)),
+        h("td", {}, status === "forming" ? `${taken} of 7 seats taken` : phaseName(game.phase) || game.phase || ""),
+        h("td", {}, `${s.protocol} press, L ${s.l_levels}${s.binding ? ", binding" : ""}; ${deadline}`),
+        h("td", {}, h("div", { class: "actions" }, actions)),
+      );
+    });
+    return h(
+      "section",
+      { class: `games ${status}` },
+      h("h2", {}, title),
+      rows.length
+        ? h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "state"), h("th", {}, "rules"), h("th", {}, ""))), h("tbody", {}, rows))
+        : h("p", { class: "empty" }, "None."),
+    );
+  }
+}
+
+function link(href, text, kind) {
+  return h("a", { href, class: `button ${kind}` }, text);
+}

@@ -1,0 +1,623 @@
+"""The web page's side of the game server: its static files and the JSON it needs beyond the game API.
+
+The page (``server/static/``: HTML, CSS and plain JavaScript modules, no build step) plays
+through ``/daide`` and negotiates through the negotiation server's ``/nego`` like any other
+client; what a browser cannot do by itself is done here, on the server's own engine and
+dialogue assistant, so that the page holds no second copy of the rules:
+
+- ``GET /`` the page, ``/static/...`` its files (revalidated on every load: ``no-cache``).
+- ``GET /api/map``: the standard map as the page draws it: every province with its kind,
+  name, coasts, supply centre and home, a position and a region (a Voronoi cell of the
+  positions in ``static/layout.json``, since the map data has no province shapes), the
+  adjacency of armies and fleets, the homes, and the initial position.
+- ``GET /api/games/{id}/legal?power=ENG``: the legal orders of a power in the current phase,
+  in the short notation and in DAIDE (what ``SUB`` carries), by unit.
+- ``POST /api/orders/check`` ``{game, power, text}``: one order in the short notation,
+  checked as the game master would check it in ``SUB``: its DAIDE text, or why not.
+- ``POST /api/english/understand`` ``{game, sender, receiver, text, open_proposal}``: the
+  dialogue assistant (:mod:`protocol.english`): the L it understood and its English echo, or
+  why not and the closest L.
+- ``POST /api/english/render`` ``{l, viewer}`` (or ``{deal, viewer}``): an L message (or a
+  deal of a ``confirmed`` frame) in English, as ``viewer`` reads it.
+
+Everything here is public information (the position is public; legal orders follow from it),
+so nothing asks for a passcode.
+
+>>> data = map_data()
+>>> len(data.provinces), len(data.supply_centres), data.provinces[0].id
+(75, 34, 'ADR')
+>>> sorted(data.army_moves["PAR"])
+['BRE', 'BUR', 'GAS', 'PIC']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
+
+import engine.orders as eo
+from engine import OrderSyntaxError, Position, format_order, legal_orders, parse_order, standard_map
+from engine.maps import COAST, LAND, SEA, Map
+from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS
+from protocol.daide.orders import DaideOrderError, order_from_engine
+from protocol.english import NotUnderstood, to_english, understand
+from protocol.l import LError, parse, to_text
+from server.api_models import ErrorBody, GamePosition, game_position
+from server.game_master import check_order
+from server.service import GameService
+
+__all__ = ["STATIC_DIR", "WEB_MODELS", "map_data", "routes"]
+
+STATIC_DIR = Path(__file__).parent / "static"
+"""The page's files: shipped as package data of ``server``."""
+
+MAX_BODY_BYTES = 65_536
+MAX_TEXT = 2_000
+REGION_RADIUS = 150.0
+"""No region reaches further than this from its province's position: the map's outer
+provinces end in a curve, not at the frame."""
+CIRCLE_SIDES = 24
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' data: blob:; "
+    "connect-src 'self' ws: wss: http: https:; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'"
+)
+"""The page loads nothing from elsewhere: only the negotiation server is reached, by websocket."""
+
+NOTES = {
+    "FAR": "the unit cannot reach that place (not adjacent, or no convoy can carry it)",
+    "NSP": "there is no such province",
+    "NSU": "there is no such unit there",
+    "NAS": "only a fleet at sea can convoy",
+    "NSF": "there is no fleet there",
+    "NSA": "there is no army there",
+    "NYU": "that is not your unit",
+    "NRN": "that unit needs no retreat",
+    "NVR": "that is not a retreat the unit may make",
+    "YSC": "that is not your supply centre",
+    "ESC": "that supply centre is not empty",
+    "HSC": "that is not one of your home supply centres",
+    "NSC": "that is not a supply centre",
+    "CST": "say which coast",
+    "NMB": "you have no more builds",
+    "NMR": "you have no more removals",
+    "NRS": "that kind of order is not given in this phase",
+}
+"""What each ``THX`` note means, for a person."""
+
+KIND_NAMES = {LAND: "land", COAST: "coast", SEA: "sea"}
+PHASE_KIND_NAMES = {MOVEMENT: "movement", RETREATS: "retreat", ADJUSTMENTS: "adjustment"}
+
+
+# --- the bodies ----------------------------------------------------------------------------------
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Province(_Body):
+    """One province as the page draws it."""
+
+    id: str = Field(description="the DAIDE abbreviation: PAR, STP, NTH")
+    name: str = Field(description="the English name")
+    kind: Literal["land", "coast", "sea"]
+    supply_centre: bool
+    home: str | None = Field(description="the power whose home centre it is")
+    coasts: list[str] = Field(description="its coasts (STP/NC, STP/SC), if it has several")
+    x: float
+    y: float
+    region: list[tuple[float, float]] = Field(description="the polygon drawn for it")
+
+
+class Place(_Body):
+    """A place of the layout with no province: an impassable area such as Switzerland, or an
+    island (Ireland, Corsica) drawn as a disc of ``radius`` in a region of sea."""
+
+    id: str
+    x: float
+    y: float
+    region: list[tuple[float, float]]
+    radius: float | None = Field(default=None, description="an island's radius; null for an impassable land")
+
+
+class Edge(_Body):
+    """Two provinces next to each other, and which units may pass between them."""
+
+    a: str
+    b: str
+    army: bool
+    fleet: bool
+
+
+class MapData(_Body):
+    """The body of ``GET /api/map``."""
+
+    name: str
+    width: float
+    height: float
+    powers: dict[str, str] = Field(description="DAIDE abbreviation -> full name")
+    provinces: list[Province]
+    locations: dict[str, tuple[float, float]] = Field(description="every location (coasts too) -> where a unit stands")
+    blanks: list[Place]
+    edges: list[Edge]
+    army_moves: dict[str, list[str]] = Field(description="location -> where an army there may move")
+    fleet_moves: dict[str, list[str]] = Field(description="location -> where a fleet there may move")
+    supply_centres: list[str]
+    homes: dict[str, list[str]]
+    initial: GamePosition
+
+
+class LegalOrder(_Body):
+    order: str = Field(description="the short notation: A PAR - BUR")
+    daide: str = Field(description="the DAIDE order, as SUB carries it")
+
+
+class LegalOrders(_Body):
+    """The body of ``GET /api/games/{id}/legal``."""
+
+    game: str
+    power: str
+    phase: str
+    kind: Literal["movement", "retreat", "adjustment"]
+    units: dict[str, list[LegalOrder]] = Field(description="unit (A PAR) -> its legal orders")
+    adjustments: list[LegalOrder] = Field(description="builds (and WAIVE) or removals, in an adjustment phase")
+    owed: int = Field(description="builds owed (positive) or removals owed (negative)")
+
+
+class OrderCheck(_Body):
+    """The body of ``POST /api/orders/check``."""
+
+    game: str = Field(min_length=1, max_length=64)
+    power: str = Field(min_length=3, max_length=16)
+    text: str = Field(max_length=200)
+
+
+class OrderChecked(_Body):
+    ok: bool
+    order: str | None = Field(default=None, description="the order in the short notation, normalised")
+    daide: str | None = Field(default=None, description="the DAIDE order to SUB")
+    unit: str | None = Field(default=None, description="the unit it is for (A PAR), or null for WAIVE")
+    note: str | None = Field(default=None, description="the THX note the game master would give")
+    reason: str | None = None
+
+
+class Understand(_Body):
+    """The body of ``POST /api/english/understand``."""
+
+    game: str | None = Field(default=None, max_length=64)
+    sender: str = Field(min_length=3, max_length=16)
+    receiver: str = Field(min_length=3, max_length=16)
+    text: str = Field(max_length=MAX_TEXT)
+    open_proposal: str | None = Field(default=None, max_length=16_384, description="L: the proposal being answered")
+
+
+class Understanding(_Body):
+    ok: bool
+    l: str | None = Field(default=None, description="the L message understood")  # noqa: E741 - the language's name
+    echo: str | None = Field(default=None, description="it in English, for the writer")
+    reason: str | None = None
+    closest: str | None = Field(default=None, description="the closest L message that could be built")
+    closest_echo: str | None = None
+
+
+class Render(_Body):
+    """The body of ``POST /api/english/render``: ``l`` (a message) or ``deal`` (of a ``confirmed`` frame)."""
+
+    l: str | None = Field(default=None, max_length=16_384)  # noqa: E741
+    deal: str | None = Field(default=None, max_length=16_384)
+    viewer: str | None = Field(default=None, max_length=16)
+
+    @model_validator(mode="after")
+    def _one(self) -> Render:
+        if (self.l is None) == (self.deal is None):
+            raise ValueError("give either l (a message) or deal")
+        return self
+
+
+class Rendered(_Body):
+    english: str
+
+
+WEB_MODELS: tuple[type[BaseModel], ...] = (
+    MapData,
+    LegalOrders,
+    OrderCheck,
+    OrderChecked,
+    Understand,
+    Understanding,
+    Render,
+    Rendered,
+)
+"""The bodies of these endpoints, for the OpenAPI document (:func:`server.api_models.openapi`)."""
+
+
+# --- the map ---------------------------------------------------------------------------------
+
+
+@functools.cache
+def _layout() -> dict[str, Any]:
+    with (STATIC_DIR / "layout.json").open(encoding="utf-8") as handle:
+        layout: dict[str, Any] = json.load(handle)
+    return layout
+
+
+Point = tuple[float, float]
+
+
+def _clip(polygon: list[Point], normal: Point, limit: float) -> list[Point]:
+    """The part of a convex polygon where ``normal · p <= limit`` (Sutherland-Hodgman, one edge)."""
+    out: list[Point] = []
+    for i, p in enumerate(polygon):
+        q = polygon[(i + 1) % len(polygon)]
+        dp = normal[0] * p[0] + normal[1] * p[1] - limit
+        dq = normal[0] * q[0] + normal[1] * q[1] - limit
+        if dp <= 0:
+            out.append(p)
+        if (dp <= 0) != (dq <= 0):
+            t = dp / (dp - dq)
+            out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
+    return out
+
+
+def regions(
+    sites: Sequence[Point], width: float, height: float, radii: Sequence[float] | None = None
+) -> list[list[Point]]:
+    """The Voronoi cell of each site inside the frame, cut to a circle around it (of ``radii[i]``,
+    :data:`REGION_RADIUS` by default).
+
+    Cells are convex, so each is the frame clipped by the half-plane nearer its site than
+    each other site; n is under a hundred, so the quadratic way is fast enough and short.
+
+    >>> [len(cell) for cell in regions([(10, 10), (30, 10)], 40, 20, radii=[1000, 1000])]
+    [4, 4]
+    """
+    cells = []
+    circle = [
+        (math.cos(2 * math.pi * k / CIRCLE_SIDES), math.sin(2 * math.pi * k / CIRCLE_SIDES))
+        for k in range(CIRCLE_SIDES)
+    ]
+    for i, (sx, sy) in enumerate(sites):
+        cell: list[Point] = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)]
+        for j, (tx, ty) in enumerate(sites):
+            if i != j and (tx, ty) != (sx, sy):
+                normal = (tx - sx, ty - sy)
+                cell = _clip(cell, normal, (tx * tx + ty * ty - sx * sx - sy * sy) / 2)
+        # the circle, as a polygon whose edges are tangent to it: clip by each tangent
+        radius = REGION_RADIUS if radii is None else radii[i]
+        for cx, cy in circle:
+            cell = _clip(cell, (cx, cy), cx * sx + cy * sy + radius)
+        cells.append([(round(x, 1), round(y, 1)) for x, y in cell])
+    return cells
+
+
+@functools.cache
+def map_data() -> MapData:
+    """The standard map with the layout's positions and the regions drawn from them (computed once)."""
+    m = standard_map()
+    layout = _layout()
+    positions: dict[str, list[float]] = layout["provinces"]
+    coast_positions: dict[str, list[float]] = layout["coasts"]
+    blank_positions: dict[str, list[float]] = {**layout.get("blanks", {}), **layout.get("islands", {})}
+    names = [m.locations[p] for p in m.provinces]
+    missing = [n for n in names if n not in positions]
+    if missing:
+        raise ValueError(f"layout.json has no position for {', '.join(missing)}")
+    sites = [(float(positions[n][0]), float(positions[n][1])) for n in names]
+    sites += [(float(b[0]), float(b[1])) for b in blank_positions.values()]
+    width, height = float(layout["width"]), float(layout["height"])
+    cells = regions(sites, width, height)
+    provinces = [
+        Province(
+            id=m.locations[p],
+            name=m.english_names[p],
+            kind=KIND_NAMES[m.kind[p]],  # type: ignore[arg-type]
+            supply_centre=m.is_supply_center[p],
+            home=m.home_of[p],
+            coasts=[m.locations[c] for c in m.coasts[p]],
+            x=sites[i][0],
+            y=sites[i][1],
+            region=cells[i],
+        )
+        for i, p in enumerate(m.provinces)
+    ]
+    blanks = [
+        Place(
+            id=name,
+            x=float(b[0]),
+            y=float(b[1]),
+            region=cells[len(names) + k],
+            radius=float(b[2]) if len(b) > 2 else None,
+        )
+        for k, (name, b) in enumerate(blank_positions.items())
+    ]
+    locations: dict[str, tuple[float, float]] = {}
+    for loc, name in enumerate(m.locations):
+        province = m.locations[m.province_of[loc]]
+        where = coast_positions.get(name, positions[province])
+        locations[name] = (float(where[0]), float(where[1]))
+    return MapData(
+        name=m.name,
+        width=width,
+        height=height,
+        powers=dict(m.power_abbreviations),
+        provinces=provinces,
+        locations=locations,
+        blanks=blanks,
+        edges=_edges(m),
+        army_moves={
+            m.locations[loc]: sorted(m.locations[d] for d in m.army_moves[loc]) for loc in range(len(m.locations))
+        },
+        fleet_moves={
+            m.locations[loc]: sorted(m.locations[d] for d in m.fleet_moves[loc]) for loc in range(len(m.locations))
+        },
+        supply_centres=[m.locations[p] for p in m.supply_centers],
+        homes={power: [m.locations[p] for p in provinces] for power, provinces in m.homes.items()},
+        initial=game_position(Position.initial(m)),
+    )
+
+
+def _edges(m: Map) -> list[Edge]:
+    """Each pair of neighbouring provinces once, with the kinds of unit that can cross."""
+    army: set[tuple[int, int]] = set()
+    fleet: set[tuple[int, int]] = set()
+    for loc in range(len(m.locations)):
+        here = m.province_of[loc]
+        for kind, moves in ((army, m.army_moves[loc]), (fleet, m.fleet_moves[loc])):
+            for dest in moves:
+                there = m.province_of[dest]
+                kind.add((min(here, there), max(here, there)))
+    return [
+        Edge(a=m.locations[a], b=m.locations[b], army=(a, b) in army, fleet=(a, b) in fleet)
+        for a, b in sorted(army | fleet)
+    ]
+
+
+# --- orders ----------------------------------------------------------------------------------
+
+
+def legal_for(game_id: str, position: Position, power: str) -> LegalOrders:
+    """The legal orders of ``power`` (full name) in ``position``, in both notations."""
+    units: dict[str, list[LegalOrder]] = {}
+    adjustments: list[LegalOrder] = []
+    for unit, orders in legal_orders(position, power).items():
+        written = [w for w in (_legal(position, power, order) for order in orders) if w is not None]
+        if unit is None:
+            adjustments = written
+        else:
+            units[position.unit_name(unit)] = written
+    return LegalOrders(
+        game=game_id,
+        power=power,
+        phase=str(position.phase),
+        kind=PHASE_KIND_NAMES[position.phase.kind],  # type: ignore[arg-type]
+        units=units,
+        adjustments=adjustments,
+        owed=position.adjustments.get(power, 0) if position.phase.kind == ADJUSTMENTS else 0,
+    )
+
+
+def _legal(position: Position, power: str, order: eo.Order) -> LegalOrder | None:
+    try:
+        daide = order_from_engine(power, order, position)
+    except DaideOrderError:  # a convoyed move with no route over the fleets there are: not one to offer
+        return None
+    return LegalOrder(order=format_order(position.map, order), daide=str(daide))
+
+
+def check(position: Position, power: str, text: str) -> OrderChecked:
+    """``text`` checked as ``power``'s order, as ``SUB`` would check it (see :func:`server.game_master.check_order`).
+
+    >>> start = Position.initial()
+    >>> check(start, "ENGLAND", "a lvp-yor").daide
+    '(ENG AMY LVP) MTO YOR'
+    >>> check(start, "ENGLAND", "A PAR - BUR").reason
+    'that is not your unit'
+    """
+    m = position.map
+    if position.completed:
+        return OrderChecked(ok=False, reason="the game is over")
+    try:
+        order = parse_order(m, text)
+    except OrderSyntaxError as exc:
+        return OrderChecked(ok=False, reason=str(exc))
+    try:
+        daide = order_from_engine(power, order, position)
+    except DaideOrderError as exc:
+        return OrderChecked(ok=False, reason=str(exc))
+    note, _, normal = check_order(position, power, daide)
+    if normal is None:
+        return OrderChecked(ok=False, note=note, reason=NOTES.get(note, note))
+    try:
+        daide = order_from_engine(power, normal, position)
+    except DaideOrderError as exc:  # pragma: no cover - the normal form of a valid order has a route
+        return OrderChecked(ok=False, reason=str(exc))
+    unit = None if isinstance(normal, eo.Waive) else f"{'AF'[normal.type or 0]} {m.name_of(normal.location)}"
+    return OrderChecked(ok=True, order=format_order(m, normal), daide=str(daide), unit=unit, note=note)
+
+
+# --- English ---------------------------------------------------------------------------------
+
+
+def _power(name: str) -> str:
+    """The full name of a power from its name or abbreviation; KeyError if none."""
+    return standard_map().power(name)
+
+
+def understand_text(request: Understand, position: Position | None) -> Understanding:
+    """What the dialogue assistant makes of ``request.text`` (see :mod:`protocol.english`)."""
+    sender, receiver = _power(request.sender), _power(request.receiver)
+    open_proposal = parse(request.open_proposal) if request.open_proposal else None
+    said = understand(request.text, sender, receiver, position=position, open_proposal=open_proposal)
+    if isinstance(said, NotUnderstood):
+        closest = said.closest
+        return Understanding(
+            ok=False,
+            reason=said.reason,
+            closest=None if closest is None else to_text(closest),
+            closest_echo=None if closest is None else to_english(closest, viewer=sender),
+        )
+    return Understanding(ok=True, l=to_text(said.message), echo=said.echo)
+
+
+def render(request: Render) -> Rendered:
+    """An L message (or deal) in English for ``request.viewer``; LError if it is not L.
+
+    >>> render(Render(deal="Agree([eng fra], pce([eng fra]))", viewer="FRA")).english
+    'Peace between England and you'
+    """
+    viewer = _power(request.viewer) if request.viewer else None
+    if request.l is not None:
+        return Rendered(english=to_english(parse(request.l), viewer=viewer))
+    # A deal alone is no message, and the assistant renders messages: say the deal as the content
+    # of a proposal and keep what follows the colon ("England proposes to you: <the deal>").
+    proposal = parse(f"propose(eng, [fra], {request.deal})")
+    text = to_english(proposal, viewer=viewer)
+    _, colon, deal = text.partition(": ")
+    return Rendered(english=(deal[:1].upper() + deal[1:]) if colon else text)
+
+
+# --- the routes ------------------------------------------------------------------------------
+
+
+class _StaticFiles(StaticFiles):
+    """The page's files, revalidated on every load so that a new version is never mixed with an old one."""
+
+    def file_response(self, full_path: Any, stat_result: Any, scope: Scope, status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+
+def _error(status: int, message: str, line: int | None = None, column: int | None = None) -> JSONResponse:
+    return JSONResponse(ErrorBody(error=message, line=line, column=column).model_dump(exclude_none=True), status)
+
+
+B = TypeVar("B", bound=BaseModel)
+
+
+async def _read(request: Request, model: type[B]) -> B | JSONResponse:
+    """The JSON body as ``model``, or the error answer (413, 400 or 422) to return instead."""
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        return _error(413, "the body is too large")
+    try:
+        data = json.loads(raw or b"{}")
+    except json.JSONDecodeError as exc:
+        return _error(400, f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
+        return _error(422, problems)
+
+
+def routes(service: GameService) -> list[BaseRoute]:
+    """The page and its endpoints, to append to the routes of :func:`server.app.create_app`."""
+
+    async def position_of(game_id: str) -> Position | JSONResponse:
+        if await asyncio.to_thread(service.info, game_id) is None:
+            return _error(404, f"no game {game_id!r}")
+        position = await asyncio.to_thread(service.position, game_id)
+        if position is None:
+            return _error(409, "the game has not started")
+        return position  # type: ignore[no-any-return]
+
+    async def index(request: Request) -> Response:
+        return FileResponse(
+            STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache", "Content-Security-Policy": CSP}
+        )
+
+    async def get_map(request: Request) -> Response:
+        return JSONResponse(map_data().model_dump(mode="json"))
+
+    async def get_legal(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        try:
+            power = _power(request.query_params.get("power", ""))
+        except KeyError:
+            return _error(422, "power: give a power, such as ENG or ENGLAND")
+        position = await position_of(game_id)
+        if isinstance(position, JSONResponse):
+            return position
+        body = await asyncio.to_thread(legal_for, game_id, position, power)
+        return JSONResponse(body.model_dump(mode="json"))
+
+    async def check_orders(request: Request) -> Response:
+        body = await _read(request, OrderCheck)
+        if isinstance(body, JSONResponse):
+            return body
+        try:
+            power = _power(body.power)
+        except KeyError:
+            return _error(422, "power: give a power, such as ENG or ENGLAND")
+        position = await position_of(body.game)
+        if isinstance(position, JSONResponse):
+            return position
+        return JSONResponse(check(position, power, body.text).model_dump(mode="json", exclude_none=True))
+
+    async def english_understand(request: Request) -> Response:
+        body = await _read(request, Understand)
+        if isinstance(body, JSONResponse):
+            return body
+        unknown = _unknown_power(body.sender, body.receiver)
+        if unknown is not None:
+            return unknown
+        position: Position | None = None
+        if body.game is not None:
+            found = await position_of(body.game)
+            position = found if isinstance(found, Position) else None
+        return await _answer(lambda: understand_text(body, position))
+
+    async def english_render(request: Request) -> Response:
+        body = await _read(request, Render)
+        if isinstance(body, JSONResponse):
+            return body
+        unknown = _unknown_power(*([body.viewer] if body.viewer else []))
+        if unknown is not None:
+            return unknown
+        return await _answer(lambda: render(body))
+
+    return [
+        Route("/", index),
+        Mount("/static", app=_StaticFiles(directory=STATIC_DIR), name="static"),
+        Route("/api/map", get_map),
+        Route("/api/games/{game_id}/legal", get_legal),
+        Route("/api/orders/check", check_orders, methods=["POST"]),
+        Route("/api/english/understand", english_understand, methods=["POST"]),
+        Route("/api/english/render", english_render, methods=["POST"]),
+    ]
+
+
+def _unknown_power(*names: str) -> JSONResponse | None:
+    """The 422 answer for the first name that is no power, or None when all are."""
+    for name in names:
+        try:
+            _power(name)
+        except KeyError:
+            return _error(422, f"unknown power {name!r}: give a power, such as ENG or ENGLAND")
+    return None
+
+
+async def _answer(work: Callable[[], BaseModel]) -> Response:
+    """Run the dialogue assistant in a worker thread (its parser is CPU work) and answer; 422 for
+    an L text (the open proposal, or the message to render) that is not L."""
+    try:
+        body = await asyncio.to_thread(work)
+    except LError as exc:
+        details = exc.to_dict()
+        return _error(422, f"not L: {details.get('message', exc)}", details.get("line"), details.get("column"))
+    return JSONResponse(body.model_dump(mode="json", exclude_none=True))
