@@ -581,6 +581,7 @@ def press_pairs(draw: st.DrawFn) -> tuple[str, tuple[str, ...], d.Value, a.Messa
     alpha, beta = sender.lower(), frozenset(r.lower() for r in recipients)
     arrangement, formula = draw(arrangement_pairs)
     deal = _deal(formula, beta | {alpha})
+    said = arrangement  # as a formula (FCT, QRY, ...) it keeps the order of the operands of &
     if isinstance(deal, a.Deal):
         # the bridge writes the commitments in the order of L's normal form
         by_text = {
@@ -600,18 +601,18 @@ def press_pairs(draw: st.DrawFn) -> tuple[str, tuple[str, ...], d.Value, a.Messa
         "YES": (d.Yes(d.Prp(arrangement)), a.Accept(alpha, beta, deal)),
         "REJ": (d.Rej(d.Prp(arrangement)), a.Reject(alpha, beta, deal)),
         "CCL": (d.Ccl(d.Prp(arrangement)), a.Withdraw(alpha, beta)),
-        "FCT": (d.Fct(arrangement), a.Inform(alpha, beta, formula)),
-        "THK": (d.Thk(arrangement), a.Inform(alpha, beta, a.Belief(alpha, formula))),
-        "QRY": (d.Qry(arrangement), a.Query(alpha, beta, formula)),
+        "FCT": (d.Fct(said), a.Inform(alpha, beta, formula)),
+        "THK": (d.Thk(said), a.Inform(alpha, beta, a.Belief(alpha, formula))),
+        "QRY": (d.Qry(said), a.Query(alpha, beta, formula)),
         "ANSWER": (
-            d.Fct(d.Nar(d.Qry(arrangement.content)) if negative else d.Qry(arrangement)),  # type: ignore[union-attr]
+            d.Fct(d.Nar(d.Qry(said.content)) if negative else d.Qry(said)),  # type: ignore[union-attr]
             a.Answer(alpha, beta, formula),
         ),
         "THINK": (
-            d.Thk(d.Nar(d.Qry(arrangement.content)) if negative else d.Qry(arrangement)),  # type: ignore[union-attr]
+            d.Thk(d.Nar(d.Qry(said.content)) if negative else d.Qry(said)),  # type: ignore[union-attr]
             a.Answer(alpha, beta, a.Belief(alpha, formula)),
         ),
-        "IDK": (d.Idk(d.Qry(arrangement)), a.Answer(alpha, beta, a.Unknown(alpha, formula))),
+        "IDK": (d.Idk(d.Qry(said)), a.Answer(alpha, beta, a.Unknown(alpha, formula))),
     }
     press, message = pairs[kind]
     return sender, recipients, press, message, deal
