@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hmac
 import logging
 import sys
@@ -119,6 +120,8 @@ async def run_app(
         host=host,
         port=port,
         ws_max_size=MAX_FRAME_BYTES,
+        # frames are a few hundred bytes: deflate saves little and costs a good part of a send
+        ws_per_message_deflate=False,
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,
         log_level="warning",
@@ -134,6 +137,8 @@ async def run_app(
         await asyncio.sleep(0.01)
     if started is not None:
         await started()
+    # what startup made lives as long as the server: keep the collector from walking it again
+    gc.freeze()
     bound_host, bound_port = server.servers[0].sockets[0].getsockname()[:2]
     if ready is not None:
         ready(bound_host, bound_port)
