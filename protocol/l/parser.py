@@ -99,7 +99,16 @@ def _tree_parser() -> Lark:
 
 
 def parse(text: str) -> a.Message:
-    """The message that ``text`` is; raises :class:`LSyntaxError` if it is none."""
+    """The message that ``text`` is; raises :class:`LSyntaxError` if it is none.
+
+    Memoised: messages are immutable, and negotiators say the same things again and again
+    (a server parses every message it receives, and its normal form when it replays).
+    """
+    return _parse_cached(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse_cached(text: str) -> a.Message:
     try:
         # Lark's annotations speak of the parse tree; the transformer makes it a message.
         message = cast(a.Message, _parser().parse(text))
