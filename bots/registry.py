@@ -24,6 +24,7 @@ BOTS: dict[str, str] = {
     "randombot": "bots.base:RandomBot",
     "dumbbot": "bots.dumbbot:DumbBot",
     "randomnegotiator": "bots.randomnegotiator:RandomNegotiator",
+    "bordeaux": "bots.bordeaux:Bordeaux",
 }
 
 
