@@ -25,6 +25,10 @@ BOTS: dict[str, str] = {
     "dumbbot": "bots.dumbbot:DumbBot",
     "randomnegotiator": "bots.randomnegotiator:RandomNegotiator",
     "bordeaux": "bots.bordeaux:Bordeaux",
+    "dipblue": "bots.dipblue:DipBlue",
+    "dipblue:nopress": "bots.dipblue:DipBlueNoPress",
+    "dipblue:slave": "bots.dipblue:DipBlueSlave",
+    "dipblue:naive": "bots.dipblue:DipBlueNaive",
 }
 
 
