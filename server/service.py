@@ -39,6 +39,7 @@ from server.metrics import Metrics
 from server.players import Role
 from server.store import Store
 from server.web import DEFAULT_QUEUE_SIZE, Outbox
+from server.writer import Writer
 
 __all__ = ["Connection", "GameService", "game_settings"]
 
@@ -109,6 +110,7 @@ class GameService:
         self._conn_ids = itertools.count(1)
         self._background: set[asyncio.Task[None]] = set()
         self.feed = Feed()
+        self.writer = Writer(store)
         self.metrics = Metrics("detente")
         self.metrics.gauge("games", "games in memory, by state", self._games_by_state)
         self.metrics.gauge("connections", "DAIDE connections open", lambda: {(): len(self.connections)})
@@ -157,6 +159,7 @@ class GameService:
             conn.close()
         for task in list(self._background):
             task.cancel()
+        await self.writer.close()
 
     # --- games ----------------------------------------------------------------------------
 
@@ -442,8 +445,7 @@ class GameService:
         Called with the game's lock held.
         """
         if step.records:
-            rows = [(e.kind, e.payload, e.at) for e in step.records]
-            await asyncio.to_thread(self.store.append_many, game.id, rows)
+            await self.writer.append(game.id, [(e.kind, e.payload, e.at) for e in step.records])
             for event in step.records:
                 if event.kind == "adjudicate":
                     self.metrics.count("phases_total", "phases adjudicated")

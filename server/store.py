@@ -38,7 +38,7 @@ import math
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -282,23 +282,27 @@ class Store:
         Returns their sequence numbers in order. Used for a phase result (the orders, the
         results, the new position) that must never be half stored.
         """
-        rows: list[tuple[str, str, float]] = []
-        for kind, payload, at in events:
-            if not isinstance(kind, str) or not kind:
-                raise StoreError(f"an event kind must be a non-empty string, not {kind!r}")
-            if not isinstance(at, int | float) or not math.isfinite(at):
-                raise StoreError(f"the time of a {kind} event must be a finite number, not {at!r}")
-            rows.append((kind, _to_json(payload, f"the payload of a {kind} event"), float(at)))
+        rows = _rows(events)
         with self._transaction() as db:
-            if db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
-                raise UnknownGameError(f"no game {game_id!r}")
-            last = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?", (game_id,)).fetchone()[0]
-            seqs = list(range(last + 1, last + 1 + len(rows)))
-            db.executemany(
-                "INSERT INTO events (game_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
-                [(game_id, seq, kind, text, at) for seq, (kind, text, at) in zip(seqs, rows, strict=True)],
-            )
-        return seqs
+            return _insert(db, game_id, rows)
+
+    def append_batch(
+        self, batch: Sequence[tuple[str, Iterable[NewEvent | tuple[str, Mapping[str, Any], float]]]]
+    ) -> list[list[int] | StoreError]:
+        """Append the events of several games in one transaction and one fsync (group commit).
+
+        Each game's events are stored whole or not at all; the answer, in order, is each
+        game's sequence numbers, or the :class:`StoreError` that kept them out (an unknown
+        game, a payload that is not JSON), which leaves the others stored.
+        """
+        answers: list[list[int] | StoreError] = []
+        with self._transaction() as db:
+            for game_id, events in batch:
+                try:  # both raise before a row is written
+                    answers.append(_insert(db, game_id, _rows(events)))
+                except StoreError as error:
+                    answers.append(error)
+        return answers
 
     def events(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
         """The events of a game with a sequence number above ``after_seq``, in order.
@@ -362,3 +366,28 @@ def _game(row: tuple[str, str, float, int, str | None, float | None]) -> StoredG
         None if result is None else json.loads(result),
         finished_at,
     )
+
+
+def _rows(events: Iterable[NewEvent | tuple[str, Mapping[str, Any], float]]) -> list[tuple[str, str, float]]:
+    """Events checked and written as rows (kind, JSON payload, time)."""
+    rows: list[tuple[str, str, float]] = []
+    for kind, payload, at in events:
+        if not isinstance(kind, str) or not kind:
+            raise StoreError(f"an event kind must be a non-empty string, not {kind!r}")
+        if not isinstance(at, int | float) or not math.isfinite(at):
+            raise StoreError(f"the time of a {kind} event must be a finite number, not {at!r}")
+        rows.append((kind, _to_json(payload, f"the payload of a {kind} event"), float(at)))
+    return rows
+
+
+def _insert(db: sqlite3.Connection, game_id: str, rows: list[tuple[str, str, float]]) -> list[int]:
+    """Insert a game's rows after its last event; their sequence numbers."""
+    if db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+        raise UnknownGameError(f"no game {game_id!r}")
+    last = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?", (game_id,)).fetchone()[0]
+    seqs = list(range(last + 1, last + 1 + len(rows)))
+    db.executemany(
+        "INSERT INTO events (game_id, seq, kind, payload, at) VALUES (?, ?, ?, ?, ?)",
+        [(game_id, seq, kind, text, at) for seq, (kind, text, at) in zip(seqs, rows, strict=True)],
+    )
+    return seqs

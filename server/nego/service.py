@@ -28,6 +28,7 @@ from server.nego.frames import error
 from server.nego.negotiation import Negotiation, Outcome, Rules
 from server.store import Store
 from server.web import Outbox
+from server.writer import Writer
 
 __all__ = ["Client", "GameServerLink", "NegoService", "iso_time"]
 
@@ -128,6 +129,7 @@ class NegoService:
         self.clients: dict[int, Client] = {}
         self._ids = itertools.count(1)
         self.link = GameServerLink(_feed_url(game_server_url), secret, self._on_feed)
+        self.writer = Writer(store)
         self._task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.clock = clock
@@ -156,6 +158,7 @@ class NegoService:
             await asyncio.gather(self._task, return_exceptions=True)
         for client in list(self.clients.values()):
             client.close()
+        await self.writer.close()
 
     # --- the game server's feed -----------------------------------------------------------------
 
@@ -291,8 +294,7 @@ class NegoService:
         """Store, then answer, then deliver, then ask the game server (the game's lock is held)."""
         if outcome.records:
             now = self._now()
-            rows = [(r["kind"], r, now) for r in outcome.records]
-            await asyncio.to_thread(self.store.append_many, game.id, rows)
+            await self.writer.append(game.id, [(r["kind"], r, now) for r in outcome.records])
         if client is not None and outcome.reply is not None:
             client.put(outcome.reply)
         for power, frame in outcome.frames:

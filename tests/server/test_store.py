@@ -281,3 +281,21 @@ def test_every_acknowledged_append_survives_sigkill(tmp_path: Path) -> None:
         assert len(stored) - len(acknowledged) <= 1
         assert [e.payload["i"] for e in s.events("g")] == [seq - 1 for seq in stored]
         assert s.append("g", "after restart", {}, 0.0) == len(stored) + 1
+
+
+def test_a_batch_stores_each_game_whole_and_reports_the_games_it_could_not(store: Store) -> None:
+    store.create_game("g1", {})
+    store.create_game("g2", {})
+    answers = store.append_batch(
+        [
+            ("g1", [("a", {}, 1.0), ("b", {}, 2.0)]),
+            ("nope", [("c", {}, 3.0)]),
+            ("g2", [("d", {"x": float("nan")}, 4.0)]),  # not JSON: the whole game's part is refused
+            ("g2", [("e", {}, 5.0)]),
+            ("g1", [("f", {}, 6.0)]),
+        ]
+    )
+    assert answers[0] == [1, 2] and answers[3] == [1] and answers[4] == [3]
+    assert isinstance(answers[1], UnknownGameError) and isinstance(answers[2], StoreError)
+    assert [e.kind for e in store.events("g1")] == ["a", "b", "f"]
+    assert [e.kind for e in store.events("g2")] == ["e"]
