@@ -4,8 +4,8 @@ server, negotiation server and six bots (two that negotiate and accept every pro
 A person joins from the lobby, orders by clicking a unit and choosing an order, checks a typed
 order, writes "I propose peace" to a negotiating bot, which receives it as L and accepts; the
 person sees the answer in English, submits, the phase resolves, and the map shows the orders and
-their results, now and through the history slider. Screenshots of the main views are written to
-``tests/web/screenshots/``. Without Playwright or Chromium the tests are skipped, saying why.
+their results, now and through the history slider. Screenshots of the main views are kept in
+``tests/web/screenshots/`` (made again with ``DETENTE_SCREENSHOTS=1``). Without Playwright or Chromium the tests are skipped, saying why.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 import random
 import re
 import shutil
+import tempfile
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,13 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SHOTS = Path(__file__).parent / "screenshots"
+# The kept screenshots are made again only when asked (DETENTE_SCREENSHOTS=1), so that a test
+# run leaves the working tree as it found it; otherwise they go to a temporary directory.
+SHOTS = (
+    Path(__file__).parent / "screenshots"
+    if os.environ.get("DETENTE_SCREENSHOTS")
+    else Path(tempfile.gettempdir()) / "detente-screenshots"
+)
 WAIT_MS = 15_000
 
 if async_playwright is None:
