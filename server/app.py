@@ -42,6 +42,7 @@ from server.api_models import (
     json_schemas,
     openapi,
 )
+from server.bodies import error_response, read_body
 from server.feed import AuthRequest, DeliverRequest, parse_request
 from server.metrics import CONTENT_TYPE
 from server.service import GameService
@@ -52,11 +53,6 @@ __all__ = ["MAX_MESSAGE_CHARS", "create_app"]
 
 MAX_MESSAGE_CHARS = 16_384
 """The longest DAIDE message (in characters) a client may send in one frame."""
-MAX_BODY_BYTES = 65_536
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse(ErrorBody(error=message).model_dump(exclude_none=True), status_code=status)
 
 
 def create_app(service: GameService, settings: ServerSettings, manage_service: bool = True) -> Starlette:
@@ -86,7 +82,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         game_id = request.path_params["game_id"]
         info = await asyncio.to_thread(service.info, game_id)
         if info is None:
-            return _error(404, f"no game {game_id!r}")
+            return error_response(404, f"no game {game_id!r}")
         position = await asyncio.to_thread(service.position, game_id)
         detail = GameDetail(**info.model_dump(), position=None if position is None else game_position(position))
         return JSONResponse(detail.model_dump(mode="json"))
@@ -95,7 +91,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         game_id = request.path_params["game_id"]
         phases = await asyncio.to_thread(service.history, game_id)
         if phases is None:
-            return _error(404, f"no game {game_id!r}")
+            return error_response(404, f"no game {game_id!r}")
         return JSONResponse(GameHistory(id=game_id, phases=phases).model_dump(mode="json"))
 
     async def create_game(request: Request) -> Response:
@@ -107,23 +103,9 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
                 status_code=401,
                 headers={"WWW-Authenticate": "Bearer"},
             )
-        raw = await request.body()
-        if len(raw) > MAX_BODY_BYTES:
-            return _error(413, "the body is too large")
-        try:
-            data = json.loads(raw or b"{}")
-        except json.JSONDecodeError as exc:
-            return JSONResponse(
-                ErrorBody(error=f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno).model_dump(
-                    exclude_none=True
-                ),
-                status_code=400,
-            )
-        try:
-            create = GameCreate.model_validate(data)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
-            return _error(422, problems)
+        create = await read_body(request, GameCreate)
+        if isinstance(create, JSONResponse):
+            return create
         game = await service.create_game(create)
         return JSONResponse(GameCreated(id=game.id, settings=create).model_dump(mode="json"), status_code=201)
 

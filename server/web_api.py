@@ -38,9 +38,9 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -54,7 +54,8 @@ from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS
 from protocol.daide.orders import DaideOrderError, order_from_engine
 from protocol.english import NotUnderstood, to_english, understand
 from protocol.l import LError, parse, to_text
-from server.api_models import ErrorBody, GamePosition, game_position
+from server.api_models import GamePosition, game_position
+from server.bodies import error_response, read_body
 from server.game_master import check_order
 from server.service import GameService
 
@@ -63,7 +64,6 @@ __all__ = ["STATIC_DIR", "WEB_MODELS", "map_data", "routes"]
 STATIC_DIR = Path(__file__).parent / "static"
 """The page's files: shipped as package data of ``server``."""
 
-MAX_BODY_BYTES = 65_536
 MAX_TEXT = 2_000
 REGION_RADIUS = 150.0
 """No region reaches further than this from its province's position: the map's outer
@@ -502,38 +502,15 @@ class _StaticFiles(StaticFiles):
         return response
 
 
-def _error(status: int, message: str, line: int | None = None, column: int | None = None) -> JSONResponse:
-    return JSONResponse(ErrorBody(error=message, line=line, column=column).model_dump(exclude_none=True), status)
-
-
-B = TypeVar("B", bound=BaseModel)
-
-
-async def _read(request: Request, model: type[B]) -> B | JSONResponse:
-    """The JSON body as ``model``, or the error answer (413, 400 or 422) to return instead."""
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        return _error(413, "the body is too large")
-    try:
-        data = json.loads(raw or b"{}")
-    except json.JSONDecodeError as exc:
-        return _error(400, f"invalid JSON: {exc.msg}", exc.lineno, exc.colno)
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
-        return _error(422, problems)
-
-
 def routes(service: GameService) -> list[BaseRoute]:
     """The page and its endpoints, to append to the routes of :func:`server.app.create_app`."""
 
     async def position_of(game_id: str) -> Position | JSONResponse:
         if await asyncio.to_thread(service.info, game_id) is None:
-            return _error(404, f"no game {game_id!r}")
+            return error_response(404, f"no game {game_id!r}")
         position = await asyncio.to_thread(service.position, game_id)
         if position is None:
-            return _error(409, "the game has not started")
+            return error_response(409, "the game has not started")
         return position  # type: ignore[no-any-return]
 
     async def index(request: Request) -> Response:
@@ -549,7 +526,7 @@ def routes(service: GameService) -> list[BaseRoute]:
         try:
             power = _power(request.query_params.get("power", ""))
         except KeyError:
-            return _error(422, "power: give a power, such as ENG or ENGLAND")
+            return error_response(422, "power: give a power, such as ENG or ENGLAND")
         position = await position_of(game_id)
         if isinstance(position, JSONResponse):
             return position
@@ -557,20 +534,20 @@ def routes(service: GameService) -> list[BaseRoute]:
         return JSONResponse(body.model_dump(mode="json"))
 
     async def check_orders(request: Request) -> Response:
-        body = await _read(request, OrderCheck)
+        body = await read_body(request, OrderCheck)
         if isinstance(body, JSONResponse):
             return body
         try:
             power = _power(body.power)
         except KeyError:
-            return _error(422, "power: give a power, such as ENG or ENGLAND")
+            return error_response(422, "power: give a power, such as ENG or ENGLAND")
         position = await position_of(body.game)
         if isinstance(position, JSONResponse):
             return position
         return JSONResponse(check(position, power, body.text).model_dump(mode="json", exclude_none=True))
 
     async def english_understand(request: Request) -> Response:
-        body = await _read(request, Understand)
+        body = await read_body(request, Understand)
         if isinstance(body, JSONResponse):
             return body
         unknown = _unknown_power(body.sender, body.receiver)
@@ -583,7 +560,7 @@ def routes(service: GameService) -> list[BaseRoute]:
         return await _answer(lambda: understand_text(body, position))
 
     async def english_render(request: Request) -> Response:
-        body = await _read(request, Render)
+        body = await read_body(request, Render)
         if isinstance(body, JSONResponse):
             return body
         unknown = _unknown_power(*([body.viewer] if body.viewer else []))
@@ -608,7 +585,7 @@ def _unknown_power(*names: str) -> JSONResponse | None:
         try:
             _power(name)
         except KeyError:
-            return _error(422, f"unknown power {name!r}: give a power, such as ENG or ENGLAND")
+            return error_response(422, f"unknown power {name!r}: give a power, such as ENG or ENGLAND")
     return None
 
 
@@ -619,5 +596,5 @@ async def _answer(work: Callable[[], BaseModel]) -> Response:
         body = await asyncio.to_thread(work)
     except LError as exc:
         details = exc.to_dict()
-        return _error(422, f"not L: {details.get('message', exc)}", details.get("line"), details.get("column"))
+        return error_response(422, f"not L: {details.get('message', exc)}", details.get("line"), details.get("column"))
     return JSONResponse(body.model_dump(mode="json", exclude_none=True))

@@ -46,14 +46,14 @@ async def running_nego(game: Running, db: Path) -> AsyncIterator[int]:
     task = asyncio.create_task(serve_nego(settings, lambda host, port: started.set_result(port), stop))
     port = await asyncio.wait_for(started, TIMEOUT)
     try:
-        await _following(port)
+        await following(port)
         yield port
     finally:
         stop.set()
         await asyncio.wait_for(task, TIMEOUT)
 
 
-async def _following(port: int) -> None:
+async def following(port: int) -> None:
     """Wait until the negotiation server follows the game server (``/healthz`` says so)."""
     async with asyncio.timeout(TIMEOUT):
         while not (await http("GET", f"http://127.0.0.1:{port}/healthz"))[1]["following"]:

@@ -14,6 +14,7 @@ from server.main import serve
 from server.nego.main import serve_nego
 from server.nego.settings import load_nego_settings
 from server.settings import load_settings
+from tests.server.nego_helpers import following
 from tests.server.ws_helpers import TIMEOUT, TOKEN, http
 
 SECRET = "s3cret"
@@ -87,7 +88,7 @@ async def running_web(tmp_path: Path, nego: bool = True) -> AsyncIterator[Web]:
         )
         try:
             await asyncio.wait_for(nego_started, TIMEOUT)
-            await _following(nego_port)
+            await following(nego_port)
             yield Web(port, nego_port)
         finally:
             nego_stop.set()
@@ -95,13 +96,6 @@ async def running_web(tmp_path: Path, nego: bool = True) -> AsyncIterator[Web]:
     finally:
         stop.set()
         await asyncio.wait_for(task, TIMEOUT)
-
-
-async def _following(port: int) -> None:
-    """Until the negotiation server follows the game server (its ``/healthz`` says so)."""
-    async with asyncio.timeout(TIMEOUT):
-        while not (await http("GET", f"http://127.0.0.1:{port}/healthz"))[1]["following"]:
-            await asyncio.sleep(0.02)
 
 
 async def create_game(web: Web, **settings: Any) -> str:
