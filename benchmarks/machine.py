@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import platform
+import sys
 from typing import Any
 
 
@@ -40,3 +43,22 @@ def print_header(title: str, *packages: str) -> None:
     print(f"machine: {describe()}")
     print(f"python {info['python']}{versions}")
     print()
+
+
+async def start_clients(script: str, config: dict[str, object], limit: int = 2**26) -> asyncio.subprocess.Process:
+    """``script --clients-only`` in a process of its own, its configuration written to its
+    standard input as one JSON line; it answers on its standard output."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        script,
+        "--clients-only",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=limit,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(config).encode() + b"\n")
+    await proc.stdin.drain()
+    proc.stdin.close()
+    return proc

@@ -75,7 +75,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import random
 import sys
 import tempfile
@@ -90,7 +89,7 @@ import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.machine import print_header  # noqa: E402
+from benchmarks.machine import print_header, start_clients  # noqa: E402
 from benchmarks.server_load import TOKEN, cpu_seconds  # noqa: E402
 from protocol.daide.messages import Hlo  # noqa: E402
 from protocol.daide.parser import parse as parse_daide  # noqa: E402
@@ -492,19 +491,8 @@ async def run_benchmark(args: argparse.Namespace, rates: list[int], ready: Any, 
                 "seed": args.seed,
                 "all": args.all,
             }
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable,
-                str(Path(__file__).resolve()),
-                "--clients-only",
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                limit=2**28,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )
-            assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(json.dumps(config).encode() + b"\n")
-            await proc.stdin.drain()
-            proc.stdin.close()
+            proc = await start_clients(str(Path(__file__).resolve()), config, limit=2**28)
+            assert proc.stdout is not None
             cpu0 = cpu_seconds()
             done = False
             deadline = 120 + args.games * 10 + len(rates) * (args.seconds + DRAIN_TIMEOUT + 10)

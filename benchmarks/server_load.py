@@ -46,7 +46,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import random
 import resource
 import statistics
@@ -62,7 +61,7 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine.orders as eo  # noqa: E402
-from benchmarks.machine import print_header  # noqa: E402
+from benchmarks.machine import print_header, start_clients  # noqa: E402
 from engine import Position, standard_map  # noqa: E402
 from engine.legal import adjustment_orders, legal_orders  # noqa: E402
 from engine.maps import Map  # noqa: E402
@@ -337,19 +336,8 @@ async def run_level(games: int, phases: int, think: float, seed: int) -> Row:
         proc: asyncio.subprocess.Process | None = None
         try:
             config = {"port": port, "games": games, "phases": phases, "think": think, "seed": seed}
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable,
-                str(Path(__file__).resolve()),
-                "--clients-only",
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                limit=2**26,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )
-            assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(json.dumps(config).encode() + b"\n")
-            await proc.stdin.drain()
-            proc.stdin.close()
+            proc = await start_clients(str(Path(__file__).resolve()), config, limit=2**26)
+            assert proc.stdout is not None
             result: dict[str, object] | None = None
             cpu0: float | None = None
             cpu = 0.0
