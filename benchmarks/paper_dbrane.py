@@ -117,7 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100, help="games per setting without negotiation (100)")
     parser.add_argument("--nego-games", dest="nego_games", type=int, default=50, help="games with negotiation (50)")
-    parser.add_argument("--rounds", type=int, default=5, help="negotiation rounds a phase (5)")
+    parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds a phase (3)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (all cores)")
     parser.add_argument("--seed", type=int, default=2026, help="the seed of every game")
     parser.add_argument("--only", default="", help="settings to play, by number from 1 (e.g. 1,5); all by default")

@@ -29,6 +29,8 @@ BOTS: dict[str, str] = {
     "dipblue:nopress": "bots.dipblue:DipBlueNoPress",
     "dipblue:slave": "bots.dipblue:DipBlueSlave",
     "dipblue:naive": "bots.dipblue:DipBlueNaive",
+    "dbrane": "bots.dbrane:DBrane",
+    "dbrane:nonego": "bots.dbrane:DBraneNoNego",
 }
 
 
