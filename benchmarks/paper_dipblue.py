@@ -48,8 +48,8 @@ from bots.dipblue import DipBlue, DipBlueNaive
 from bots.dumbbot import DumbBot
 from bots.inprocess import InProcessGame, seeds_for
 from detente.experiments import Experiment, run_experiment, slots_from
-from server.game_master import GameSettings
-from server.nego.negotiation import Rules
+from referee.game_master import GameSettings
+from referee.negotiation import Rules
 
 NAMES = {
     "dipblue": "bots.dipblue:DipBlue",

@@ -1,6 +1,6 @@
 """One game in this process: the server's game master and seven bot sessions, no sockets.
 
-The game master (:class:`server.game_master.GameMaster`) and the sessions
+The game master (:class:`referee.game_master.GameMaster`) and the sessions
 (:class:`bots.session.BotSession`) are the very ones the websocket server and client
 drive; here they hand each other the typed DAIDE messages directly, with no text in
 between, so an experiment pays no network or parsing cost and a bot plays as it would
@@ -10,7 +10,7 @@ every order is in).
 A seed fixes the whole game: from it come the game master's randomness (the powers it
 hands out), each bot's own :class:`random.Random`, and the order in which the bots join.
 
-Negotiation runs on the same :class:`server.nego.negotiation.Negotiation` as the
+Negotiation runs on the same :class:`referee.negotiation.Negotiation` as the
 negotiation server, on a simulated clock: each phase, before the sessions are asked for
 their orders, the negotiating bots (``Bot.negotiates``) get :attr:`InProcessGame.rounds`
 rounds. In the first, each says what :meth:`Bot.on_phase` returns; in each later one it
@@ -44,8 +44,8 @@ from protocol.daide.messages import PressMessage, Slo, Value
 from protocol.daide.parser import parse_press
 from protocol.l import LError, level, parse, to_text
 from protocol.l import ast as la
-from server.game_master import OVER, GameMaster, GameSettings, Notify, Send
-from server.nego.negotiation import Negotiation, Outcome, Rules
+from referee.game_master import OVER, GameMaster, GameSettings, Notify, Send
+from referee.negotiation import Negotiation, Outcome, Rules
 
 __all__ = ["GameRecord", "GameSetup", "GameStuck", "InProcessGame", "PhaseRecord", "play_game"]
 

@@ -7,7 +7,7 @@ What :func:`load` reads:
 - a directory whose sub-directories are run directories: one session each, in the order of
   their names; together they are the *experiment*;
 - a game server database (``detente serve --db``): every finished game is rebuilt from the
-  store with :meth:`server.game_master.GameMaster.replay`; games with the same settings (their
+  store with :meth:`referee.game_master.GameMaster.replay`; games with the same settings (their
   name aside) make a session. The store knows no bots, so the powers play their part.
 
 What :func:`render` writes: one HTML page without external resources (the charts are SVG
@@ -21,7 +21,7 @@ power over the phases of the first games.
 
 What is counted between two powers (row, column), over the games of a session:
 
-- *attacks*: :func:`server.nego.compliance.attacks` of each phase's orders as given (in a
+- *attacks*: :func:`referee.compliance.attacks` of each phase's orders as given (in a
   binding game the orders committed may have replaced some), attacker to victim;
 - *proposed*: ``propose`` messages (L) and ``PRP`` press (DAIDE), sender to each recipient;
 - *accepted*: ``accept`` messages and ``YES`` press, counted as proposer (the recipient) to
@@ -69,9 +69,9 @@ from protocol.daide.parser import parse as parse_daide
 from protocol.l import LError, Propose
 from protocol.l import parse as parse_l
 from server.api_models import GameCreate
-from server.game_master import GameMaster
-from server.nego.compliance import attacks
-from server.nego.notary import participants
+from referee.game_master import GameMaster
+from referee.compliance import attacks
+from referee.notary import participants
 from server.service import game_settings
 from server.store import SCHEMA_VERSION, Store
 

@@ -1,9 +1,9 @@
 """The asyncio layer of the game server: the store, every game master, their timers and connections.
 
 :class:`GameService` owns the :class:`~server.store.Store` and one
-:class:`~server.game_master.GameMaster` per game. Each game's inputs (messages,
+:class:`~referee.game_master.GameMaster` per game. Each game's inputs (messages,
 connections, disconnections, deadlines) are serialised by a lock per game; every
-:class:`~server.game_master.Step` is handled the same way: its records are appended to
+:class:`~referee.game_master.Step` is handled the same way: its records are appended to
 the store (durably, in a worker thread) *before* its actions are performed, and then the
 game's deadline is re-armed on the event loop.
 
@@ -32,11 +32,11 @@ import structlog
 from protocol.daide.messages import Drw, Iam, Nme, Obs, PressMessage, Rej, Slo, Value
 from protocol.daide.parser import DaideSyntaxError, parse, parse_press
 from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
-from server.deadlines import Deadlines as GmDeadlines
+from referee.deadlines import Deadlines as GmDeadlines
 from server.feed import Feed
-from server.game_master import FORMING, OVER, PHASE_KINDS, PLAYING, Close, GameMaster, GameSettings, Notify, Send, Step
+from referee.game_master import FORMING, OVER, PHASE_KINDS, PLAYING, Close, GameMaster, GameSettings, Notify, Send, Step
 from server.metrics import Metrics
-from server.players import Role
+from referee.players import Role
 from server.store import Store
 from server.web import DEFAULT_QUEUE_SIZE, Outbox
 from server.writer import Writer

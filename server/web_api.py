@@ -56,7 +56,7 @@ from protocol.english import NotUnderstood, to_english, understand
 from protocol.l import LError, parse, to_text
 from server.api_models import GamePosition, game_position
 from server.bodies import error_response, read_body
-from server.game_master import check_order
+from referee.game_master import check_order
 from server.service import GameService
 
 __all__ = ["STATIC_DIR", "WEB_MODELS", "map_data", "routes"]
@@ -419,7 +419,7 @@ def _legal(position: Position, power: str, order: eo.Order) -> LegalOrder | None
 
 
 def check(position: Position, power: str, text: str) -> OrderChecked:
-    """``text`` checked as ``power``'s order, as ``SUB`` would check it (see :func:`server.game_master.check_order`).
+    """``text`` checked as ``power``'s order, as ``SUB`` would check it (see :func:`referee.game_master.check_order`).
 
     >>> start = Position.initial()
     >>> check(start, "ENGLAND", "a lvp-yor").daide

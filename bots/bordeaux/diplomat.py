@@ -20,7 +20,7 @@ of a bot that does not talk); the units of our allies keep them (a diplomat give
 to its own units only: RES plans ours around its allies' expected moves, and values the
 position for the whole alliance), and so do the other alliances, by default
 (:attr:`bots.bordeaux.strategy.Search.focus`, which says why). The constraints are those
-of the deals we keep that are in force this phase (``server.binding.literals``): ours
+of the deals we keep that are in force this phase (``referee.binding.literals``): ours
 always, a trusted partner's as a prediction of its moves. RES then gives our orders.
 
 **Retreats and adjustments** are DumbBot's (the treatise: "during the building and retreat
@@ -45,7 +45,7 @@ search is possible; DumbBot's greedy choice by the same place values stands in f
   participants) until a partner breaks the deal: we then hold ourselves released from it.
 
 **After each phase** (:meth:`Bordeaux.on_results`) the adjudication is replayed to get the
-results, the deals we keep are checked (:func:`server.nego.compliance.check`), the
+results, the deals we keep are checked (:func:`referee.compliance.check`), the
 friendliness matrix is updated, and each part broken by another party signals the
 ambassador and sets the breaker's StabLimit to what the breach gained it
 (:meth:`Bordeaux._breach_gain`: its value with its orders against those orders with the
@@ -72,8 +72,8 @@ from engine.position import MOVEMENT, Phase, Position, Unit
 from protocol.l import ast as a
 from protocol.l import level, parse, to_text
 from protocol.l.actions import ActionError, order_from_action
-from server.binding import committed, in_force, literals
-from server.nego.compliance import Commitment, Report, attacks, check
+from referee.binding import committed, in_force, literals
+from referee.compliance import Commitment, Report, attacks, check
 
 __all__ = ["Bordeaux"]
 

@@ -15,11 +15,11 @@ units", where one broken agreement costs 3):
   check reports on, ``pce`` and ``aly`` too, which the article lists among the factors "not
   yet implemented"): :data:`KEPT` for each part kept, minus :data:`BROKEN` for each part
   broken, toward each other participant of the deal. The reports are those of
-  :func:`server.nego.compliance.check`.
+  :func:`referee.compliance.check`.
 * **Coordinated moves**: :data:`COORDINATION` for each support or convoy of another power's
   unit; a support or convoy that matched no order (``void``, the article's ``NSO``: "this
   may indicate a possible stab") costs :data:`REFUSED` instead.
-* **Attacks** (:func:`server.nego.compliance.attacks`), by result: :data:`ATTACK` gives the
+* **Attacks** (:func:`referee.compliance.attacks`), by result: :data:`ATTACK` gives the
   penalty of an attack that dislodged the victim's unit (the article's ``RET``, "an
   especially big penalty"), that took the province (a successful advance), that cut a
   support of the victim (``CUT``), that bounced (``BNC``) or that failed (``FLD``); a
@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 import engine.orders as eo
 from engine.maps import ARMY, Map
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Position, Unit
-from server.nego.compliance import Commitment, Report, attacks
+from referee.compliance import Commitment, Report, attacks
 
 __all__ = [
     "ALLY_THRESHOLD",

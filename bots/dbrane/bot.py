@@ -53,7 +53,7 @@ from engine.position import MOVEMENT, RETREATS, Phase, Position
 from protocol.l import LError, parse
 from protocol.l import ast as a
 from protocol.l.actions import ActionError, action_from_order, order_from_action
-from server.binding import phase_of_turn
+from referee.binding import phase_of_turn
 
 __all__ = ["DBrane", "DBraneNoNego"]
 

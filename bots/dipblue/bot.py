@@ -21,7 +21,7 @@ It answers every proposal, accepting (section 4.2):
   whose own move is not already the subject of our requests.
 
 After each phase a bot that reasons about trust lowers its trust in every power that
-attacked it (``server.nego.compliance.attacks``) and in every power that broke a commitment
+attacked it (``referee.compliance.attacks``) and in every power that broke a commitment
 (the negotiation server's ``compliance`` reports), and raises it for kept commitments and
 for neighbours that did not attack (lines 18-24; :mod:`bots.dipblue.trust`).
 
@@ -71,7 +71,7 @@ from engine import legal_orders
 from engine.maps import Map
 from engine.position import ADJUSTMENTS, MOVEMENT, Phase, Position, Unit
 from protocol.l import ast as a
-from server.nego.compliance import attacks
+from referee.compliance import attacks
 
 __all__ = ["DipBlue", "DipBlueNaive", "DipBlueNoPress", "DipBlueSlave"]
 

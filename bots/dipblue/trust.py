@@ -9,7 +9,7 @@ divide by it).
 
 What moves it (only for a bot that reasons about trust, :attr:`Relations.learning`):
 
-- an attack on us (``server.nego.compliance.attacks``) adds ``attack * trust``, a broken
+- an attack on us (``referee.compliance.attacks``) adds ``attack * trust``, a broken
   commitment ``betrayal * trust``, a rejected peace proposal ``rejected``: "the magnitude of
   the impact depends on the current trust", so that a trusted ally's attack weighs more than
   an enemy's (trust here is the effective one, ``1 / effective friction``);

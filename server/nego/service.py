@@ -4,7 +4,7 @@ clients, and the link to the game server.
 :class:`NegoService` follows the game server's feed (:mod:`server.feed`) over one
 websocket, reconnecting when it drops, and asks it to check passcodes, to relay L as DAIDE
 press and to make confirmed commitments binding. Each game's inputs are serialised by a
-lock; every :class:`~server.nego.negotiation.Outcome` is handled the same way: its records
+lock; every :class:`~referee.negotiation.Outcome` is handled the same way: its records
 go to the store (in a worker thread, durably) *before* the reply and the frames go out.
 On :meth:`NegoService.start` every unfinished game is rebuilt from the store.
 """
@@ -25,7 +25,7 @@ import websockets
 
 from server.metrics import Metrics
 from server.nego.frames import error
-from server.nego.negotiation import Negotiation, Outcome, Rules
+from referee.negotiation import Negotiation, Outcome, Rules
 from server.store import Store
 from server.web import Outbox
 from server.writer import Writer

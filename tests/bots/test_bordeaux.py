@@ -26,7 +26,7 @@ from engine import Position, adjudicate, legal_orders, parse_order
 from engine.maps import ARMY
 from protocol.l import ast as a
 from protocol.l import parse
-from server.nego.compliance import Commitment, check
+from referee.compliance import Commitment, check
 
 POWERS = Position.initial().map.powers
 

@@ -20,8 +20,8 @@ from bots.dbrane.tactics import STAY, Item, Plan, Tactics, order_of_key
 from bots.dumbbot import DumbBot
 from bots.inprocess import GameSetup, InProcessGame, play_game, seeds_for
 from engine import Position, adjudicate, legal_orders, standard_map
-from server.game_master import GameSettings
-from server.nego.negotiation import Rules
+from referee.game_master import GameSettings
+from referee.negotiation import Rules
 
 M = standard_map()
 

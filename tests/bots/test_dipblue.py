@@ -19,8 +19,8 @@ from bots.session import BotSession
 from bots.ws_client import WsClient
 from engine import Position, format_order, legal_orders, parse_order, standard_map
 from protocol.l import parse
-from server.game_master import GameSettings
-from server.nego.negotiation import Rules
+from referee.game_master import GameSettings
+from referee.negotiation import Rules
 from tests.server.nego_helpers import running_nego
 from tests.server.ws_helpers import TOKEN, http, running_server
 

@@ -11,7 +11,7 @@ from bots.inprocess import GameSetup, InProcessGame, play_game
 from engine import Position
 from engine.orders import Build, Move, Order, SupportMove
 from protocol.daide.messages import Pce, Prp, Snd
-from server.game_master import GameSettings
+from referee.game_master import GameSettings
 
 RANDOM = ("randombot",) * 4 + ("holdbot",) * 3
 

@@ -6,12 +6,12 @@ agreements (DMZ, XDO, NOT XDO) and attacks in its friendliness matrix. :func:`ch
 gives them the first as :class:`Report` values, :func:`attacks` the second.
 
 A commitment is a confirmed or accepted deal, its participants and the phase it was made
-in. Each power the deal commits (``server.binding.committed``) that is a participant is
+in. Each power the deal commits (``referee.binding.committed``) that is a participant is
 checked against the orders it gave (units without an order held; dislodged units
 without one disbanded), part by part: the operands of ``&`` and the steps of ``;``, taken
 apart as far as they go (a step without a time of its own has no fixed phase: it is not
 checked). A part that says nothing about this power in this phase gives no report. What
-each piece means (times as in ``server.binding``):
+each piece means (times as in ``referee.binding``):
 
 - ``Do(x)``: kept iff the power ordered exactly ``x`` (a unit's default hold counts as
   ``hld``; a convoyed move's route and a supported move's coast do not count). Only the
@@ -60,7 +60,7 @@ from engine.position import Unit as EngineUnit
 from protocol.l import ast as a
 from protocol.l.actions import ActionError, action_from_order, unit_from_engine, unit_to_engine
 from protocol.l.printer import to_text
-from server.binding import action_key, actor, in_force, literals, phase_of_turn, terms
+from referee.binding import action_key, actor, in_force, literals, phase_of_turn, terms
 
 __all__ = ["Attack", "Commitment", "Report", "attacks", "check"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine import Order, Position, adjudicate, parse_orders
 from protocol.l import ast as a
 from protocol.l import check_ontology, parse
-from server.nego.compliance import Attack, Commitment, Report, attacks, check
+from referee.compliance import Attack, Commitment, Report, attacks, check
 
 START = Position.initial()
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from engine import Order, Position, adjudicate, format_order, parse_orders
 from protocol.l import ast as a
 from protocol.l import check_ontology, parse
-from server.binding import apply_binding, binding_orders, committed, literals, phase_of_turn
+from referee.binding import apply_binding, binding_orders, committed, literals, phase_of_turn
 
 START = Position.initial()
 

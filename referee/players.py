@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from server.deadlines import DAIDE_MAX_INT
+from referee.deadlines import DAIDE_MAX_INT
 
 
 class Role(Enum):

@@ -3,7 +3,7 @@
 A deal *commits* powers: ``Commit(α, β, ϕ)`` commits α to ϕ (β are those it is promised
 to), and ``Agree(β, ϕ)`` commits every power of β to ϕ. :func:`literals` breaks what each
 committed power promised into the atoms the server can hold it to, each with its time;
-the notary (``server.nego.notary``), the compliance check (``server.nego.compliance``) and
+the notary (``referee.notary``), the compliance check (``referee.compliance``) and
 the binding of orders below all read deals through it, so that they agree on what a deal
 means:
 

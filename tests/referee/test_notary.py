@@ -10,7 +10,7 @@ from pathlib import Path
 from engine import Position
 from protocol.l import ast as a
 from protocol.l import check_ontology, parse
-from server.nego.notary import Confirmed, Conflict, Notary, Pending, participants
+from referee.notary import Confirmed, Conflict, Notary, Pending, participants
 
 START = Position.initial()
 LON_ECH = "Do(mto(Unit(eng, Region(lon, coast)), Region(ech, sea)))"
@@ -240,9 +240,9 @@ def test_replaying_the_same_calls_gives_the_same_outcomes_and_state() -> None:
 def test_outcomes_do_not_depend_on_the_process_hash_seed() -> None:
     """Sets are iterated in a different order by each process: the reasons must not change."""
     script = (
-        "from tests.server.test_notary import CALLS, play\n"
+        "from tests.referee.test_notary import CALLS, play\n"
         "outcomes, confirmed = play(CALLS)\n"
-        "from tests.server.test_notary import canonical\n"
+        "from tests.referee.test_notary import canonical\n"
         "print([canonical(o) for o in outcomes], [str(d) for d in confirmed])\n"
     )
     root = Path(__file__).resolve().parents[2]

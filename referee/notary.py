@@ -2,13 +2,13 @@
 
 In D-Brane's protocol (de Jonge and Sierra, section 4) proposing and accepting are the
 same act: a power *endorses* a deal. A deal is confirmed as soon as every power it
-commits (``server.binding.committed``: the α of each Commit, every power of an Agree) has
+commits (``referee.binding.committed``: the α of each Commit, every power of an Agree) has
 endorsed it, provided it is consistent with the deals already confirmed: confirmed deals
 are never undone within a phase, so a deal that contradicts one can never be confirmed in
 that phase, and the notary says so at once, at any endorsement. A new phase starts afresh.
 
 Two sets of deals are inconsistent when no orders of the phase could keep them all, as
-``server.nego.compliance`` judges keeping. The notary finds these cases (sound, not
+``referee.compliance`` judges keeping. The notary finds these cases (sound, not
 complete), between a deal and itself or a deal confirmed before, comparing commitments
 for the same phase (untimed ``Do``: this phase; untimed predicates: every phase):
 
@@ -50,7 +50,7 @@ from typing import TypeAlias
 from engine.maps import Map
 from engine.position import Phase, Position
 from protocol.l import ast as a
-from server.binding import Literal, action_key, actor, committed, kind_of, literals, phase_of_turn
+from referee.binding import Literal, action_key, actor, committed, kind_of, literals, phase_of_turn
 
 __all__ = ["Confirmed", "Conflict", "Notary", "Outcome", "Pending", "participants"]
 

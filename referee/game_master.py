@@ -88,9 +88,9 @@ from protocol.daide.orders import (
     unit_from_engine,
 )
 from protocol.daide.parser import DaideSyntaxError, parse, press_level
-from server.binding import apply_binding
-from server.deadlines import Deadlines, remaining_seconds
-from server.players import Client, Player, Role, Roster, draw_passcode
+from referee.binding import apply_binding
+from referee.deadlines import Deadlines, remaining_seconds
+from referee.players import Client, Player, Role, Roster, draw_passcode
 
 __all__ = ["Close", "Event", "GameMaster", "GameSettings", "Notify", "Send", "Step", "check_order"]
 

@@ -12,8 +12,8 @@ from engine.orders import Build, Waive
 from engine.position import ADJUSTMENTS
 from protocol.daide.messages import POWERS, Sub
 from protocol.daide.orders import order_from_engine
-from server.deadlines import Deadlines
-from server.game_master import Event, GameMaster, GameSettings, Step
+from referee.deadlines import Deadlines
+from referee.game_master import Event, GameMaster, GameSettings, Step
 
 CONNS = [f"c{i}" for i in range(7)]
 

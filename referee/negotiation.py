@@ -35,9 +35,9 @@ from protocol.bridge import BridgeError, daide_to_l, l_to_daide
 from protocol.daide.parser import DaideSyntaxError, parse_press
 from protocol.l import LError, check_levels, check_ontology, parse, parse_levels, to_text
 from protocol.l import ast as a
-from server.binding import binding_orders
-from server.nego.compliance import Commitment, check
-from server.nego.notary import Confirmed, Conflict, Notary
+from referee.binding import binding_orders
+from referee.compliance import Commitment, check
+from referee.notary import Confirmed, Conflict, Notary
 
 __all__ = ["Negotiation", "Outcome", "Rules"]
 
