@@ -66,7 +66,7 @@ from engine import Position, standard_map  # noqa: E402
 from engine.legal import adjustment_orders, legal_orders  # noqa: E402
 from engine.maps import Map  # noqa: E402
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Dislodged  # noqa: E402
-from protocol.daide.messages import Hlo, MrtUnit, Now, Sco, Sub, Unit  # noqa: E402
+from protocol.daide.messages import Hlo, MrtUnit, Now, Sco, Sub, DaideUnit  # noqa: E402
 from protocol.daide.orders import location_to_engine, order_from_engine, phase_from_turn, unit_to_engine  # noqa: E402
 from protocol.daide.parser import parse  # noqa: E402
 from server.main import configure_logging, serve  # noqa: E402
@@ -117,7 +117,7 @@ def position_from(now: Now, sco: Sco | None, m: Map = MAP) -> Position:
         power = m.power_abbreviations[group.power]
         for centre in group.centres:
             owners[m.province_of[m.location(centre)]] = power
-    units = tuple(unit_to_engine(u, m) for u in now.units if isinstance(u, Unit))
+    units = tuple(unit_to_engine(u, m) for u in now.units if isinstance(u, DaideUnit))
     dislodged = tuple(
         Dislodged(unit_to_engine(u.unit, m), frozenset(location_to_engine(r, m) for r in u.retreats))
         for u in now.units

@@ -19,12 +19,12 @@ removals left over are the first legal ones. The game master, without deadlines,
 for complete orders; this makes sure it always gets them.
 
 >>> from bots.base import HoldBot
->>> from protocol.daide.messages import Hlo, Map
+>>> from protocol.daide.messages import Hlo, MapMessage
 >>> session = BotSession(HoldBot())
 >>> session.start()
 [Nme(name='holdbot', version='1.0')]
->>> session.receive(Map("standard"))
-[Yes(content=Map(name='standard'))]
+>>> session.receive(MapMessage("standard"))
+[Yes(content=MapMessage(name='standard'))]
 >>> _ = session.receive(Hlo("ENG", 1234, ()))
 >>> session.power, session.passcode
 ('ENGLAND', 1234)
@@ -40,14 +40,14 @@ from collections.abc import Sequence
 import engine.orders as eo
 from bots.base import Bot, LegalOrders
 from engine import Position, legal_orders, standard_map
-from engine.maps import Map as EngineMap
+from engine.maps import Map
 from engine.position import ADJUSTMENTS, Dislodged
-from engine.position import Unit as EngineUnit
+from engine.position import Unit
 from protocol.daide.messages import (
     Drw,
     Hlo,
     Iam,
-    Map,
+    MapMessage,
     MrtUnit,
     Nme,
     Now,
@@ -94,7 +94,7 @@ class BotSession:
         self.name = name if name is not None else bot.name
         self.version = version if version is not None else bot.version
         self.observer = observer
-        self.map: EngineMap = standard_map()
+        self.map: Map = standard_map()
         self.power: str | None = None
         self.passcode: int | None = None
         self.variant: tuple[VariantOption, ...] = ()
@@ -171,7 +171,7 @@ class BotSession:
                 self.rejected.append(message)
         elif isinstance(message, Hlo) and message.power is not None:
             self._hello(message)
-        elif isinstance(message, Map) and message.name is not None:
+        elif isinstance(message, MapMessage) and message.name is not None:
             return [Yes(message)]
         elif isinstance(message, Slo | Drw):
             self.result = message
@@ -233,7 +233,7 @@ class BotSession:
 
 
 @functools.lru_cache(maxsize=64)
-def centres_from(sco: Sco, m: EngineMap) -> tuple[str | None, ...]:
+def centres_from(sco: Sco, m: Map) -> tuple[str | None, ...]:
     """The engine's centre owners (by province) of an ``SCO`` message."""
     owners: list[str | None] = [None] * len(m.locations)
     for group in sco.ownership:
@@ -244,14 +244,14 @@ def centres_from(sco: Sco, m: EngineMap) -> tuple[str | None, ...]:
 
 
 @functools.lru_cache(maxsize=64)
-def position_from(now: Now, centres: tuple[str | None, ...], m: EngineMap) -> Position:
+def position_from(now: Now, centres: tuple[str | None, ...], m: Map) -> Position:
     """The position of a ``NOW`` message with the centres of the last ``SCO``.
 
     Cached: the sessions of one process that are told the same thing share one
     :class:`Position`, and with it the engine's per-position caches (legal orders).
     """
     assert now.turn is not None
-    units: list[EngineUnit] = []
+    units: list[Unit] = []
     dislodged: list[Dislodged] = []
     for unit in now.units:
         if isinstance(unit, MrtUnit):
@@ -277,12 +277,12 @@ def complete_orders(
     """
     if position.phase.kind == ADJUSTMENTS:
         return _complete_adjustments(position, power, legal.get(None, ()), chosen)
-    unit_of: dict[eo.Order, EngineUnit] = {}
+    unit_of: dict[eo.Order, Unit] = {}
     for unit, options in legal.items():
         assert unit is not None
         for option in options:
             unit_of.setdefault(option, unit)
-    ordered: dict[EngineUnit, eo.Order] = {}
+    ordered: dict[Unit, eo.Order] = {}
     discarded: list[eo.Order] = []
     for order in chosen:
         unit = unit_of.get(order)

@@ -25,7 +25,6 @@ from engine.orders import (
     SupportMove,
     Waive,
     format_order,
-    parse_daide_order,
     parse_order,
 )
 from engine.position import Dislodged, Phase, Position, Unit
@@ -56,7 +55,6 @@ __all__ = [
     "legal_orders",
     "legal_orders_for",
     "load_map",
-    "parse_daide_order",
     "parse_order",
     "parse_orders",
     "standard_map",

@@ -1,4 +1,4 @@
-"""Orders as small immutable values, and their two text forms.
+"""Orders as small immutable values, and their short notation.
 
 An order names the unit it is for by type and location, as a player writes it; whether
 the unit is really there, and whether the order is legal, is for the adjudicator to
@@ -12,11 +12,10 @@ decide (an illegal order is void, never an error). Unit types are ``ARMY`` and
 ('Convoy', 'LON', 'NWY')
 >>> format_order(m, order)
 'F NTH C A LON - NWY'
->>> format_order(m, parse_daide_order(m, "( ( ENG AMY LON ) CTO NWY VIA ( NTH ) )")[1])
-'A LON - NWY VIA'
 
-Writing orders in DAIDE form needs the board (the owners of supported units, the sea
-route of a convoyed move): ``protocol.daide.orders.order_from_engine`` does it.
+DAIDE clauses are the protocol's business: ``protocol.daide.orders`` reads them
+(``order_to_engine``) and writes them (``order_from_engine``, which needs the board for
+the owners of supported units and the sea route of a convoyed move).
 """
 
 from __future__ import annotations
@@ -203,88 +202,3 @@ def format_order(m: Map, order: Order) -> str:
     if isinstance(order, Disband):
         return f"{head} D"
     return f"{head} B"
-
-
-# --- DAIDE order clauses ---------------------------------------------------------------
-
-_DAIDE_TYPES = {"AMY": ARMY, "FLT": FLEET}
-
-
-def _daide_tree(text: str) -> list:
-    """Nest the tokens of a DAIDE clause by its brackets."""
-    stack: list[list] = [[]]
-    for token in re.findall(r"\(|\)|[^\s()]+", text.upper()):
-        if token == "(":
-            stack.append([])
-        elif token == ")":
-            if len(stack) == 1:
-                raise OrderSyntaxError("unbalanced ')'")
-            inner = stack.pop()
-            stack[-1].append(inner)
-        else:
-            stack[-1].append(token)
-    if len(stack) != 1:
-        raise OrderSyntaxError("unbalanced '('")
-    tree = stack[0]
-    while len(tree) == 1 and isinstance(tree[0], list):
-        tree = tree[0]
-    return tree
-
-
-def _daide_place(m: Map, item: str | list) -> int:
-    try:
-        if isinstance(item, list):
-            return m.location(" ".join(item))
-        return m.location(item)
-    except (KeyError, TypeError):
-        raise OrderSyntaxError(f"unknown place {item!r}") from None
-
-
-def _daide_unit(m: Map, item: str | list) -> tuple[str, int, int]:
-    if not isinstance(item, list) or len(item) != 3 or item[1] not in _DAIDE_TYPES:
-        raise OrderSyntaxError(f"expected ( POWER AMY|FLT PLACE ), got {item!r}")
-    try:
-        power = m.power(item[0])
-    except KeyError:
-        raise OrderSyntaxError(f"unknown power {item[0]!r}") from None
-    return power, _DAIDE_TYPES[item[1]], _daide_place(m, item[2])
-
-
-def parse_daide_order(m: Map, text: str) -> tuple[str, Order]:
-    """Parse a DAIDE order clause such as ``( ( ENG FLT LON ) MTO NTH )``.
-
-    Returns the power that the clause names for the unit together with the order.
-    Raises :class:`OrderSyntaxError` when the clause is not an order.
-    """
-    tree = _daide_tree(text)
-    if len(tree) == 2 and tree[1] == "WVE" and isinstance(tree[0], str):
-        try:
-            return m.power(tree[0]), Waive()
-        except KeyError:
-            raise OrderSyntaxError(f"unknown power {tree[0]!r}") from None
-    if len(tree) < 2 or not isinstance(tree[1], str):
-        raise OrderSyntaxError(f"cannot read {text!r} as an order")
-    power, unit_type, location = _daide_unit(m, tree[0])
-    verb, args = tree[1], tree[2:]
-    if verb == "HLD" and not args:
-        return power, Hold(unit_type, location)
-    if verb == "MTO" and len(args) == 1:
-        return power, Move(unit_type, location, _daide_place(m, args[0]))
-    if verb == "CTO" and len(args) == 3 and args[1] == "VIA":
-        return power, Move(unit_type, location, _daide_place(m, args[0]), True)
-    if verb == "SUP" and len(args) == 1:
-        _, supported_type, supported = _daide_unit(m, args[0])
-        return power, SupportHold(unit_type, location, supported_type, supported)
-    if verb == "SUP" and len(args) == 3 and args[1] == "MTO":
-        _, supported_type, supported = _daide_unit(m, args[0])
-        return power, SupportMove(unit_type, location, supported_type, supported, _daide_place(m, args[2]))
-    if verb == "CVY" and len(args) == 3 and args[1] == "CTO":
-        _, _, army = _daide_unit(m, args[0])
-        return power, Convoy(unit_type, location, army, _daide_place(m, args[2]))
-    if verb == "RTO" and len(args) == 1:
-        return power, Retreat(unit_type, location, _daide_place(m, args[0]))
-    if verb in ("DSB", "REM") and not args:
-        return power, Disband(unit_type, location)
-    if verb == "BLD" and not args:
-        return power, Build(unit_type, location)
-    raise OrderSyntaxError(f"cannot read {text!r} as an order")

@@ -320,15 +320,15 @@ class _Board:
 
     # units
 
-    def unit_to_l(self, unit: d.Unit | d.LooseUnit) -> a.Unit:
+    def unit_to_l(self, unit: d.DaideUnit | d.LooseUnit) -> a.Unit:
         if isinstance(unit, d.LooseUnit):
             raise BridgeError(f"DAIDE's unit {unit} is loosely written: L names every unit's power and type")
         region = self.region_to_l(unit.unit_type, unit.location, None, str(unit))
         return a.Unit(self.power(unit.power).lower(), region)
 
-    def unit_to_daide(self, unit: a.Unit) -> d.Unit:
+    def unit_to_daide(self, unit: a.Unit) -> d.DaideUnit:
         place = self.location(unit.region)
-        return d.Unit(self.power(unit.power), self.unit_type(unit), place)
+        return d.DaideUnit(self.power(unit.power), self.unit_type(unit), place)
 
     def destination(self, unit: a.Unit, region: a.Region) -> d.Location:
         """DAIDE's place of a move's destination: where a unit of that type can go."""

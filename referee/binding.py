@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import engine.orders as eo
 from engine.maps import Map
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Phase, Position
-from engine.position import Unit as EngineUnit
+from engine.position import Unit
 from protocol.l import ast as a
 from protocol.l.actions import ActionError, order_from_action
 
@@ -255,7 +255,7 @@ def _can_order(position: Position, power: str, order: eo.Order) -> bool:
     owed = position.adjustments.get(power, 0)
     if isinstance(order, eo.Waive):
         return kind == ADJUSTMENTS and owed > 0
-    unit = EngineUnit(power, order.type if order.type is not None else -1, order.location)
+    unit = Unit(power, order.type if order.type is not None else -1, order.location)
     if kind == MOVEMENT:
         return isinstance(order, eo.MOVEMENT_ORDERS) and unit in position.units
     if kind == RETREATS:

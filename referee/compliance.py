@@ -56,7 +56,7 @@ import engine.orders as eo
 from engine.maps import ARMY, Map
 from engine.orders import format_order
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Phase, Position
-from engine.position import Unit as EngineUnit
+from engine.position import Unit
 from protocol.l import ast as a
 from protocol.l.actions import ActionError, action_from_order, unit_from_engine, unit_to_engine
 from protocol.l.printer import to_text
@@ -192,7 +192,7 @@ def _movement_target(before: Position, power: str, order: eo.Order) -> tuple[int
     return None
 
 
-def _dislodged(before: Position, power: str, order: eo.Order) -> EngineUnit | None:
+def _dislodged(before: Position, power: str, order: eo.Order) -> Unit | None:
     """The dislodged unit of ``power`` that ``order`` is for, in a retreat phase."""
     province_of = before.map.province_of
     here = _province(before.map, order)
@@ -205,7 +205,7 @@ def check(
     commitments: Iterable[Commitment],
     before: Position,
     orders: Mapping[str, Sequence[eo.Order]],
-    results: Mapping[EngineUnit, Sequence[str]],
+    results: Mapping[Unit, Sequence[str]],
     after: Position,
 ) -> list[Report]:
     """The reports of the phase played from ``before`` with each power's given ``orders``
@@ -244,7 +244,7 @@ class _Board:
 
     before: Position
     orders: Mapping[str, Sequence[eo.Order]]
-    results: Mapping[EngineUnit, Sequence[str]]
+    results: Mapping[Unit, Sequence[str]]
     after: Position
     _done: dict[str, dict[Hashable, eo.Order | None]] = field(default_factory=dict)
     _hostile: list[_Hostile] | None = None
@@ -400,10 +400,10 @@ class _Board:
         words = None if unit is None else self.results.get(unit)
         return f"{text} ({', '.join(words)})" if words else text
 
-    def _unit_of(self, full: str, order: eo.Order) -> EngineUnit | None:
+    def _unit_of(self, full: str, order: eo.Order) -> Unit | None:
         """The unit ``order`` is for, as the results name it (a build: the unit built)."""
         if isinstance(order, eo.Build):
-            return EngineUnit(full, ARMY if order.type is None else order.type, order.location)
+            return Unit(full, ARMY if order.type is None else order.type, order.location)
         if self.before.phase.kind == RETREATS:
             return _dislodged(self.before, full, order)
         here = _province(self.before.map, order)

@@ -27,7 +27,7 @@ from engine import Adjudication, Position, adjudicate, legal_orders_for, standar
 from engine.legal import adjustment_orders
 from engine.maps import ARMY, FLEET, SEA
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS
-from engine.position import Unit as EngineUnit
+from engine.position import Unit
 from protocol.daide.messages import (
     Adm,
     Build,
@@ -42,7 +42,7 @@ from protocol.daide.messages import (
     Hst,
     Huh,
     Iam,
-    Map,
+    MapMessage,
     Mdf,
     Mis,
     Move,
@@ -425,14 +425,14 @@ class GameMaster:
             self._obs(conn, client, msg)
         elif isinstance(msg, Iam):
             self._iam(conn, client, msg)
-        elif isinstance(msg, Map):
+        elif isinstance(msg, MapMessage):
             if msg.name is None:  # a request for another copy; a client never names a map
-                self._to(conn, Map(MAP_NAME))
+                self._to(conn, MapMessage(MAP_NAME))
             else:
                 self._to(conn, Rej(msg))
         elif isinstance(msg, Mdf):
             self._to(conn, map_definition(self.map))
-        elif isinstance(msg, Yes | Rej) and isinstance(msg.content, Map):
+        elif isinstance(msg, Yes | Rej) and isinstance(msg.content, MapMessage):
             pass  # the client's answer to MAP
         elif isinstance(msg, Sco) and not msg.ownership:
             self._to(conn, self._sco())
@@ -497,7 +497,7 @@ class GameMaster:
         player = Player(power, msg.name, msg.version, draw_passcode(self.rng, taken, self.passcode_in_use))
         self._record("join", now, power=power, name=msg.name, version=msg.version, passcode=player.passcode)
         self._to(conn, Yes(msg))
-        self._to(conn, Map(MAP_NAME))
+        self._to(conn, MapMessage(MAP_NAME))
         self._join(conn, player, now)
 
     def _join(self, conn: str | None, player: Player, at: float) -> None:
@@ -529,7 +529,7 @@ class GameMaster:
             return
         self.roster.clients[conn] = Client(conn, Role.OBSERVER)
         self._to(conn, Yes(msg))
-        self._to(conn, Map(MAP_NAME))
+        self._to(conn, MapMessage(MAP_NAME))
 
     def _iam(self, conn: str, client: Client, msg: Iam) -> None:
         power = self._full(msg.power)
@@ -822,7 +822,7 @@ class GameMaster:
             self._notify_phase()
 
     def _results(
-        self, before: Position, results: Mapping[EngineUnit, tuple[str, ...]]
+        self, before: Position, results: Mapping[Unit, tuple[str, ...]]
     ) -> list[tuple[Order, str | None, bool]]:
         """Each order of the phase (given or defaulted) with its DAIDE result and RET flag."""
         m = self.map
@@ -842,12 +842,12 @@ class GameMaster:
                 result = "SUC" if words in (("ok",), ("disband",)) else "BNC" if "bounce" in words else "NSO"
                 out.append((order_from_engine(d.unit.power, order, before), result, False))
         else:
-            removed_by_order: set[EngineUnit | None] = set()
+            removed_by_order: set[Unit | None] = set()
             for power in self.powers:
                 for submitted in self.pending.get(power, {}).values():
                     order = submitted.order
                     if isinstance(order, eo.Build):
-                        built = EngineUnit(power, order.type if order.type is not None else ARMY, order.location)
+                        built = Unit(power, order.type if order.type is not None else ARMY, order.location)
                         result = "SUC" if results.get(built) == ("ok",) else "NSO"
                     elif isinstance(order, eo.Disband):
                         removed = before.unit_at.get(m.province_of[order.location])
@@ -999,7 +999,7 @@ def _key(m: Any, location: int) -> str:
     return str(m.locations[m.province_of[location]])
 
 
-def _by_power(units: Iterable[EngineUnit], powers: tuple[str, ...]) -> list[EngineUnit]:
+def _by_power(units: Iterable[Unit], powers: tuple[str, ...]) -> list[Unit]:
     return sorted(units, key=lambda u: (powers.index(u.power), u.location))
 
 
@@ -1101,7 +1101,7 @@ def check_order(position: Position, power: str, order: Order) -> tuple[str, str 
     return "MBV", key, eo.Disband(unit.type, unit.location)
 
 
-def _same_unit(m: Any, order: Any, unit: EngineUnit) -> bool:
+def _same_unit(m: Any, order: Any, unit: Unit) -> bool:
     """The order names ``unit``: its type if given, and its coast if the order names one."""
     if order.type is not None and order.type != unit.type:
         return False
@@ -1109,7 +1109,7 @@ def _same_unit(m: Any, order: Any, unit: EngineUnit) -> bool:
 
 
 def _check_movement(
-    position: Position, power: str, order: Any, unit: EngineUnit | None, key: str
+    position: Position, power: str, order: Any, unit: Unit | None, key: str
 ) -> tuple[str, str | None, eo.Order | None]:
     m = position.map
     if unit is None or not _same_unit(m, order, unit):

@@ -5,7 +5,7 @@ text form (tokens upper-case and separated by one space, no space inside bracket
 single quotes with a quote doubled). A message can be built by hand or by
 :func:`protocol.daide.parser.parse`, and the two agree:
 
->>> order = Move(Unit("ENG", "FLT", Location("LON")), Location("NTH"))
+>>> order = Move(DaideUnit("ENG", "FLT", Location("LON")), Location("NTH"))
 >>> message = Sub((order,), Turn("SPR", 1901))
 >>> str(message)
 'SUB (SPR 1901) ((ENG FLT LON) MTO NTH)'
@@ -202,7 +202,7 @@ class Turn(Value):
 
 
 @dataclass(frozen=True, slots=True)
-class Unit(Value):
+class DaideUnit(Value):
     """``ENG FLT LON``: a unit as ``NOW`` lists it (``OCC`` also takes the type ``UNT``)."""
 
     power: str
@@ -220,7 +220,7 @@ class LooseUnit(Value):
 
     ``LooseUnit(None, None, Location("LON"))`` prints ``LON``; ``LooseUnit("ENG", None, ...)``
     prints ``(ENG LON)`` and ``LooseUnit(None, "FLT", ...)`` prints ``(FLT LON)``. A unit with
-    both is a :class:`Unit`.
+    both is a :class:`DaideUnit`.
     """
 
     power: str | None
@@ -229,7 +229,7 @@ class LooseUnit(Value):
 
     def __post_init__(self) -> None:
         if self.power is not None and self.unit_type is not None:
-            raise ValueError("a unit with a power and a type is a Unit, not a LooseUnit")
+            raise ValueError("a unit with a power and a type is a DaideUnit, not a LooseUnit")
 
     def _emit(self, out: list[str]) -> None:
         if self.power is None and self.unit_type is None:
@@ -243,8 +243,8 @@ class LooseUnit(Value):
         out.append(")")
 
 
-def _ordered(unit: Unit | LooseUnit, out: list[str]) -> None:
-    if isinstance(unit, Unit):
+def _ordered(unit: DaideUnit | LooseUnit, out: list[str]) -> None:
+    if isinstance(unit, DaideUnit):
         _bracket(unit, out)
     else:
         unit._emit(out)
@@ -254,7 +254,7 @@ def _ordered(unit: Unit | LooseUnit, out: list[str]) -> None:
 class MrtUnit(Value):
     """A dislodged unit and where it may retreat to: ``ENG FLT NTH MRT (LON YOR)``."""
 
-    unit: Unit
+    unit: DaideUnit
     retreats: tuple[Location, ...] = ()
 
     def _emit(self, out: list[str]) -> None:
@@ -265,7 +265,7 @@ class MrtUnit(Value):
         out.append(")")
 
 
-def _units(units: tuple[Unit | MrtUnit, ...], out: list[str]) -> None:
+def _units(units: tuple[DaideUnit | MrtUnit, ...], out: list[str]) -> None:
     for unit in units:
         _bracket(unit, out)
 
@@ -275,7 +275,7 @@ def _units(units: tuple[Unit | MrtUnit, ...], out: list[str]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Hold(Value):
-    unit: Unit | LooseUnit
+    unit: DaideUnit | LooseUnit
 
     def _emit(self, out: list[str]) -> None:
         _ordered(self.unit, out)
@@ -284,7 +284,7 @@ class Hold(Value):
 
 @dataclass(frozen=True, slots=True)
 class Move(Value):
-    unit: Unit | LooseUnit
+    unit: DaideUnit | LooseUnit
     destination: Location
 
     def _emit(self, out: list[str]) -> None:
@@ -295,8 +295,8 @@ class Move(Value):
 
 @dataclass(frozen=True, slots=True)
 class SupportHold(Value):
-    unit: Unit | LooseUnit
-    supported: Unit | LooseUnit
+    unit: DaideUnit | LooseUnit
+    supported: DaideUnit | LooseUnit
 
     def _emit(self, out: list[str]) -> None:
         _ordered(self.unit, out)
@@ -308,8 +308,8 @@ class SupportHold(Value):
 class SupportMove(Value):
     """A support to move; the destination has no coast in a strictly written order."""
 
-    unit: Unit | LooseUnit
-    supported: Unit | LooseUnit
+    unit: DaideUnit | LooseUnit
+    supported: DaideUnit | LooseUnit
     destination: Location
 
     def _emit(self, out: list[str]) -> None:
@@ -322,8 +322,8 @@ class SupportMove(Value):
 
 @dataclass(frozen=True, slots=True)
 class Convoy(Value):
-    unit: Unit | LooseUnit
-    army: Unit | LooseUnit
+    unit: DaideUnit | LooseUnit
+    army: DaideUnit | LooseUnit
     destination: Location
 
     def _emit(self, out: list[str]) -> None:
@@ -338,7 +338,7 @@ class Convoy(Value):
 class MoveByConvoy(Value):
     """``CTO`` with the sea provinces of the route; only a loose order may leave out ``VIA``."""
 
-    unit: Unit | LooseUnit
+    unit: DaideUnit | LooseUnit
     destination: Location
     via: tuple[str, ...] | None = None
 
@@ -353,7 +353,7 @@ class MoveByConvoy(Value):
 
 @dataclass(frozen=True, slots=True)
 class Retreat(Value):
-    unit: Unit | LooseUnit
+    unit: DaideUnit | LooseUnit
     destination: Location
 
     def _emit(self, out: list[str]) -> None:
@@ -366,7 +366,7 @@ class Retreat(Value):
 class Disband(Value):
     """``DSB``: disband a dislodged unit in a retreat phase."""
 
-    unit: Unit | LooseUnit
+    unit: DaideUnit | LooseUnit
 
     def _emit(self, out: list[str]) -> None:
         _ordered(self.unit, out)
@@ -375,7 +375,7 @@ class Disband(Value):
 
 @dataclass(frozen=True, slots=True)
 class Build(Value):
-    unit: Unit | LooseUnit
+    unit: DaideUnit | LooseUnit
 
     def _emit(self, out: list[str]) -> None:
         _ordered(self.unit, out)
@@ -386,7 +386,7 @@ class Build(Value):
 class Remove(Value):
     """``REM``: remove a unit in an adjustment phase."""
 
-    unit: Unit | LooseUnit
+    unit: DaideUnit | LooseUnit
 
     def _emit(self, out: list[str]) -> None:
         _ordered(self.unit, out)
@@ -508,7 +508,7 @@ class Iam(Value):
 
 
 @dataclass(frozen=True, slots=True)
-class Map(Value):
+class MapMessage(Value):
     """``MAP ('standard')``; bare ``MAP`` asks for it again."""
 
     name: str | None = None
@@ -635,7 +635,7 @@ class Now(Value):
     """The turn and the units (``MrtUnit`` before a retreat turn); ``Now()`` is the bare request."""
 
     turn: Turn | None = None
-    units: tuple[Unit | MrtUnit, ...] = ()
+    units: tuple[DaideUnit | MrtUnit, ...] = ()
 
     def _emit(self, out: list[str]) -> None:
         out.append("NOW")
@@ -687,7 +687,7 @@ class Mis(Value):
     """Missing orders: units (``MrtUnit`` in a retreat phase), or ``count`` builds (negative) or
     disbands (positive) owed; with neither it is bare ``MIS``."""
 
-    units: tuple[Unit | MrtUnit, ...] = ()
+    units: tuple[DaideUnit | MrtUnit, ...] = ()
     count: int | None = None
 
     def _emit(self, out: list[str]) -> None:
@@ -1058,9 +1058,9 @@ class Scd(Value):
 
 @dataclass(frozen=True, slots=True)
 class Occ(Value):
-    """Units to be placed; a :class:`Unit` of type ``UNT`` stands for any unit."""
+    """Units to be placed; a :class:`DaideUnit` of type ``UNT`` stands for any unit."""
 
-    units: tuple[Unit, ...]
+    units: tuple[DaideUnit, ...]
 
     def _emit(self, out: list[str]) -> None:
         out.append("OCC")
@@ -1116,7 +1116,7 @@ class Ydo(Value):
     """Control of ``units`` is given to ``power``."""
 
     power: str
-    units: tuple[Unit, ...]
+    units: tuple[DaideUnit, ...]
 
     def _emit(self, out: list[str]) -> None:
         out += ("YDO", "(", self.power, ")")
@@ -1213,7 +1213,7 @@ class Sug(Value):
 
 @dataclass(frozen=True, slots=True)
 class Wht(Value):
-    unit: Unit
+    unit: DaideUnit
 
     def _emit(self, out: list[str]) -> None:
         out.append("WHT")
@@ -1359,6 +1359,6 @@ Reply = Yes | Rej | Bwx | Huh | Thk | Fct | Idk | Sry | Why | Pob | Iff
 PressMessage = Statement | Reply | Ccl | Fct | Try | Thk | Frm | str
 
 Message = (
-    Lst | Listing | Sel | Nme | Obs | Iam | Map | Mdf | Hlo | Sco | Now | Hst | Sub | Thx | Mis | Gof | Ord
+    Lst | Listing | Sel | Nme | Obs | Iam | MapMessage | Mdf | Hlo | Sco | Now | Hst | Sub | Thx | Mis | Gof | Ord
     | Sve | Lod | Off | Tme | Prn | Huh | Ccd | Out | Adm | Slo | Drw | Smr | Not | Yes | Rej | Snd | Frm
 )  # fmt: skip

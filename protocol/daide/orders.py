@@ -24,7 +24,7 @@ from collections.abc import Collection
 import engine.orders as eo
 from engine.maps import ARMY, FLEET, LAND, SEA, Map
 from engine.position import ADJUSTMENTS, RETREATS, Phase, Position
-from engine.position import Unit as EngineUnit
+from engine.position import Unit
 from protocol.daide.messages import (
     Build,
     CoastAdjacency,
@@ -44,7 +44,7 @@ from protocol.daide.messages import (
     SupportHold,
     SupportMove,
     Turn,
-    Unit,
+    DaideUnit,
     Waive,
 )
 
@@ -111,20 +111,20 @@ def _power(abbreviation: str, m: Map) -> str:
         raise DaideOrderError(f"unknown power {abbreviation}") from None
 
 
-def unit_to_engine(unit: Unit, m: Map) -> EngineUnit:
+def unit_to_engine(unit: DaideUnit, m: Map) -> Unit:
     if unit.unit_type not in _TYPES:
         raise DaideOrderError(f"{unit.unit_type} is no unit type of the board")
-    return EngineUnit(_power(unit.power, m), _TYPES[unit.unit_type], location_to_engine(unit.location, m))
+    return Unit(_power(unit.power, m), _TYPES[unit.unit_type], location_to_engine(unit.location, m))
 
 
-def unit_from_engine(unit: EngineUnit, m: Map) -> Unit:
-    return Unit(m.abbreviation_of[unit.power], _TYPE_NAMES[unit.type], location_from_engine(unit.location, m))
+def unit_from_engine(unit: Unit, m: Map) -> DaideUnit:
+    return DaideUnit(m.abbreviation_of[unit.power], _TYPE_NAMES[unit.type], location_from_engine(unit.location, m))
 
 
 # --- orders ------------------------------------------------------------------------------------------
 
 
-def _parts(unit: Unit | LooseUnit, m: Map) -> tuple[str | None, int | None, int]:
+def _parts(unit: DaideUnit | LooseUnit, m: Map) -> tuple[str | None, int | None, int]:
     unit_type = None if unit.unit_type is None else _TYPES.get(unit.unit_type)
     if unit.unit_type is not None and unit_type is None:
         raise DaideOrderError(f"{unit.unit_type} is no unit type of the board")
@@ -177,19 +177,19 @@ def order_to_engine(order: Order, m: Map, power: str | None = None) -> tuple[str
     return owner, result
 
 
-def _other_unit(unit_type: int | None, location: int, board: Position | Map) -> Unit | LooseUnit:
+def _other_unit(unit_type: int | None, location: int, board: Position | Map) -> DaideUnit | LooseUnit:
     """A unit named by an order of another unit: complete where the position shows it."""
     if isinstance(board, Position):
         m = board.map
         found = board.unit_at.get(m.province_of[location])
         if found is not None and (unit_type is None or found.type == unit_type):
-            return Unit(m.abbreviation_of[found.power], _TYPE_NAMES[found.type], location_from_engine(location, m))
+            return DaideUnit(m.abbreviation_of[found.power], _TYPE_NAMES[found.type], location_from_engine(location, m))
     else:
         m = board
     return LooseUnit(None, None if unit_type is None else _TYPE_NAMES[unit_type], location_from_engine(location, m))
 
 
-def _own_unit(short: str, unit_type: int | None, location: int, board: Position | Map) -> Unit | LooseUnit:
+def _own_unit(short: str, unit_type: int | None, location: int, board: Position | Map) -> DaideUnit | LooseUnit:
     m = board.map if isinstance(board, Position) else board
     if unit_type is None and isinstance(board, Position):
         province = m.province_of[location]
@@ -200,7 +200,7 @@ def _own_unit(short: str, unit_type: int | None, location: int, board: Position 
                 break
     if unit_type is None:
         return LooseUnit(short, None, location_from_engine(location, m))
-    return Unit(short, _TYPE_NAMES[unit_type], location_from_engine(location, m))
+    return DaideUnit(short, _TYPE_NAMES[unit_type], location_from_engine(location, m))
 
 
 def order_from_engine(power: str, order: eo.Order, board: Position | Map, phase_kind: str | None = None) -> Order:

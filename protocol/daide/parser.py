@@ -2,7 +2,7 @@
 
 >>> message = parse("sub(spr 1901)((eng flt lon)mto nth)")
 >>> message
-Sub(orders=(Move(unit=Unit(power='ENG', unit_type='FLT', location=Location(province='LON', coast=None)), destination=Location(province='NTH', coast=None)),), turn=Turn(season='SPR', year=1901))
+Sub(orders=(Move(unit=DaideUnit(power='ENG', unit_type='FLT', location=Location(province='LON', coast=None)), destination=Location(province='NTH', coast=None)),), turn=Turn(season='SPR', year=1901))
 >>> to_text(message)
 'SUB (SPR 1901) ((ENG FLT LON) MTO NTH)'
 >>> press_level(parse("SND (FRA) (PRP (XDO ((ENG FLT LON) MTO NTH)))"))
@@ -72,7 +72,7 @@ from protocol.daide.messages import (
     Lod,
     LooseUnit,
     Lst,
-    Map,
+    MapMessage,
     Mdf,
     Mis,
     Move,
@@ -117,7 +117,7 @@ from protocol.daide.messages import (
     Tme,
     Try,
     Turn,
-    Unit,
+    DaideUnit,
     Value,
     VariantOption,
     Waive,
@@ -353,20 +353,20 @@ class _Build(Transformer):
     def location(self, province: str, coast: Token | None = None) -> Location:
         return Location(province, None if coast is None else coast.value)
 
-    def army(self, power: Token, province: str) -> Unit:
-        return Unit(power.value, "AMY", Location(province))
+    def army(self, power: Token, province: str) -> DaideUnit:
+        return DaideUnit(power.value, "AMY", Location(province))
 
-    def fleet(self, power: Token, location: Location) -> Unit:
-        return Unit(power.value, "FLT", location)
+    def fleet(self, power: Token, location: Location) -> DaideUnit:
+        return DaideUnit(power.value, "FLT", location)
 
-    def retreating_unit(self, unit: Unit, *retreats: Location) -> MrtUnit:
+    def retreating_unit(self, unit: DaideUnit, *retreats: Location) -> MrtUnit:
         return MrtUnit(unit, retreats)
 
     def unit_type(self, token: Token) -> str:
         return token.value
 
-    def any_unit(self, power: Token, province: str) -> Unit:
-        return Unit(power.value, "UNT", Location(province))
+    def any_unit(self, power: Token, province: str) -> DaideUnit:
+        return DaideUnit(power.value, "UNT", Location(province))
 
     # level 0
     def lst(self, game: str | None = None) -> Lst:
@@ -398,8 +398,8 @@ class _Build(Transformer):
     def iam(self, power: Token, passcode: Token) -> Iam:
         return Iam(power.value, int(passcode.value))
 
-    def map(self, name: str | None = None) -> Map:
-        return Map(name)
+    def map(self, name: str | None = None) -> MapMessage:
+        return MapMessage(name)
 
     def mdf(self, *parts: tuple) -> Mdf:
         return Mdf(*parts)
@@ -441,7 +441,7 @@ class _Build(Transformer):
     def ownership(self, power: Token | str, *centres: str) -> Ownership:
         return Ownership(_value(power), centres)
 
-    def now(self, turn: Turn | None = None, *units: Unit | MrtUnit) -> Now:
+    def now(self, turn: Turn | None = None, *units: DaideUnit | MrtUnit) -> Now:
         return Now(turn, units)
 
     def hst(self, turn: Turn | None = None) -> Hst:
@@ -458,7 +458,7 @@ class _Build(Transformer):
     def thx(self, order: object, note: str) -> Thx:
         return Thx(order, note)  # type: ignore[arg-type]
 
-    def mis(self, *parts: Token | Unit | MrtUnit) -> Mis:
+    def mis(self, *parts: Token | DaideUnit | MrtUnit) -> Mis:
         if len(parts) == 1 and isinstance(parts[0], Token):
             return Mis(count=int(parts[0].value))
         return Mis(parts)  # type: ignore[arg-type]
@@ -560,7 +560,7 @@ class _Build(Transformer):
         return Frm(sender.value, recipients, press)  # type: ignore[arg-type]
 
     # orders
-    def order(self, unit: Unit, action: tuple) -> object:
+    def order(self, unit: DaideUnit, action: tuple) -> object:
         kind, args = action
         return kind(unit, *args)
 
@@ -570,13 +570,13 @@ class _Build(Transformer):
     def move_action(self, place: Location | str) -> tuple:
         return Move, (_location(place),)
 
-    def support_hold_action(self, supported: Unit) -> tuple:
+    def support_hold_action(self, supported: DaideUnit) -> tuple:
         return SupportHold, (supported,)
 
-    def support_move_action(self, supported: Unit, province: str) -> tuple:
+    def support_move_action(self, supported: DaideUnit, province: str) -> tuple:
         return SupportMove, (supported, Location(province))
 
-    def convoy_action(self, army: Unit, province: str) -> tuple:
+    def convoy_action(self, army: DaideUnit, province: str) -> tuple:
         return Convoy, (army, Location(province))
 
     def move_by_convoy_action(self, province: str, *via: str) -> tuple:
@@ -597,38 +597,38 @@ class _Build(Transformer):
     def waive(self, power: Token | None = None) -> Waive:
         return Waive(None if power is None else power.value)
 
-    def hold(self, unit: Unit | LooseUnit) -> Hold:
+    def hold(self, unit: DaideUnit | LooseUnit) -> Hold:
         return Hold(unit)
 
-    def move(self, unit: Unit | LooseUnit, place: Location) -> Move:
+    def move(self, unit: DaideUnit | LooseUnit, place: Location) -> Move:
         return Move(unit, place)
 
-    def support_hold(self, unit: Unit | LooseUnit, supported: Unit | LooseUnit) -> SupportHold:
+    def support_hold(self, unit: DaideUnit | LooseUnit, supported: DaideUnit | LooseUnit) -> SupportHold:
         return SupportHold(unit, supported)
 
-    def support_move(self, unit: Unit | LooseUnit, supported: Unit | LooseUnit, place: Location) -> SupportMove:
+    def support_move(self, unit: DaideUnit | LooseUnit, supported: DaideUnit | LooseUnit, place: Location) -> SupportMove:
         return SupportMove(unit, supported, place)
 
-    def convoy(self, unit: Unit | LooseUnit, army: Unit | LooseUnit, place: Location) -> Convoy:
+    def convoy(self, unit: DaideUnit | LooseUnit, army: DaideUnit | LooseUnit, place: Location) -> Convoy:
         return Convoy(unit, army, place)
 
-    def move_by_convoy(self, unit: Unit | LooseUnit, place: Location, *via: str) -> MoveByConvoy:
+    def move_by_convoy(self, unit: DaideUnit | LooseUnit, place: Location, *via: str) -> MoveByConvoy:
         return MoveByConvoy(unit, place, via or None)
 
-    def retreat(self, unit: Unit | LooseUnit, place: Location) -> Retreat:
+    def retreat(self, unit: DaideUnit | LooseUnit, place: Location) -> Retreat:
         return Retreat(unit, place)
 
-    def disband(self, unit: Unit | LooseUnit) -> Disband:
+    def disband(self, unit: DaideUnit | LooseUnit) -> Disband:
         return Disband(unit)
 
-    def build(self, unit: Unit | LooseUnit) -> Build:
+    def build(self, unit: DaideUnit | LooseUnit) -> Build:
         return Build(unit)
 
-    def remove(self, unit: Unit | LooseUnit) -> Remove:
+    def remove(self, unit: DaideUnit | LooseUnit) -> Remove:
         return Remove(unit)
 
-    def full_unit(self, power: Token, unit_type: str, place: Location) -> Unit:
-        return Unit(power.value, unit_type, place)
+    def full_unit(self, power: Token, unit_type: str, place: Location) -> DaideUnit:
+        return DaideUnit(power.value, unit_type, place)
 
     def bare_unit(self, place: Location | str) -> LooseUnit:
         return LooseUnit(None, None, _location(place))
@@ -652,7 +652,7 @@ class _Build(Transformer):
     def sug(self, arrangement: object) -> Sug:
         return Sug(arrangement)  # type: ignore[arg-type]
 
-    def wht(self, unit: Unit) -> Wht:
+    def wht(self, unit: DaideUnit) -> Wht:
         return Wht(unit)
 
     def how(self, target: Token | str) -> How:
@@ -715,7 +715,7 @@ class _Build(Transformer):
     def scd(self, *shares: Ownership) -> Scd:
         return Scd(shares)
 
-    def occ(self, *units: Unit) -> Occ:
+    def occ(self, *units: DaideUnit) -> Occ:
         return Occ(units)
 
     def cho(self, minimum: Token, maximum: Token, *parts: object) -> Cho:
@@ -729,7 +729,7 @@ class _Build(Transformer):
     def xoy(self, debtor: Token, creditor: Token) -> Xoy:
         return Xoy(debtor.value, creditor.value)
 
-    def ydo(self, power: Token, *units: Unit) -> Ydo:
+    def ydo(self, power: Token, *units: DaideUnit) -> Ydo:
         return Ydo(power.value, units)
 
     def snd_arrangement(self, sender: Token, recipients: tuple[str, ...], press: object) -> SndArrangement:
@@ -1055,7 +1055,7 @@ class _LevelWalk:
 
 #: The messages that are no press: of the types press shares, these are read as commands.
 _COMMANDS = (
-    Lst, Listing, Sel, Nme, Obs, Iam, Map, Mdf, Hst, Sco, Now, Sub, Thx, Mis, Gof, Ord, Sve, Lod, Off, Tme, Prn,
+    Lst, Listing, Sel, Nme, Obs, Iam, MapMessage, Mdf, Hst, Sco, Now, Sub, Thx, Mis, Gof, Ord, Sve, Lod, Off, Tme, Prn,
     Huh, Adm, Slo,
 )  # fmt: skip
 

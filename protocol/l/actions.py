@@ -20,7 +20,7 @@ from __future__ import annotations
 import engine.orders as eo
 from engine.maps import ARMY, FLEET, SEA, Map
 from engine.position import ADJUSTMENTS, RETREATS, Position
-from engine.position import Unit as EngineUnit
+from engine.position import Unit
 from protocol.l import ast as a
 
 __all__ = [
@@ -66,17 +66,17 @@ def region_to_location(m: Map, region: a.Region) -> tuple[int, int]:
     return FLEET, m.locations.index(coast)
 
 
-def unit_from_engine(m: Map, unit: EngineUnit) -> a.Unit:
+def unit_from_engine(m: Map, unit: Unit) -> a.Unit:
     return a.Unit(m.abbreviation_of[unit.power].lower(), region_from_location(m, unit.type, unit.location))
 
 
-def unit_to_engine(m: Map, unit: a.Unit) -> EngineUnit:
+def unit_to_engine(m: Map, unit: a.Unit) -> Unit:
     try:
         power = m.power(unit.power)
     except KeyError:
         raise ActionError(f"no power {unit.power} on the map") from None
     unit_type, location = region_to_location(m, unit.region)
-    return EngineUnit(power, unit_type, location)
+    return Unit(power, unit_type, location)
 
 
 def action_from_order(position: Position, power: str, order: eo.Order) -> a.Action:
@@ -105,7 +105,7 @@ def action_from_order(position: Position, power: str, order: eo.Order) -> a.Acti
         return a.Wve(m.abbreviation_of[power].lower())
     if isinstance(order, eo.Build):
         unit_type = order.type if order.type is not None else ARMY
-        return a.Bld(unit_from_engine(m, EngineUnit(power, unit_type, order.location)))
+        return a.Bld(unit_from_engine(m, Unit(power, unit_type, order.location)))
     actor = unit_at(order.location, power)
     if isinstance(order, eo.Hold):
         return a.Hld(actor)

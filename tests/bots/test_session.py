@@ -15,7 +15,7 @@ from protocol.daide.messages import (
     Hlo,
     Iam,
     Location,
-    Map,
+    MapMessage,
     Nme,
     Now,
     Obs,
@@ -26,7 +26,7 @@ from protocol.daide.messages import (
     SmrEntry,
     Sub,
     Turn,
-    Unit,
+    DaideUnit,
     Yes,
 )
 from protocol.daide.orders import order_from_engine, unit_from_engine
@@ -91,7 +91,7 @@ def test_the_greeting_and_the_seat() -> None:
     session = BotSession(bot, name="mine", version="2")
     assert session.start() == [Nme("mine", "2")]
     assert session.receive(Yes(Nme("mine", "2"))) == []
-    assert session.receive(Map("standard")) == [Yes(Map("standard"))]
+    assert session.receive(MapMessage("standard")) == [Yes(MapMessage("standard"))]
     assert session.receive(Hlo("FRA", 77, ())) == []
     assert (session.power, session.passcode, bot.power) == ("FRANCE", 77, "FRANCE")
     assert session.rejoin() == [Iam("FRA", 77), Hlo(), Sco(), Now()]
@@ -109,7 +109,7 @@ def test_an_observer_never_orders_and_asks_for_the_game_when_seated() -> None:
     session = BotSession(Bot(), observer=True)
     assert session.start() == [Obs()]
     assert session.receive(Yes(Obs())) == [Sco(), Now()]
-    assert session.receive(Now(Turn("SPR", 1901), (Unit("ENG", "FLT", Location("LON")),))) == []
+    assert session.receive(Now(Turn("SPR", 1901), (DaideUnit("ENG", "FLT", Location("LON")),))) == []
     assert not session.due and session.position is not None and len(session.position.units) == 1
 
 

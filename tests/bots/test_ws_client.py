@@ -18,7 +18,7 @@ from bots.session import BotSession
 from bots.ws_client import ConnectionFailed, WsClient, observe
 from detente import bot_command
 from engine import Position
-from protocol.daide.messages import Drw, Hlo, Iam, Map, Nme, Now, Rej, Smr, SmrEntry, Turn, Value, VariantOption, Yes
+from protocol.daide.messages import Drw, Hlo, Iam, MapMessage, Nme, Now, Rej, Smr, SmrEntry, Turn, Value, VariantOption, Yes
 from protocol.daide.orders import unit_from_engine
 from tests.server.ws_helpers import TOKEN, Running, http, running_server
 
@@ -122,7 +122,7 @@ async def test_a_refused_iam_is_tried_again_until_the_server_lets_the_player_bac
 
         if number == 1:
             await expect("NME")
-            await send(Yes(Nme("holdbot", "1.0")), Map("standard"), hlo)
+            await send(Yes(Nme("holdbot", "1.0")), MapMessage("standard"), hlo)
             await expect("YES (MAP")
         elif number == 2:
             await expect("IAM")

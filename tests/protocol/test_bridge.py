@@ -231,8 +231,8 @@ def test_daide_comes_back_in_normal_form(daide: str, l_text: str, normal: str) -
 
 def test_a_support_to_a_coast_comes_back_naming_the_province() -> None:
     """The strict DAIDE grammar has no coast after SUP ... MTO, but a value made by hand may."""
-    gas = d.Unit("FRA", "FLT", d.Location("GAS"))
-    press = d.Prp(d.Xdo(d.SupportMove(d.Unit("FRA", "FLT", d.Location("MAO")), gas, d.Location("SPA", "NCS"))))
+    gas = d.DaideUnit("FRA", "FLT", d.Location("GAS"))
+    press = d.Prp(d.Xdo(d.SupportMove(d.DaideUnit("FRA", "FLT", d.Location("MAO")), gas, d.Location("SPA", "NCS"))))
     message = daide_to_l("ENG", ("FRA",), press, None)
     assert str(l_to_daide(message, None)[2]) == "PRP (XDO ((FRA FLT MAO) SUP (FRA FLT GAS) MTO SPA))"
 
@@ -349,15 +349,15 @@ def test_daide_senders_and_recipients_are_powers_of_the_map(sender: str, recipie
 
 
 def test_hand_made_daide_values_that_l_cannot_say() -> None:
-    fleet = d.Unit("FRA", "FLT", d.Location("MAO"))
+    fleet = d.DaideUnit("FRA", "FLT", d.Location("MAO"))
     loose = d.Hold(d.LooseUnit(None, "FLT", d.Location("LON")))
     cases = {
         d.Prp(d.Xdo(loose)): "is loosely written: L names every unit's power and type",
         d.Prp(d.Xdo(d.Waive())): "WVE names no power",
-        d.Prp(d.Xdo(d.Hold(d.Unit("FRA", "FLT", d.Location("SPA"))))): "a fleet in SPA is on one of its coasts",
+        d.Prp(d.Xdo(d.Hold(d.DaideUnit("FRA", "FLT", d.Location("SPA"))))): "a fleet in SPA is on one of its coasts",
         d.Prp(d.Xdo(d.Move(fleet, d.Location("SPA", "ECS")))): "SPA has no coast ECS",
-        d.Prp(d.Xdo(d.Hold(d.Unit("FRA", "FLT", d.Location("PAR"))))): "a fleet cannot be in inland PAR",
-        d.Prp(d.Xdo(d.MoveByConvoy(d.Unit("ENG", "AMY", d.Location("LON")), d.Location("BEL"), ("YOR",)))): (
+        d.Prp(d.Xdo(d.Hold(d.DaideUnit("FRA", "FLT", d.Location("PAR"))))): "a fleet cannot be in inland PAR",
+        d.Prp(d.Xdo(d.MoveByConvoy(d.DaideUnit("ENG", "AMY", d.Location("LON")), d.Location("BEL"), ("YOR",)))): (
             "goes over land"
         ),
         d.Prp(d.And((d.Pce(("ENG", "FRA")),))): "AND needs two arrangements",
@@ -478,10 +478,10 @@ def _said_by_province(unit_type: int, location: int, destination: int) -> bool:
 
 
 @st.composite
-def units(draw: st.DrawFn, types: tuple[int, ...] = (ARMY, FLEET)) -> tuple[int, int, d.Unit, a.Unit]:
+def units(draw: st.DrawFn, types: tuple[int, ...] = (ARMY, FLEET)) -> tuple[int, int, d.DaideUnit, a.Unit]:
     unit_type, location = draw(_one_of([m for m in MOVERS if m[0] in types]))
     power = draw(_one_of(POWERS))
-    daide = d.Unit(power, "AMY" if unit_type == ARMY else "FLT", location_from_engine(location, M))
+    daide = d.DaideUnit(power, "AMY" if unit_type == ARMY else "FLT", location_from_engine(location, M))
     return unit_type, location, daide, a.Unit(power, region_from_location(M, unit_type, location))
 
 

@@ -61,7 +61,7 @@ from protocol.daide.messages import (
     Tme,
     Try,
     Turn,
-    Unit,
+    DaideUnit,
     VariantOption,
     Waive,
     Why,
@@ -298,13 +298,13 @@ def test_the_example_press_messages_alone() -> None:
 
 
 def test_typed_messages_print_as_the_document_writes_them() -> None:
-    london = Unit("ENG", "FLT", Location("LON"))
+    london = DaideUnit("ENG", "FLT", Location("LON"))
     assert str(Sub((Move(london, Location("NTH")),), Turn("SPR", 1901))) == "SUB (SPR 1901) ((ENG FLT LON) MTO NTH)"
     assert str(Hlo("ENG", 1234, (VariantOption("LVL", 20), VariantOption("MTL", 1200)))) == (
         "HLO (ENG) (1234) ((LVL 20) (MTL 1200))"
     )
     assert str(Ord(Turn("WIN", 1901), Waive("RUS"), "SUC")) == "ORD (WIN 1901) (RUS WVE) (SUC)"
-    unit = Unit("TUR", "FLT", Location("CON"))
+    unit = DaideUnit("TUR", "FLT", Location("CON"))
     retreats = (Location("BLA"), Location("SMY"), Location("BUL", "ECS"), Location("BUL", "SCS"))
     assert str(Now(Turn("SUM", 1901), (MrtUnit(unit, retreats),))) == (
         "NOW (SUM 1901) (TUR FLT CON MRT (BLA SMY (BUL ECS) (BUL SCS)))"
@@ -322,10 +322,10 @@ def test_typed_messages_print_as_the_document_writes_them() -> None:
 
 def test_parsing_gives_the_typed_values() -> None:
     assert parse("NOW (SPR 1901) (RUS FLT (STP SCS))") == Now(
-        Turn("SPR", 1901), (Unit("RUS", "FLT", Location("STP", "SCS")),)
+        Turn("SPR", 1901), (DaideUnit("RUS", "FLT", Location("STP", "SCS")),)
     )
     assert parse("ORD (SPR 1901) ((ENG FLT LON) MTO NTH) (BNC RET)") == Ord(
-        Turn("SPR", 1901), Move(Unit("ENG", "FLT", Location("LON")), Location("NTH")), "BNC", True
+        Turn("SPR", 1901), Move(DaideUnit("ENG", "FLT", Location("LON")), Location("NTH")), "BNC", True
     )
     assert parse("ORD (SPR 1901) ((ENG FLT NTH) HLD) (RET)").result is None
     press = parse("SND (FRA) (FCT (NAR (QRY (PCE (ENG FRA)))))")
@@ -356,7 +356,7 @@ def test_loose_orders() -> None:
         to_text(sub) == "SUB (LON HLD) (LVP MTO YOR) ((ENG EDI) SUP LON) ((FLT (STP NCS)) MTO BAR) (YOR CTO NWY) (WVE)"
     )
     assert parse(to_text(sub)) == sub
-    with pytest.raises(ValueError, match="Unit"):
+    with pytest.raises(ValueError, match="DaideUnit"):
         LooseUnit("ENG", "FLT", Location("LON"))
 
 
@@ -384,7 +384,7 @@ def test_strict_units_check_province_kinds() -> None:
         assert error.echo[error.index] == bad, text
         assert error.reply.error_index == error.index
     # a loose order in SUB leaves such checks to the order notes of THX
-    assert parse("SUB ((ENG AMY NTH) HLD)").orders[0].unit == Unit("ENG", "AMY", Location("NTH"))
+    assert parse("SUB ((ENG AMY NTH) HLD)").orders[0].unit == DaideUnit("ENG", "AMY", Location("NTH"))
 
 
 # --- press levels --------------------------------------------------------------------------------------
@@ -482,7 +482,7 @@ def test_levels_of_typed_press() -> None:
     assert press_level(Prp(two)) == 30
     assert press_level(Prp(Orr((two, Drw())))) == 50
     assert press_level(Iff(two, Prp(Drw()))) == 100
-    assert press_level(Prp(Cho(1, 1, (Xdo(Hold(Unit("ENG", "FLT", Location("LON")))), Drw())))) == 50
+    assert press_level(Prp(Cho(1, 1, (Xdo(Hold(DaideUnit("ENG", "FLT", Location("LON")))), Drw())))) == 50
     assert press_level(Prp(For(Turn("SPR", 1902), None, Scd((Ownership("ENG", ("NWY",)),))))) == 90
     assert press_level(Thk(Qry(Aly(("ENG",), ("FRA",))))) == 60
     assert press_level(Why(Fct(Pce(("ENG",))))) == 130
@@ -637,7 +637,7 @@ def test_a_variant_map() -> None:
         provinces={"COASTAL_SC": ("LON", "BRE", "ABC"), "SEA": ("ECH",), "BICOASTAL_SC": ("SPA",)},
     )
     assert variant.parse("NOW (SPR 1901) (ONE FLT ABC)") == Now(
-        Turn("SPR", 1901), (Unit("ONE", "FLT", Location("ABC")),)
+        Turn("SPR", 1901), (DaideUnit("ONE", "FLT", Location("ABC")),)
     )
     with pytest.raises(HuhError):
         variant.parse("NOW (SPR 1901) (ENG FLT NTH)")
@@ -647,7 +647,7 @@ def test_a_variant_map() -> None:
 
 def test_support_to_move_into_a_coast_is_strictly_refused() -> None:
     order = SupportMove(
-        Unit("FRA", "FLT", Location("MAO")), Unit("FRA", "FLT", Location("GAS")), Location("SPA", "NCS")
+        DaideUnit("FRA", "FLT", Location("MAO")), DaideUnit("FRA", "FLT", Location("GAS")), Location("SPA", "NCS")
     )
     with pytest.raises(HuhError):
         parse(str(Ord(Turn("SPR", 1901), order, "SUC")))
@@ -670,7 +670,7 @@ def test_frm_and_for_values() -> None:
     message = parse("FRM (ENG) (FRA) (PRP (FOR ((SPR 1902) (WIN 1903)) (PCE (ENG FRA))))")
     assert message == Frm("ENG", ("FRA",), Prp(For(Turn("SPR", 1902), Turn("WIN", 1903), Pce(("ENG", "FRA")))))
     assert parse("SND (FRA) (PRP (XDO ((ENG FLT LON) CTO NWY VIA (NTH))))") == Snd(
-        ("FRA",), Prp(Xdo(MoveByConvoy(Unit("ENG", "FLT", Location("LON")), Location("NWY"), ("NTH",))))
+        ("FRA",), Prp(Xdo(MoveByConvoy(DaideUnit("ENG", "FLT", Location("LON")), Location("NWY"), ("NTH",))))
     )
     assert parse("SND (FRA) (PRP (SCD (ENG NWY) (FRA BEL)))").press == Prp(
         Scd((Ownership("ENG", ("NWY",)), Ownership("FRA", ("BEL",))))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Phase, Position, legal_orders, parse_order, standard_map
-from engine import Unit as EngineUnit
+from engine import Unit
 from engine.maps import ARMY, FLEET
 from protocol.daide.messages import (
     PROVINCES_BY_CATEGORY,
@@ -18,7 +18,7 @@ from protocol.daide.messages import (
     Sub,
     SupportHold,
     Turn,
-    Unit,
+    DaideUnit,
     Waive,
     Xdo,
 )
@@ -99,11 +99,11 @@ def test_order_from_engine() -> None:
         LooseUnit("GER", None, Location("MUN")), LooseUnit(None, None, Location("VIE"))
     )
     assert order_from_engine("GERMANY", parse_order(m, "MUN S VIE"), start) == SupportHold(
-        Unit("GER", "AMY", Location("MUN")), Unit("AUS", "AMY", Location("VIE"))
+        DaideUnit("GER", "AMY", Location("MUN")), DaideUnit("AUS", "AMY", Location("VIE"))
     )
     assert order_from_engine("ITALY", parse_order(m, "WAIVE"), m) == Waive("ITA")
-    assert order_from_engine("ITALY", parse_order(m, "A ROM D"), m, "R") == Disband(Unit("ITA", "AMY", Location("ROM")))
-    assert order_from_engine("ITALY", parse_order(m, "A ROM D"), m, "A") == Remove(Unit("ITA", "AMY", Location("ROM")))
+    assert order_from_engine("ITALY", parse_order(m, "A ROM D"), m, "R") == Disband(DaideUnit("ITA", "AMY", Location("ROM")))
+    assert order_from_engine("ITALY", parse_order(m, "A ROM D"), m, "A") == Remove(DaideUnit("ITA", "AMY", Location("ROM")))
 
 
 def test_convoyed_moves_get_a_sea_route() -> None:
@@ -111,7 +111,7 @@ def test_convoyed_moves_get_a_sea_route() -> None:
     m = position.map
     order = parse_order(m, "A LON - SPA VIA")
     assert order_from_engine("ENGLAND", order, position) == MoveByConvoy(
-        Unit("ENG", "AMY", Location("LON")), Location("SPA"), ("ECH", "MAO")
+        DaideUnit("ENG", "AMY", Location("LON")), Location("SPA"), ("ECH", "MAO")
     )
     # without the position, any shortest route over the seas
     assert order_from_engine("ENGLAND", parse_order(m, "A LON - NWY VIA"), m).via == ("NTH",)
@@ -140,11 +140,11 @@ def test_order_to_engine() -> None:
     with pytest.raises(DaideOrderError, match="no power"):
         order_to_engine(loose[1], m)
     with pytest.raises(DaideOrderError, match="unknown power"):
-        order_to_engine(Move(Unit("XXX", "AMY", Location("PAR")), Location("BUR")), m)
+        order_to_engine(Move(DaideUnit("XXX", "AMY", Location("PAR")), Location("BUR")), m)
     with pytest.raises(DaideOrderError, match="unknown province"):
-        order_to_engine(Move(Unit("FRA", "AMY", Location("QQQ")), Location("BUR")), m)
+        order_to_engine(Move(DaideUnit("FRA", "AMY", Location("QQQ")), Location("BUR")), m)
     with pytest.raises(DaideOrderError, match="unit type"):
-        order_to_engine(Move(Unit("FRA", "UNT", Location("PAR")), Location("BUR")), m)
+        order_to_engine(Move(DaideUnit("FRA", "UNT", Location("PAR")), Location("BUR")), m)
 
 
 def test_turns_places_and_units() -> None:
@@ -161,10 +161,10 @@ def test_turns_places_and_units() -> None:
     assert location_from_engine(m.location("STP/NC"), m) == Location("STP", "NCS")
     assert location_to_engine(Location("SPA", "SCS"), m) == m.location("SPA/SC")
     assert location_from_engine(m.location("PAR"), m) == Location("PAR")
-    fleet = EngineUnit("RUSSIA", FLEET, m.location("STP/SC"))
-    assert unit_from_engine(fleet, m) == Unit("RUS", "FLT", Location("STP", "SCS"))
-    assert unit_to_engine(Unit("RUS", "FLT", Location("STP", "SCS")), m) == fleet
-    assert unit_to_engine(Unit("FRA", "AMY", Location("PAR")), m) == EngineUnit("FRANCE", ARMY, m.location("PAR"))
+    fleet = Unit("RUSSIA", FLEET, m.location("STP/SC"))
+    assert unit_from_engine(fleet, m) == DaideUnit("RUS", "FLT", Location("STP", "SCS"))
+    assert unit_to_engine(DaideUnit("RUS", "FLT", Location("STP", "SCS")), m) == fleet
+    assert unit_to_engine(DaideUnit("FRA", "AMY", Location("PAR")), m) == Unit("FRANCE", ARMY, m.location("PAR"))
 
 
 def test_the_map_definition_of_the_standard_map() -> None:

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocol.daide import messages as m
-from protocol.daide.messages import PROVINCES_BY_CATEGORY, TOKEN_NAMES, Location, Turn, Unit, to_text, tokens
+from protocol.daide.messages import PROVINCES_BY_CATEGORY, TOKEN_NAMES, Location, Turn, DaideUnit, to_text, tokens
 from protocol.daide.parser import DaideSyntaxError, PrnError, parse, parse_press, press_level
 
 # --- strategies of typed messages ---------------------------------------------------------------
@@ -33,13 +33,13 @@ plain = province.map(Location)
 with_coast = st.builds(Location, _of("BICOASTAL", "BICOASTAL_SC"), coast)
 any_location = st.one_of(plain, st.builds(Location, province, coast))
 army = st.builds(
-    Unit,
+    DaideUnit,
     power,
     st.just("AMY"),
     _of("INLAND", "INLAND_SC", "COASTAL", "COASTAL_SC", "BICOASTAL", "BICOASTAL_SC").map(Location),
 )
 fleet = st.builds(
-    Unit, power, st.just("FLT"), st.one_of(_of("SEA", "SEA_SC", "COASTAL", "COASTAL_SC").map(Location), with_coast)
+    DaideUnit, power, st.just("FLT"), st.one_of(_of("SEA", "SEA_SC", "COASTAL", "COASTAL_SC").map(Location), with_coast)
 )
 unit = st.one_of(army, fleet)
 
@@ -67,7 +67,7 @@ def strict_order(draw: st.DrawFn) -> m.Order:
 
 
 loose_unit = st.one_of(
-    st.builds(Unit, power, st.sampled_from(m.UNIT_TYPES), any_location),
+    st.builds(DaideUnit, power, st.sampled_from(m.UNIT_TYPES), any_location),
     st.builds(m.LooseUnit, st.none(), st.none(), any_location),
     st.builds(m.LooseUnit, power, st.none(), any_location),
     st.builds(m.LooseUnit, st.none(), st.sampled_from(m.UNIT_TYPES), any_location),
@@ -125,7 +125,7 @@ def _arrangements(press: st.SearchStrategy) -> st.SearchStrategy:
         ),
         st.builds(
             m.Occ,
-            st.lists(st.one_of(unit, st.builds(Unit, power, st.just("UNT"), plain)), min_size=1, max_size=2).map(tuple),
+            st.lists(st.one_of(unit, st.builds(DaideUnit, power, st.just("UNT"), plain)), min_size=1, max_size=2).map(tuple),
         ),
         st.builds(m.Xoy, power, power),
         st.builds(m.Ydo, power, st.lists(unit, min_size=1, max_size=2).map(tuple)),
@@ -183,7 +183,7 @@ def _press() -> st.SearchStrategy:
 press_message = _press()
 snd = st.builds(m.Snd, powers, press_message, st.none() | turn)
 
-server_command = st.one_of(st.builds(m.Map, text), st.builds(m.Sve, text), st.builds(m.Lod, text))
+server_command = st.one_of(st.builds(m.MapMessage, text), st.builds(m.Sve, text), st.builds(m.Lod, text))
 client_command = st.one_of(
     st.just(m.Lst()),
     st.builds(m.Sel, text),

@@ -15,7 +15,7 @@ from typing import Any
 import websockets
 
 from protocol.daide.framing import IM_TIMEOUT
-from protocol.daide.messages import Hlo, Hold, Now, Sub, Unit
+from protocol.daide.messages import Hlo, Hold, Now, Sub, DaideUnit
 from protocol.daide.parser import parse
 from server.main import serve
 from server.settings import load_settings
@@ -152,7 +152,7 @@ class DaideClient(BufferedClient):
         """``SUB`` holding every unit of this power listed in ``now_text``, and how many."""
         now = parse(now_text)
         assert isinstance(now, Now)
-        units = [u for u in now.units if isinstance(u, Unit) and u.power == self.power]
+        units = [u for u in now.units if isinstance(u, DaideUnit) and u.power == self.power]
         return str(Sub(tuple(Hold(u) for u in units))), len(units)
 
     async def close(self) -> None:
