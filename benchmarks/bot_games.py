@@ -29,6 +29,7 @@ from machine import print_header
 
 from bots.inprocess import GameSetup, play_game, seeds_for
 from detente.experiments import score_game
+from referee.settings import GameSettings
 
 GOAL_SECONDS = 2.0
 DBRANE_SECONDS = 4.5 * 3600 / 500
@@ -49,7 +50,7 @@ def _phases(setup: GameSetup) -> int:
 
 
 def _games(bots: Sequence[str], count: int, seed: int, year_limit: int = 1920) -> list[GameSetup]:
-    return [GameSetup(s, tuple(bots), year_limit) for s in seeds_for(seed, count)]
+    return [GameSetup(s, tuple(bots), GameSettings(year_limit=year_limit)) for s in seeds_for(seed, count)]
 
 
 def _time_sequential(setups: Sequence[GameSetup]) -> tuple[float, float]:

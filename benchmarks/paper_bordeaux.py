@@ -44,6 +44,7 @@ from machine import print_header
 
 from bots.registry import BOTS
 from detente.experiments import Experiment, run_experiment, slots_from
+from referee.settings import GameSettings
 
 # Until the registry lists it (the line the issue asks for), the benchmark adds it itself;
 # the worker processes are forked and inherit it.
@@ -147,7 +148,7 @@ def _cpu() -> float:
 
 def run(setup: Setup, games: int, seed: int, jobs: int, year_limit: int, out: Path) -> tuple[list[Measured], float]:
     experiment = Experiment(
-        slots_from([*setup.bots, "dumbbot"]), games, seed, out, jobs=jobs, year_limit=year_limit, rounds=setup.rounds
+        slots_from([*setup.bots, "dumbbot"]), games, seed, out, jobs=jobs, settings=GameSettings(year_limit=year_limit), rounds=setup.rounds
     )
     started = _cpu()
     run_experiment(experiment)

@@ -40,6 +40,7 @@ from machine import print_header
 
 import bots.registry as registry
 from detente.experiments import Experiment, run_experiment
+from referee.settings import GameSettings
 
 #: The registry lines of D-Brane (bots/registry.py); set here too, for a tree that lacks them.
 REGISTRY = {"dbrane": "bots.dbrane:DBrane", "dbrane:nonego": "bots.dbrane:DBraneNoNego"}
@@ -105,7 +106,7 @@ def verdict(name: str, ours: float, paper: float) -> str:
 def run(setting: Setting, games: int, seed: int, jobs: int, rounds: int, out: Path) -> tuple[list[dict], float]:
     slots = (setting.bot,) * setting.n + ("dumbbot",) * (7 - setting.n)
     folder = out / f"{setting.bot.replace(':', '-')}-{setting.n}"
-    experiment = Experiment(slots, games, seed, folder, jobs=jobs, year_limit=1920, rounds=rounds)
+    experiment = Experiment(slots, games, seed, folder, jobs=jobs, settings=GameSettings(year_limit=1920), rounds=rounds)
     started = time.perf_counter()
     run_experiment(experiment)
     elapsed = time.perf_counter() - started

@@ -48,8 +48,7 @@ from bots.dipblue import DipBlue, DipBlueNaive
 from bots.dumbbot import DumbBot
 from bots.inprocess import InProcessGame, seeds_for
 from detente.experiments import Experiment, run_experiment, slots_from
-from referee.game_master import GameSettings
-from referee.negotiation import Rules
+from referee.settings import GameSettings
 
 NAMES = {
     "dipblue": "bots.dipblue:DipBlue",
@@ -132,7 +131,7 @@ def _se(values: Sequence[float]) -> float:
 def play(scenario: Scenario, games: int, seed: int, jobs: int, out: Path) -> tuple[dict[str, Row], float, float]:
     """Play a scenario as ``detente run`` would; each bot's row, and the wall and CPU seconds it took
     (the CPU of this process and of the worker processes, which have ended when it returns)."""
-    experiment = Experiment(slots_from(scenario.bots), games, seed, out, jobs, YEAR_LIMIT)
+    experiment = Experiment(slots_from(scenario.bots), games, seed, out, jobs, GameSettings(year_limit=YEAR_LIMIT))
     started, cpu = time.perf_counter(), _cpu()
     run_experiment(experiment)
     wall, cpu = time.perf_counter() - started, _cpu() - cpu
@@ -189,7 +188,7 @@ def timed_games(count: int, seed: int) -> tuple[float, float, int]:
         for bot in bots[:2]:
             for hook in ("orders", "on_phase", "on_message", "on_event", "on_results"):
                 setattr(bot, hook, clock.wrap(getattr(bot, hook), hook == "orders"))
-        InProcessGame(bots, game_seed, GameSettings(year_limit=YEAR_LIMIT), rules=Rules()).play()
+        InProcessGame(bots, game_seed, GameSettings(year_limit=YEAR_LIMIT), negotiates=True).play()
         spent += clock.phases
     return statistics.fmean(spent), max(spent), len(spent)
 

@@ -2,8 +2,8 @@
 
 The game master (:class:`referee.game_master.GameMaster`) and the sessions
 (:class:`bots.session.BotSession`) are the very ones the websocket server and client
-drive; here they hand each other the typed DAIDE messages directly, with no text in
-between, so an experiment pays no network or parsing cost and a bot plays as it would
+drive; here a :class:`referee.table.Table` hands them each other's typed DAIDE messages
+directly, with no text in between, so an experiment pays no network or parsing cost and a bot plays as it would
 over the network. The clock stands still (the game has no deadlines: a phase ends when
 every order is in).
 
@@ -18,12 +18,11 @@ first gets ``{"type": "round", "round": r, "rounds": n}`` through :meth:`Bot.on_
 simulated clock: ``r`` counts from 1 to ``n - 1``); in every round, each gets the frames the previous round produced for it (``message`` frames through
 :meth:`Bot.on_message`, the others through :meth:`Bot.on_event`, errors included) and
 what it answers is said at once, in the order of the powers. Frames left at the last
-round wait for the next phase. The game master's notices (phases, results, DAIDE press)
-and the negotiation's requests (binding commitments, DAIDE relays) pass between the two
-as they do between the two servers, without a socket. :attr:`InProcessGame.before_orders`
-is a further seam, called after the rounds.
+round wait for the next phase. The table passes the game master's notices and the
+negotiation's requests between the two. :attr:`InProcessGame.before_orders` is a further
+seam, called after the rounds.
 
->>> record = play_game(GameSetup(seed=7, bots=("holdbot",) * 7, year_limit=1901))
+>>> record = play_game(GameSetup(seed=7, bots=("holdbot",) * 7, settings=GameSettings(year_limit=1901)))
 >>> record.outcome, record.winner, record.last_year, [p.phase for p in record.phases]
 ('draw', None, 1901, ['S1901M', 'F1901M'])
 """
@@ -31,7 +30,6 @@ is a further seam, called after the rounds.
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,12 +38,13 @@ from bots.base import Bot
 from bots.registry import make_bot
 from bots.session import BotSession
 from engine import Position
-from protocol.daide.messages import PressMessage, Slo, Value
-from protocol.daide.parser import parse_press
-from protocol.l import LError, level, parse, to_text
+from protocol.daide.messages import Slo, Value
+from protocol.l import LError, parse, to_text
 from protocol.l import ast as la
-from referee.game_master import OVER, GameMaster, GameSettings, Notify, Send
-from referee.negotiation import Negotiation, Outcome, Rules
+from referee.game_master import OVER, GameMaster
+from referee.negotiation import Negotiation
+from referee.settings import GameSettings
+from referee.table import Table
 
 __all__ = ["GameRecord", "GameSetup", "GameStuck", "InProcessGame", "PhaseRecord", "play_game"]
 
@@ -59,36 +58,22 @@ class GameStuck(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class GameSetup:
-    """What an in-process game is played with: a seed and seven bot names (in slot order).
-
-    ``press_level`` goes to the game master (``HLO`` tells it); ``l_levels``, ``protocol``
-    and ``binding`` to the negotiation, which has ``rounds`` rounds each phase.
-    """
+    """What an in-process game is played with: a seed, seven bot names (in slot order), the
+    game's settings, and the negotiation ``rounds`` of each phase."""
 
     seed: int
     bots: tuple[str, ...]
-    year_limit: int = 1920
-    press_level: int = 0
-    l_levels: str = "1-8"
-    protocol: str = "free"
-    binding: bool = False
+    settings: GameSettings = field(default_factory=lambda: GameSettings(year_limit=1920))
     rounds: int = 3
 
-    def settings(self) -> GameSettings:
-        return GameSettings(
-            name=f"seed {self.seed}", press_level=self.press_level, year_limit=self.year_limit, binding=self.binding
-        )
-
-    def rules(self) -> Rules:
-        return Rules(levels=self.l_levels, protocol=self.protocol, binding=self.binding, press_level=self.press_level)
-
     def to_json(self) -> dict[str, Any]:
+        s = self.settings
         return {
-            "year_limit": self.year_limit,
-            "press_level": self.press_level,
-            "l_levels": self.l_levels,
-            "protocol": self.protocol,
-            "binding": self.binding,
+            "year_limit": s.year_limit,
+            "press_level": s.press_level,
+            "l_levels": s.l_levels,
+            "protocol": s.protocol,
+            "binding": s.binding,
             "rounds": self.rounds,
         }
 
@@ -156,99 +141,42 @@ class GameRecord:
 
 @dataclass
 class InProcessGame:
-    """A game master and one session per bot, wired together in memory.
+    """A table and one session per bot.
 
     ``bots`` are in slot order; ``seed`` gives the game master its randomness and the
     order of joining (the bots' own randomness is the caller's: :func:`play_game` seeds it).
-    With ``rules`` (and a bot that negotiates) the game has a negotiation.
+    With ``negotiates`` (and a bot that negotiates) the game has a negotiation.
     """
 
     bots: Sequence[Bot]
     seed: int
     settings: GameSettings = field(default_factory=GameSettings)
     before_orders: PhaseHook | None = None
-    rules: Rules | None = None
+    negotiates: bool = False
     rounds: int = 3
 
     def __post_init__(self) -> None:
         rng = random.Random(self.seed)
-        self.gm = GameMaster("in-process", self.settings, now=0.0, rng=random.Random(rng.getrandbits(64)))
+        gm = GameMaster("in-process", self.settings, now=0.0, rng=random.Random(rng.getrandbits(64)))
         self.join_order = rng.sample(range(len(self.bots)), len(self.bots))
         self.sessions = [BotSession(bot) for bot in self.bots]
         self.conns = [f"s{slot}" for slot in range(len(self.bots))]
-        self._session_of = dict(zip(self.conns, self.sessions, strict=True))
-        self.press: list[dict[str, Any]] = []
-        self.events: list[dict[str, Any]] = []
-        negotiates = self.rules is not None and any(bot.negotiates for bot in self.bots)
-        self.negotiation = Negotiation("in-process", self.rules) if negotiates and self.rules else None
-        self.inbox: dict[str, list[dict[str, Any]]] = {}  # power token -> frames not yet handed over
+        session_of = dict(zip(self.conns, self.sessions, strict=True))
+        negotiates = self.negotiates and any(bot.negotiates for bot in self.bots)
+        negotiation = Negotiation("in-process", self.settings) if negotiates else None
+        self.table = Table(gm, negotiation, lambda conn, message: session_of[conn].receive(message))
+
+    @property
+    def gm(self) -> GameMaster:
+        return self.table.gm
+
+    @property
+    def negotiation(self) -> Negotiation | None:
+        return self.table.negotiation
 
     def deliver(self, slot: int, messages: Iterable[Value]) -> None:
-        """Messages from the session in ``slot`` to the game master, and everything that follows
-        from them, until no message is left in flight."""
-        conn = self.conns[slot]
-        queue: deque[tuple[str, Value]] = deque((conn, m) for m in messages)
-        gm, session_of = self.gm, self._session_of
-        while queue:
-            sender, message = queue.popleft()
-            step = gm.receive(sender, message, 0.0)
-            for record in step.records:
-                if record.kind == "press":
-                    fields = {k: v for k, v in record.payload.items() if k != "at"}
-                    self.press.append({"phase": str(gm.position.phase), **fields})
-            for action in step.actions:
-                if isinstance(action, Send):
-                    replies = session_of[action.conn].receive(action.message)
-                    queue.extend((action.conn, reply) for reply in replies)
-                elif isinstance(action, Notify) and self.negotiation is not None:
-                    self._notice(action.payload)
-
-    # --- negotiation ---------------------------------------------------------------------------
-
-    def _notice(self, payload: Mapping[str, Any]) -> None:
-        """A notice of the game master, as the negotiation server's feed would carry it."""
-        n = self.negotiation
-        assert n is not None
-        kind = payload["type"]
-        if kind == "phase":
-            self._outcome(n.phase_begins(payload["phase"], payload["kind"], payload["deadline"]))
-        elif kind == "results":
-            self._outcome(n.results(payload))
-        elif kind == "press":
-            self._outcome(n.daide_press(payload["sender"], payload["recipients"], payload["press"]))
-        elif kind == "over":
-            self._outcome(n.game_over())
-
-    def _outcome(self, outcome: Outcome, speaker: str | None = None) -> None:
-        """Hand an outcome's frames to the inboxes, and its requests to the game master."""
-        n = self.negotiation
-        assert n is not None
-        if speaker is not None and outcome.reply is not None and outcome.reply["type"] == "error":
-            self.inbox.setdefault(speaker, []).append(outcome.reply)
-        for record in outcome.records:
-            if record["kind"] == "message":
-                message = parse(record["text"])
-                kind = type(message).__name__.lower()
-                fields = {k: record[k] for k in ("phase", "sender", "text")}
-                self.press.append({**fields, "recipients": record["to"], "level": level(message), "kind": kind})
-        seen: set[int] = set()
-        for power, frame in outcome.frames:
-            if power in n.readers:
-                self.inbox.setdefault(power, []).append(frame)
-            if frame["type"] in ("confirmed", "conflict", "expired", "compliance") and id(frame) not in seen:
-                seen.add(id(frame))
-                self.events.append(frame)
-        for phase, orders in outcome.bindings:
-            self._gm_step(self.gm.bind(phase, orders, 0.0))
-        for sender, recipients, press in outcome.relays:
-            value = parse_press(press)
-            if isinstance(value, PressMessage):
-                self._gm_step(self.gm.deliver(sender, recipients, value, 0.0))
-
-    def _gm_step(self, step: Any) -> None:
-        for action in step.actions:
-            if isinstance(action, Send):
-                self._session_of[action.conn].receive(action.message)
+        """Messages from the session in ``slot`` to the game master, and all that follows."""
+        self.table.receive(self.conns[slot], messages)
 
     def negotiate(self) -> None:
         """The negotiation rounds of the phase (see the module)."""
@@ -268,7 +196,7 @@ class InProcessGame:
                     out: list[la.Message | str] = list(bot.on_phase(position))
                 else:  # the simulated clock: a bot that concedes over time reads it here
                     out = list(bot.on_event({"type": "round", "round": round_number, "rounds": self.rounds}, position))
-                for frame in self.inbox.pop(token, []):
+                for frame in self.table.inbox.pop(token, []):
                     if frame["type"] == "message":
                         try:
                             message = parse(frame["text"])
@@ -279,8 +207,7 @@ class InProcessGame:
                     else:
                         out.extend(bot.on_event(frame, position))
                 for said in out:
-                    text = said if isinstance(said, str) else to_text(said)
-                    self._outcome(n.say(token, text), speaker=token)
+                    self.table.say(token, said if isinstance(said, str) else to_text(said))
 
     def play(self) -> None:
         """Join every bot, then play phase after phase until the game is over."""
@@ -333,8 +260,8 @@ class InProcessGame:
             centres=centres,
             eliminated=eliminated,
             phases=tuple(phases),
-            messages=tuple(self.press),
-            events=tuple(self.events),
+            messages=tuple(self.table.press),
+            events=tuple(self.table.events),
         )
 
 
@@ -348,6 +275,6 @@ def play_game(setup: GameSetup, before_orders: PhaseHook | None = None) -> GameR
     """Play the game ``setup`` describes to its end and return its record."""
     game_seed, *bot_seeds = seeds_for(setup.seed, 1 + len(setup.bots))
     bots = [make_bot(name, bot_seed) for name, bot_seed in zip(setup.bots, bot_seeds, strict=True)]
-    game = InProcessGame(bots, game_seed, setup.settings(), before_orders, setup.rules(), setup.rounds)
+    game = InProcessGame(bots, game_seed, setup.settings, before_orders, True, setup.rounds)
     game.play()
     return game.record(setup.seed, setup.bots, setup.to_json())

@@ -47,12 +47,13 @@ import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from bots.inprocess import GameRecord, GameSetup, play_game, seeds_for
 from engine.position import Phase
+from referee.settings import GameSettings
 
 __all__ = [
     "BotSummary",
@@ -201,27 +202,11 @@ class Experiment:
     seed: int
     out: Path
     jobs: int = 1
-    year_limit: int = 1920
-    press_level: int = 0
-    l_levels: str = "1-8"
-    protocol: str = "free"
-    binding: bool = False
+    settings: GameSettings = field(default_factory=lambda: GameSettings(year_limit=1920))
     rounds: int = 3
 
     def setups(self) -> list[GameSetup]:
-        return [
-            GameSetup(
-                seed,
-                self.slots,
-                self.year_limit,
-                self.press_level,
-                self.l_levels,
-                self.protocol,
-                self.binding,
-                self.rounds,
-            )
-            for seed in seeds_for(self.seed, self.games)
-        ]
+        return [GameSetup(seed, self.slots, self.settings, self.rounds) for seed in seeds_for(self.seed, self.games)]
 
 
 def game_line(n: int, record: GameRecord) -> dict[str, Any]:

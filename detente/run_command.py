@@ -28,7 +28,7 @@ from detente.experiments import (
     run_experiment,
     slots_from,
 )
-from server.api_models import PRESS_LEVELS, normalise_l_levels
+from referee.settings import PRESS_LEVELS, GameSettings
 
 __all__ = ["add_arguments", "run"]
 
@@ -83,15 +83,25 @@ def run(args: argparse.Namespace) -> int:
         slots = slots_from(args.bots.split(","))
         for name in dict.fromkeys(slots):
             bot_class(name)
-        l_levels = normalise_l_levels(args.l_levels)
     except (ValueError, UnknownBot) as error:
+        return fail(str(error))
+    if args.press_level not in PRESS_LEVELS:
+        return fail(f"--press-level is one of {', '.join(map(str, PRESS_LEVELS))}")
+    try:
+        settings = GameSettings(
+            name="experiment",
+            year_limit=args.year_limit,
+            press_level=args.press_level,
+            l_levels=args.l_levels,
+            protocol=args.protocol,
+            binding=args.binding,
+        )
+    except ValueError as error:
         return fail(str(error))
     if args.games < 1:
         return fail("--games must be at least 1")
     if args.jobs < 1:
         return fail("--jobs must be at least 1")
-    if args.press_level not in PRESS_LEVELS:
-        return fail(f"--press-level is one of {', '.join(map(str, PRESS_LEVELS))}")
     if (args.out / "games.jsonl").exists():
         return fail(f"{args.out} already holds games.jsonl: choose another --out or remove it")
     if args.ray is not None:
@@ -105,11 +115,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed if args.seed is not None else new_seed(),
         out=args.out,
         jobs=min(args.jobs, args.games),
-        year_limit=args.year_limit,
-        press_level=args.press_level,
-        l_levels=l_levels,
-        protocol=args.protocol,
-        binding=args.binding,
+        settings=settings,
         rounds=args.rounds,
     )
     runner: GameRunner | None = None

@@ -31,6 +31,48 @@ class Deadlines:
     retreat: float | None = None
     adjustment: float | None = None
 
+    @classmethod
+    def parse(cls, text: str) -> Deadlines:
+        """The command-line form: ``"60,30,30"`` (movement, retreat, adjustment) or ``"none"``.
+
+        >>> Deadlines.parse("60,30,30")
+        Deadlines(movement=60.0, retreat=30.0, adjustment=30.0)
+        >>> Deadlines.parse("none")
+        Deadlines(movement=None, retreat=None, adjustment=None)
+        """
+        cleaned = text.strip().lower()
+        if cleaned == "none":
+            return cls()
+        parts = [p.strip() for p in cleaned.split(",")]
+        if len(parts) != 3:
+            raise ValueError(
+                f"deadlines are three numbers of seconds (movement,retreat,adjustment) such as 60,30,30, or none; not {text!r}"
+            )
+        try:
+            movement, retreat, adjustment = (float(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"deadlines must be numbers of seconds, such as 60,30,30, or none; not {text!r}") from None
+        return cls(movement, retreat, adjustment)
+
+    @property
+    def none(self) -> bool:
+        """No phase has a time limit."""
+        return self.movement is None and self.retreat is None and self.adjustment is None
+
+    def to_json(self) -> dict[str, float] | None:
+        """The API's form: the three limits, or null for a game without deadlines."""
+        if self.none:
+            return None
+        return {"movement": self.movement, "retreat": self.retreat, "adjustment": self.adjustment}  # type: ignore[dict-item]
+
+    @classmethod
+    def from_json(cls, data: object) -> Deadlines:
+        if data is None:
+            return cls()
+        if not isinstance(data, dict):
+            raise ValueError(f"deadlines are an object of seconds per kind of phase, or null; not {data!r}")
+        return cls(data.get("movement"), data.get("retreat"), data.get("adjustment"))
+
     def seconds_for(self, phase_kind: str) -> float | None:
         """The time limit of a phase kind (``"M"``, ``"R"`` or ``"A"``)."""
         seconds = {"M": self.movement, "R": self.retreat, "A": self.adjustment}[phase_kind]

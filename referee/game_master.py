@@ -4,7 +4,7 @@ Both transports (websocket and DAIDE TCP) drive the same :class:`GameMaster`. It
 clock, opens no socket and starts no task: time comes in as a number (``now``, seconds)
 and the next moment it must be woken comes out as :attr:`GameMaster.next_deadline`. Every
 input returns a :class:`Step`: the messages to send (:class:`Send`, :class:`Close`) and the
-:class:`Event` records to store *before* sending them (every accepted input and every
+:class:`~referee.effects.Record` values to store *before* sending them (every accepted input and every
 phase result); :meth:`GameMaster.replay` rebuilds the game from those records.
 
 >>> gm = GameMaster("g1", GameSettings(name="demo"), now=0.0, rng=random.Random(1))
@@ -26,7 +26,7 @@ import engine.orders as eo
 from engine import Adjudication, Position, adjudicate, legal_orders_for, standard_map
 from engine.legal import adjustment_orders
 from engine.maps import ARMY, FLEET, SEA
-from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS
+from engine.position import ADJUSTMENTS, MOVEMENT, PHASE_KINDS, RETREATS
 from engine.position import Unit
 from protocol.daide.messages import (
     Adm,
@@ -73,7 +73,6 @@ from protocol.daide.messages import (
     Tme,
     Turn,
     Value,
-    VariantOption,
     Waive,
     Yes,
     tokens,
@@ -89,109 +88,18 @@ from protocol.daide.orders import (
 )
 from protocol.daide.parser import DaideSyntaxError, parse, press_level
 from referee.binding import apply_binding
-from referee.deadlines import Deadlines, remaining_seconds
+from referee.deadlines import remaining_seconds
+from referee.effects import Close, Effect, Notify, Record, Send, Step
+from referee.notices import Notice, OverNotice, PhaseNotice, PressNotice, ResultsNotice
+from referee.settings import GameSettings
 from referee.players import Client, Player, Role, Roster, draw_passcode
 
-__all__ = ["Close", "Event", "GameMaster", "GameSettings", "Notify", "Send", "Step", "check_order"]
+__all__ = ["GameMaster", "check_order"]
 
 MAP_NAME = "standard"
-PHASE_KINDS = {"movement": MOVEMENT, "retreat": RETREATS, "adjustment": ADJUSTMENTS}
 
 
 # --- values in and out ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class GameSettings:
-    """What the game master needs to know of a game's settings.
-
-    ``press_phases`` lists the kinds of phase (``movement``, ``retreat``, ``adjustment``)
-    in which press is allowed (``NPR`` and ``NPB`` of ``HLO`` say which are not);
-    ``reserved`` keeps powers for the players who join with those names. The game
-    is drawn when it would go past the last phase of ``year_limit``. With ``binding``, the
-    order commitments the negotiation server confirmed (:meth:`GameMaster.bind`) replace
-    the orders that break them. L levels and protocol concern the negotiation server only.
-    """
-
-    name: str = "game"
-    press_level: int = 0
-    binding: bool = False
-    deadlines: Deadlines = field(default_factory=Deadlines)
-    year_limit: int | None = None
-    press_phases: tuple[str, ...] = ("movement", "retreat", "adjustment")
-    reserved: tuple[tuple[str, str], ...] = ()  # (power, the NME name it is kept for)
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.press_level <= 8000:
-            raise ValueError(f"press level {self.press_level} is out of range")
-        unknown = set(self.press_phases) - set(PHASE_KINDS)
-        if unknown:
-            raise ValueError(f"unknown press phases {sorted(unknown)}")
-
-    def variant(self) -> tuple[VariantOption, ...]:
-        """The variant options of ``HLO``, in the document's order: LVL, MTL, RTL, BTL, then flags."""
-        options = [VariantOption("LVL", self.press_level), *self.deadlines.variant_options()]
-        if self.press_level >= 10:  # NPR and NPB exist from level 10 on
-            if "retreat" not in self.press_phases:
-                options.append(VariantOption("NPR"))
-            if "adjustment" not in self.press_phases:
-                options.append(VariantOption("NPB"))
-        return tuple(options)
-
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    """Send ``message`` to the connection ``conn``."""
-
-    conn: str
-    message: Value
-
-
-@dataclass(frozen=True, slots=True)
-class Close:
-    """Close the connection ``conn`` (after sending what came before)."""
-
-    conn: str
-
-
-@dataclass(frozen=True, slots=True)
-class Notify:
-    """Tell the followers of every game (the negotiation server) what happened: ``payload``
-    is a JSON object with ``type`` ``phase``, ``results``, ``press`` or ``over``."""
-
-    payload: dict[str, Any]
-
-
-Action = Send | Close | Notify
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """A record to store before acting: ``kind`` and a JSON-serialisable ``payload``.
-
-    Every payload has ``at``, the ``now`` of the input. Kinds that change the game's state:
-    ``join``, ``leave``, ``orders``, ``cancel``, ``gof``, ``draw``, ``adjudicate``,
-    ``draw_declared``; ``press`` and ``admin`` are kept for the record and followers only.
-    """
-
-    kind: str
-    payload: dict[str, Any]
-
-    @property
-    def at(self) -> float:
-        return float(self.payload["at"])
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """What one input produced: records to store first, then actions to perform in order."""
-
-    records: tuple[Event, ...] = ()
-    actions: tuple[Action, ...] = ()
-
-    @property
-    def sends(self) -> tuple[Send, ...]:
-        return tuple(a for a in self.actions if isinstance(a, Send))
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,8 +165,8 @@ class GameMaster:
         self._rung: set[tuple[str, int]] = set()  # alarms already sent this phase
         self.history: list[Turned] = []
         self.eliminated: dict[str, int] = {}  # power -> year it was eliminated
-        self._actions: list[Action] = []
-        self._records: list[Event] = []
+        self._effects: list[Effect] = []
+        self._records: list[Record] = []
 
     # --- public inputs ------------------------------------------------------------------------
 
@@ -342,7 +250,7 @@ class GameMaster:
         rng: random.Random | None = None,
         passcode_in_use: Callable[[int], bool] = lambda code: False,
     ) -> GameMaster:
-        """The game rebuilt from its records: :class:`Event` values, ``{"kind", "payload"[, "at"]}``
+        """The game rebuilt from its records: :class:`~referee.effects.Record` values, ``{"kind", "payload"[, "at"]}``
         dicts, or any objects with ``kind`` and ``payload`` (and ``at``) such as a store's rows.
 
         Connections are not records: every player comes back disconnected and rejoins
@@ -355,12 +263,12 @@ class GameMaster:
             else:
                 kind, payload, at = record.kind, dict(record.payload), getattr(record, "at", None)
             payload.setdefault("at", at)
-            gm._apply(Event(kind, payload))
-            gm._actions.clear()  # nobody is connected during a replay
+            gm._apply(Record(kind, payload))
+            gm._effects.clear()  # nobody is connected during a replay
         gm._records.clear()
         return gm
 
-    def _apply(self, event: Event) -> None:
+    def _apply(self, event: Record) -> None:
         p, at = event.payload, float(event.payload["at"])
         if event.kind == "join":
             self._join(None, Player(p["power"], p["name"], p["version"], int(p["passcode"])), at)
@@ -388,25 +296,25 @@ class GameMaster:
     # --- plumbing -----------------------------------------------------------------------------
 
     def _step(self) -> Step:
-        step = Step(tuple(self._records), tuple(self._actions))
+        step = Step(tuple(self._records), tuple(self._effects))
         self._records.clear()
-        self._actions.clear()
+        self._effects.clear()
         return step
 
     def _record(self, kind: str, at: float, **payload: Any) -> None:
-        self._records.append(Event(kind, {"at": at, **payload}))
+        self._records.append(Record(kind, {"at": at, **payload}))
 
     def _to(self, conn: str | None, message: Value) -> None:
         if conn is not None:
-            self._actions.append(Send(conn, message))
+            self._effects.append(Send(conn, message))
 
     def _broadcast(self, message: Value, exclude: str | None = None) -> None:
         for conn in self.roster.watching():
             if conn != exclude:
                 self._to(conn, message)
 
-    def _notify(self, frame_type: str, **payload: Any) -> None:
-        self._actions.append(Notify({"type": frame_type, "game": self.game_id, **payload}))
+    def _notify(self, notice: Notice) -> None:
+        self._effects.append(Notify(notice))
 
     def _abbr(self, power: str) -> str:
         return self.map.abbreviation_of[power]
@@ -452,7 +360,7 @@ class GameMaster:
             self._record("admin", now, conn=conn, name=msg.name, text=msg.text)
             self._broadcast(msg)
         elif isinstance(msg, Off):
-            self._actions.append(Close(conn))
+            self._effects.append(Close(conn))
             self._disconnect(conn, now)
         elif power is None:
             # the rest are player commands (or server messages a client has no business sending)
@@ -520,8 +428,7 @@ class GameMaster:
 
     def _notify_phase(self) -> None:
         phase = self.position.phase
-        kind = next(name for name, code in PHASE_KINDS.items() if code == phase.kind)
-        self._notify("phase", phase=str(phase), kind=kind, deadline=self.deadline)
+        self._notify(PhaseNotice(self.game_id, str(phase), PHASE_KINDS[phase.kind], self.deadline))
 
     def _obs(self, conn: str, client: Client, msg: Obs) -> None:
         if client.role is not Role.NEW:
@@ -807,12 +714,14 @@ class GameMaster:
         elif self.settings.year_limit is not None and after.phase.year > self.settings.year_limit:
             self._end(Drw())
         self._notify(
-            "results",
-            phase=str(before.phase),
-            orders={p: [eo.format_order(self.map, o) for o in given] for p, given in orders.items() if given},
-            results={before.unit_name(u): list(words) for u, words in outcome.results.items()},
-            before=before.to_json(),
-            after=after.to_json(),
+            ResultsNotice(
+                self.game_id,
+                str(before.phase),
+                {p: tuple(eo.format_order(self.map, o) for o in given) for p, given in orders.items() if given},
+                {before.unit_name(u): tuple(words) for u, words in outcome.results.items()},
+                before.to_json(),
+                after.to_json(),
+            )
         )
         if self.state == PLAYING:
             self._begin_phase(at)
@@ -869,7 +778,7 @@ class GameMaster:
         self._broadcast(result)
         self._broadcast(self._smr())
         winner = self._full(result.power) if isinstance(result, Slo) else None
-        self._notify("over", phase=str(self.position.phase), winner=winner, survivors=list(self.surviving()))
+        self._notify(OverNotice(self.game_id, str(self.position.phase), winner, self.surviving()))
 
     # --- draws ---------------------------------------------------------------------------------
 
@@ -899,8 +808,8 @@ class GameMaster:
             self._to(conn, Huh(tuple(echo[:at]) + ("ERR",) + tuple(echo[at:])))
             return
         sender = self._abbr(power)
-        kind = self.position.phase.kind
-        press_kinds = {PHASE_KINDS[name] for name in self.settings.press_phases}
+        kind = PHASE_KINDS[self.position.phase.kind]
+        press_kinds = self.settings.press_phases
         if (
             self.state != PLAYING
             or power in self.eliminated
@@ -929,13 +838,7 @@ class GameMaster:
         delivered = Frm(sender, msg.recipients, msg.press)
         for target in targets:
             self._to(target, delivered)
-        self._notify(
-            "press",
-            phase=str(self.position.phase),
-            sender=sender,
-            recipients=list(msg.recipients),
-            press=str(msg.press),
-        )
+        self._notify(PressNotice(self.game_id, str(self.position.phase), sender, tuple(msg.recipients), str(msg.press)))
 
     # --- the negotiation server's inputs ------------------------------------------------------
 

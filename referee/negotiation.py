@@ -3,18 +3,19 @@
 A :class:`Negotiation` enforces what issue 5 asks of every message: grammar, level,
 ontology, identity, the game's protocol and its negotiation window; it keeps the pending
 proposals, the notary's deals and the commitments to check after each phase. It opens no
-socket and reads no clock: the server feeds it (:meth:`Negotiation.say`,
-:meth:`Negotiation.phase`, :meth:`Negotiation.results`, :meth:`Negotiation.daide_press`)
-and gets back an :class:`Outcome`: records to store first, then frames to deliver (to
-powers, as DAIDE tokens) and requests for the game server. Replaying the stored records
-(:meth:`Negotiation.replay`) rebuilds the same state, pending proposals included.
+socket and reads no clock: its caller hands it what players say (:meth:`Negotiation.say`)
+and what the game master noticed (:meth:`Negotiation.feed`), and gets back a
+:class:`~referee.effects.Step`: records to store first, then the reply, frames to deliver
+to powers (DAIDE tokens) and requests for the game master (relays and bindings).
+Applying the stored records again (:meth:`Negotiation.apply`) rebuilds the same state,
+pending proposals included.
 
->>> n = Negotiation("g1", Rules(protocol="reply"))
+>>> n = Negotiation("g1", GameSettings(protocol="reply"))
 >>> _ = n.game_started("S1901M", "movement", None)
 >>> out = n.say("ENG", "propose(eng, fra, Agree([eng fra], pce([eng fra])))")
 >>> out.reply
 {'type': 'ack', 'id': None, 'level': 1}
->>> [(to, f["type"], f["from"]) for to, f in out.frames]
+>>> [(send.to, send.message["type"], send.message["from"]) for send in out.sends]
 [('FRA', 'message', 'ENG')]
 >>> n.say("FRA", "propose(fra, eng, Agree([eng fra], pce([eng fra])))").reply["code"]
 'protocol'
@@ -37,33 +38,13 @@ from protocol.l import LError, check_levels, check_ontology, parse, parse_levels
 from protocol.l import ast as a
 from referee.binding import binding_orders
 from referee.compliance import Commitment, check
+from referee import notices
+from referee.effects import Bind, Effect, Record, Relay, Reply, Send, Step
 from referee.notary import Confirmed, Conflict, Notary
+from referee.notices import GameNotice, Notice, PhaseNotice, PressNotice, ResultsNotice
+from referee.settings import GameSettings
 
-__all__ = ["Negotiation", "Outcome", "Rules"]
-
-PROTOCOLS = ("free", "reply", "bilateral")
-
-
-@dataclass(frozen=True, slots=True)
-class Rules:
-    """What a game's settings say about negotiation (the body of ``POST /api/games``)."""
-
-    levels: str = "1-8"
-    protocol: str = "free"
-    binding: bool = False
-    press_phases: tuple[str, ...] = ("movement",)
-    press_level: int = 0  # DAIDE press level: from 10 on, L reaches DAIDE players as FRM
-
-    @classmethod
-    def of(cls, settings: Mapping[str, Any]) -> Rules:
-        return cls(
-            levels=str(settings.get("l_levels", "1-8")),
-            protocol=str(settings.get("protocol", "free")),
-            binding=bool(settings.get("binding", False)),
-            press_phases=tuple(settings.get("press_phases", ("movement",))),
-            press_level=int(settings.get("press_level", 0)),
-        )
-
+__all__ = ["Negotiation"]
 
 @dataclass(frozen=True, slots=True)
 class Proposal:
@@ -77,17 +58,22 @@ class Proposal:
 
 
 @dataclass
-class Outcome:
-    """What one input produced: ``records`` to store before anything is sent, the ``reply``
-    to the client that spoke (if any), ``frames`` for powers (DAIDE tokens), and requests
-    for the game server: ``relays`` (sender, recipients, DAIDE press text) and ``bindings``
-    (phase, power -> orders)."""
+class _Out:
+    """The parts of a :class:`~referee.effects.Step` as an input builds them: records, the
+    reply, frames for powers (DAIDE tokens) and the requests for the game master."""
 
     records: list[dict[str, Any]] = field(default_factory=list)
     reply: dict[str, Any] | None = None
     frames: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    relays: list[tuple[str, tuple[str, ...], str]] = field(default_factory=list)
-    bindings: list[tuple[str, dict[str, list[str]]]] = field(default_factory=list)
+    relays: list[Relay] = field(default_factory=list)
+    bindings: list[Bind] = field(default_factory=list)
+
+    def step(self) -> Step:
+        effects: list[Effect] = [] if self.reply is None else [Reply(self.reply)]
+        effects += [Send(power, frame) for power, frame in self.frames]
+        effects += self.relays
+        effects += self.bindings
+        return Step(tuple(Record(r["kind"], r) for r in self.records), tuple(effects))
 
 
 class SayError(Exception):
@@ -106,10 +92,10 @@ class Negotiation:
     level allows it, and find the rest in their mail when they connect.
     """
 
-    def __init__(self, game_id: str, rules: Rules, m: Map | None = None) -> None:
+    def __init__(self, game_id: str, settings: GameSettings, m: Map | None = None) -> None:
         self.game_id = game_id
-        self.rules = rules
-        self.levels = parse_levels(rules.levels)
+        self.settings = settings
+        self.levels = parse_levels(settings.l_levels)
         self.map = m or standard_map()
         self.position = Position.initial(self.map)
         self.phase: str | None = None
@@ -123,20 +109,21 @@ class Negotiation:
         self.notary = Notary(self.map)
         self.commitments: list[Commitment] = []
         self.readers: set[str] = set()
+        self.untranslated = 0  # DAIDE press that L cannot say, answered with HUH
 
     # --- the game's events ----------------------------------------------------------------------
 
-    def game_started(self, phase: str, kind: str, deadline: float | None) -> Outcome:
+    def game_started(self, phase: str, kind: str, deadline: float | None) -> Step:
         """The game server says the game is at ``phase`` (its first, or where it is now)."""
         return self.phase_begins(phase, kind, deadline)
 
-    def phase_begins(self, phase: str, kind: str, deadline: float | None) -> Outcome:
+    def phase_begins(self, phase: str, kind: str, deadline: float | None) -> Step:
         """A phase begins: pending proposals expire, the notary starts afresh, every power hears."""
-        out = Outcome(records=[{"kind": "phase", "phase": phase, "phase_kind": kind, "deadline": deadline}])
+        out = _Out(records=[{"kind": "phase", "phase": phase, "phase_kind": kind, "deadline": deadline}])
         self._phase(phase, kind, deadline, out)
-        return out
+        return out.step()
 
-    def _phase(self, phase: str, kind: str, deadline: float | None, out: Outcome) -> None:
+    def _phase(self, phase: str, kind: str, deadline: float | None, out: _Out) -> None:
         if phase == self.phase:
             self.deadline = deadline
             return
@@ -158,15 +145,14 @@ class Negotiation:
         frame = {"type": "phase", "phase": phase, "kind": kind, "deadline": deadline, "open": self.window_open}
         out.frames.extend((power, frame) for power in self._powers())
 
-    def results(self, payload: Mapping[str, Any]) -> Outcome:
-        """A phase was adjudicated (the feed's ``results`` frame): compliance reports."""
-        out = Outcome(
-            records=[{"kind": "results", **{k: payload[k] for k in ("phase", "orders", "results", "before", "after")}}]
-        )
+    def results(self, notice: ResultsNotice) -> Step:
+        """A phase was adjudicated: compliance reports."""
+        payload = notices.to_json(notice)
+        out = _Out(records=[{"kind": "results", **{k: payload[k] for k in ("phase", "orders", "results", "before", "after")}}])
         self._results(payload, out)
-        return out
+        return out.step()
 
-    def _results(self, payload: Mapping[str, Any], out: Outcome) -> None:
+    def _results(self, payload: Mapping[str, Any], out: _Out) -> None:
         before = Position.from_json(payload["before"], self.map)
         orders: dict[str, list[eo.Order]] = {}
         for power, texts in payload["orders"].items():
@@ -196,34 +182,48 @@ class Negotiation:
             if not after.units_of(power) and not after.centers_of(power):
                 self.eliminated.add(self._token(power))
 
-    def game_over(self) -> Outcome:
-        out = Outcome(records=[{"kind": "over"}])
+    def game_over(self) -> Step:
+        out = _Out(records=[{"kind": "over"}])
         self.over = True
         frame = {"type": "over", "phase": self.phase}
         out.frames.extend((power, frame) for power in self._powers())
-        return out
+        return out.step()
+
+    def feed(self, notice: Notice) -> Step:
+        """What the game master noticed, fed in: the one way notices reach a negotiation."""
+        if isinstance(notice, GameNotice):
+            if notice.state == "playing" and notice.phase is not None and notice.phase != self.phase:
+                return self.phase_begins(notice.phase, notice.kind or "", notice.deadline)
+            return Step()
+        if isinstance(notice, PhaseNotice):
+            return self.phase_begins(notice.phase, notice.kind, notice.deadline)
+        if isinstance(notice, ResultsNotice):
+            return self.results(notice)
+        if isinstance(notice, PressNotice):
+            return self.daide_press(notice.sender, notice.recipients, notice.press)
+        return self.game_over()
 
     # --- messages --------------------------------------------------------------------------------
 
     @property
     def window_open(self) -> bool:
         """Whether press is allowed now: a phase of a kind the game negotiates in, game not over."""
-        return not self.over and self.phase is not None and self.kind in self.rules.press_phases
+        return not self.over and self.phase is not None and self.kind in self.settings.press_phases
 
-    def say(self, power: str, text: str, request_id: Any = None) -> Outcome:
+    def say(self, power: str, text: str, request_id: Any = None) -> Step:
         """``power`` (a DAIDE token, authenticated) says ``text``."""
-        out = Outcome()
+        out = _Out()
         try:
             message, level = self._check(power, text)
         except SayError as e:
             out.reply = {"type": "error", "id": request_id, "code": e.code, "message": e.message}
             out.reply.update({"line": e.line, "column": e.column})
-            return out
+            return out.step()
         self.seq += 1
         out.records.append(self._message_record(power, message))
         self._accept(power, message, self.seq, out)
         out.reply = {"type": "ack", "id": request_id, "level": level}
-        return out
+        return out.step()
 
     def _message_record(self, sender: str, message: a.Message) -> dict[str, Any]:
         receivers = sorted(r.upper() for r in message.receivers)
@@ -268,10 +268,10 @@ class Negotiation:
             return "the game is over"
         if self.phase is None:
             return "the game has not started"
-        return f"{self.phase} is a {self.kind} phase, and press is for {', '.join(self.rules.press_phases)} phases"
+        return f"{self.phase} is a {self.kind} phase, and press is for {', '.join(self.settings.press_phases)} phases"
 
     def _check_protocol(self, power: str, message: a.Message, receivers: set[str]) -> None:
-        protocol = self.rules.protocol
+        protocol = self.settings.protocol
         if protocol == "bilateral" and len(receivers) != 1:
             raise SayError("protocol", "the bilateral protocol allows exactly one receiver")
         if protocol != "reply":
@@ -315,7 +315,7 @@ class Negotiation:
 
     def _check_bridge(self, message: a.Message, receivers: set[str]) -> None:
         """A receiver without a negotiation client must be reachable in DAIDE, if it can get press."""
-        if self.rules.press_level < 10 or receivers <= self.readers:
+        if self.settings.press_level < 10 or receivers <= self.readers:
             return
         try:
             l_to_daide(message, self.position, self._pending_deal)
@@ -330,7 +330,7 @@ class Negotiation:
         found = [p for p in self.pending.values() if p.sender == sender.upper() and p.receivers == wanted]
         return found[-1].deal if found else None
 
-    def _accept(self, power: str, message: a.Message, seq: int, out: Outcome) -> None:
+    def _accept(self, power: str, message: a.Message, seq: int, out: _Out) -> None:
         """Deliver an accepted message and apply it to the proposals and the notary."""
         receivers = frozenset(r.upper() for r in message.receivers)
         text = to_text(message)
@@ -344,10 +344,10 @@ class Negotiation:
         }
         out.frames.extend((r, frame) for r in sorted(receivers))
         daide_only = receivers - self.readers
-        if daide_only and self.rules.press_level >= 10:
+        if daide_only and self.settings.press_level >= 10:
             try:
                 _sender, _recipients, press = l_to_daide(message, self.position, self._pending_deal)
-                out.relays.append((power, tuple(sorted(daide_only)), str(press)))
+                out.relays.append(Relay(f"relay:{seq}", power, tuple(sorted(daide_only)), str(press)))
             except BridgeError:
                 pass  # checked before acceptance unless the readers changed since
         if isinstance(message, a.Propose):
@@ -376,7 +376,7 @@ class Negotiation:
                 return
         self.commitments.append(Commitment(deal, frozenset(participants), self.phase or ""))
 
-    def _endorse(self, power: str, deal: a.Deal | a.Agree, out: Outcome) -> None:
+    def _endorse(self, power: str, deal: a.Deal | a.Agree, out: _Out) -> None:
         already = deal in self.notary.confirmed()
         outcome = self.notary.endorse(power.lower(), deal, self.position)
         if isinstance(outcome, Confirmed) and not already:
@@ -389,42 +389,43 @@ class Negotiation:
             }
             out.frames.extend((p, frame) for p in participants)
             self._keep(outcome.deal, outcome.participants)
-            if self.rules.binding and self.phase is not None:
+            if self.settings.binding and self.phase is not None:
                 binding = binding_orders(self.notary.confirmed(), self.position)
-                texts = {p: [eo.format_order(self.map, o) for o in orders] for p, orders in binding.items() if orders}
-                out.bindings.append((self.phase, texts))
+                texts = {p: tuple(eo.format_order(self.map, o) for o in orders) for p, orders in binding.items() if orders}
+                out.bindings.append(Bind(f"bind:{self.seq}", self.phase, texts))
         elif isinstance(outcome, Conflict):
             frame = {"type": "conflict", "deal": to_text(deal), "reason": outcome.reason, "phase": self.phase}
             out.frames.append((power, frame))
 
     # --- DAIDE press, through the bridge ----------------------------------------------------------
 
-    def daide_press(self, sender: str, recipients: Iterable[str], press: str) -> Outcome:
+    def daide_press(self, sender: str, recipients: Iterable[str], press: str) -> Step:
         """Press a DAIDE client sent (the feed's ``press`` frame): L for the negotiation clients
         among its recipients, or, when L cannot say it, DAIDE's ``HUH`` back to the sender."""
-        out = Outcome()
+        out = _Out()
         readers = sorted(set(recipients) & self.readers)
         if not readers:
-            return out
+            return out.step()
         try:
             value = parse_press(press)
             message = daide_to_l(sender, tuple(recipients), value, self.position)
         except (BridgeError, DaideSyntaxError) as e:
+            self.untranslated += 1
             for reader in readers:
-                out.relays.append((reader, (sender,), f"HUH (ERR {press})"))
+                out.relays.append(Relay(f"huh:{self.untranslated}:{reader}", reader, (sender,), f"HUH (ERR {press})"))
             out.records.append({"kind": "untranslated", "sender": sender, "press": press, "reason": str(e)})
-            return out
+            return out.step()
         self.seq += 1
         out.records.append({**self._message_record(sender, message), "via": "daide"})
         self._accept(sender, message, self.seq, out)
         out.relays.clear()  # it came from DAIDE: its DAIDE recipients have it already
-        return out
+        return out.step()
 
     # --- replay -----------------------------------------------------------------------------------
 
     def apply(self, record: Mapping[str, Any]) -> None:
         """Apply a stored record again (its frames are not sent twice)."""
-        kind, out = record["kind"], Outcome()
+        kind, out = record["kind"], _Out()
         if kind == "phase":
             self._phase(record["phase"], record["phase_kind"], record["deadline"], out)
         elif kind == "results":

@@ -4,7 +4,7 @@ Pydantic lives only at this edge (and in :mod:`server.settings`): the game maste
 on the engine's frozen dataclasses, and these models translate at the boundary.
 
 >>> GameCreate().press_level, GameCreate().protocol, GameCreate().deadlines
-(0, 'free', Deadlines(movement=60.0, retreat=30.0, adjustment=30.0))
+(0, 'free', DeadlinesBody(movement=60.0, retreat=30.0, adjustment=30.0))
 >>> from engine import Position
 >>> game_position(Position.initial()).units["ENGLAND"]
 ['F EDI', 'F LON', 'A LVP']
@@ -18,10 +18,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from engine import Adjudication, Position
+from engine.position import PHASE_KINDS
 from protocol.l import format_levels, parse_levels
+from referee.deadlines import Deadlines
+from referee.settings import GameSettings
 
-PRESS_LEVELS: tuple[int, ...] = (*range(0, 140, 10), 8000)
-"""The DAIDE syntax levels: 0 (no press) to 130 in steps of ten, and 8000 (free text)."""
 
 
 def _not_a_bool(value: object) -> object:
@@ -36,7 +37,6 @@ PressLevel = Annotated[
 ]
 Protocol = Literal["free", "reply", "bilateral"]
 PhaseKind = Literal["movement", "retreat", "adjustment"]
-PHASE_KINDS: tuple[PhaseKind, ...] = ("movement", "retreat", "adjustment")
 GameStatus = Literal["forming", "playing", "finished"]
 
 Seconds = Annotated[float, Field(gt=0, le=7 * 24 * 3600, description="seconds, more than 0")]
@@ -57,38 +57,28 @@ LLevels = Annotated[str, AfterValidator(normalise_l_levels)]
 """An L level list, kept in its canonical text."""
 
 
-class Deadlines(_Body):
-    """How long each kind of phase may last, in seconds."""
+class DeadlinesBody(_Body):
+    """How long each kind of phase may last, in seconds (the edge form of
+    :class:`referee.deadlines.Deadlines`, with the API's bounds)."""
 
     movement: Seconds
     retreat: Seconds
     adjustment: Seconds
 
     @classmethod
-    def parse(cls, text: str) -> Deadlines | None:
+    def parse(cls, text: str) -> DeadlinesBody | None:
         """The command-line form: ``"60,30,30"`` (movement, retreat, adjustment) or ``"none"``.
 
-        >>> Deadlines.parse("60,30,30")
-        Deadlines(movement=60.0, retreat=30.0, adjustment=30.0)
-        >>> Deadlines.parse("none") is None
+        >>> DeadlinesBody.parse("60,30,30")
+        DeadlinesBody(movement=60.0, retreat=30.0, adjustment=30.0)
+        >>> DeadlinesBody.parse("none") is None
         True
         """
-        cleaned = text.strip().lower()
-        if cleaned == "none":
-            return None
-        parts = [p.strip() for p in cleaned.split(",")]
-        if len(parts) != 3:
-            raise ValueError(
-                f"deadlines are three numbers of seconds (movement,retreat,adjustment) such as 60,30,30, or none; not {text!r}"
-            )
-        try:
-            movement, retreat, adjustment = (float(p) for p in parts)
-        except ValueError:
-            raise ValueError(f"deadlines must be numbers of seconds, such as 60,30,30, or none; not {text!r}") from None
-        return cls(movement=movement, retreat=retreat, adjustment=adjustment)
+        deadlines = Deadlines.parse(text)
+        return None if deadlines.none else cls.model_validate(deadlines.to_json())
 
 
-DEFAULT_DEADLINES = Deadlines(movement=60, retreat=30, adjustment=30)
+DEFAULT_DEADLINES = DeadlinesBody(movement=60, retreat=30, adjustment=30)
 
 
 PowerName = Literal["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
@@ -111,7 +101,7 @@ class GameCreate(_Body):
     press_phases: tuple[PhaseKind, ...] = Field(
         default=("movement",), description="the kinds of phase in which press may be sent"
     )
-    deadlines: Deadlines | None = Field(
+    deadlines: DeadlinesBody | None = Field(
         default=DEFAULT_DEADLINES, description="seconds per kind of phase; null for none (a phase waits for all orders)"
     )
     year_limit: int | None = Field(
@@ -123,13 +113,17 @@ class GameCreate(_Body):
         description="powers kept for the players who join with these names (NME); the others are dealt at random",
     )
 
+    def settings(self) -> GameSettings:
+        """The game's settings as the referee reads them."""
+        return GameSettings.from_json(self.model_dump(mode="json"))
+
     @field_validator("press_phases")
     @classmethod
     def _phases(cls, value: tuple[PhaseKind, ...]) -> tuple[PhaseKind, ...]:
         if len(set(value)) != len(value):
             raise ValueError("press_phases lists each kind of phase at most once")
         # canonical order, so that equal settings compare and store equal
-        return tuple(kind for kind in PHASE_KINDS if kind in value)
+        return tuple(kind for kind in PHASE_KINDS.values() if kind in value)  # type: ignore[misc]
 
 
 class PlayerInfo(_Body):

@@ -32,35 +32,23 @@ import structlog
 from protocol.daide.messages import Drw, Iam, Nme, Obs, PressMessage, Rej, Slo, Value
 from protocol.daide.parser import DaideSyntaxError, parse, parse_press
 from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
-from referee.deadlines import Deadlines as GmDeadlines
 from server.feed import Feed
-from referee.game_master import FORMING, OVER, PHASE_KINDS, PLAYING, Close, GameMaster, GameSettings, Notify, Send, Step
+from engine.position import PHASE_KINDS
+from referee import notices
+from referee.effects import Close, Notify, Send, Step
+from referee.game_master import FORMING, OVER, PLAYING, GameMaster
+from referee.notices import GameNotice
 from server.metrics import Metrics
 from referee.players import Role
 from server.store import Store
 from server.web import DEFAULT_QUEUE_SIZE, Outbox
 from server.writer import Writer
 
-__all__ = ["Connection", "GameService", "game_settings"]
+__all__ = ["Connection", "GameService"]
 
 OPEN_GAME_META = "open_game"
 
 log = structlog.get_logger("detente.server")
-
-
-def game_settings(create: GameCreate) -> GameSettings:
-    """The game master's settings for the settings of ``POST /api/games``."""
-    d = create.deadlines
-    deadlines = GmDeadlines() if d is None else GmDeadlines(d.movement, d.retreat, d.adjustment)
-    return GameSettings(
-        name=create.name,
-        press_level=create.press_level,
-        deadlines=deadlines,
-        year_limit=create.year_limit,
-        press_phases=tuple(create.press_phases),
-        binding=create.binding,
-        reserved=tuple(sorted(create.reserved.items())),
-    )
 
 
 @dataclass(eq=False)
@@ -131,7 +119,7 @@ class GameService:
             events = await asyncio.to_thread(self.store.events, stored.id)
             gm = GameMaster.replay(
                 stored.id,
-                game_settings(create),
+                create.settings(),
                 stored.created,
                 events,
                 rng=self.rng,
@@ -173,7 +161,7 @@ class GameService:
             game_id = f"{name_prefix}{secrets.token_hex(4)}"
         now = self.clock()
         await asyncio.to_thread(self.store.create_game, game_id, create.model_dump(mode="json"), now)
-        gm = GameMaster(game_id, game_settings(create), now, rng=self.rng, passcode_in_use=self.passcode_in_use)
+        gm = GameMaster(game_id, create.settings(), now, rng=self.rng, passcode_in_use=self.passcode_in_use)
         game = Game(game_id, create, gm)
         self.games[game_id] = game
         log.info("game created", game=game_id, name=create.name)
@@ -184,16 +172,17 @@ class GameService:
         """The feed's ``game`` frame: a game's settings and where it stands."""
         gm = game.gm
         phase = gm.position.phase
-        kind = next(name for name, code in PHASE_KINDS.items() if code == phase.kind)
-        return {
-            "type": "game",
-            "game": game.id,
-            "settings": game.create.model_dump(mode="json"),
-            "state": gm.state,
-            "phase": None if gm.state == FORMING else str(phase),
-            "kind": None if gm.state == FORMING else kind,
-            "deadline": gm.next_deadline,
-        }
+        forming = gm.state == FORMING
+        return notices.to_json(
+            GameNotice(
+                game.id,
+                gm.settings,
+                gm.state,
+                None if forming else str(phase),
+                None if forming else PHASE_KINDS[phase.kind],
+                gm.next_deadline,
+            )
+        )
 
     def snapshot(self) -> list[dict[str, Any]]:
         """The ``game`` frame of every game not yet over, for a new follower."""
@@ -313,7 +302,7 @@ class GameService:
             return None
         return GameMaster.replay(
             game_id,
-            game_settings(GameCreate.model_validate(stored.settings)),
+            GameCreate.model_validate(stored.settings).settings(),
             stored.created,
             self.store.events(game_id),
         )
@@ -452,19 +441,21 @@ class GameService:
                 if event.kind in ("join", "adjudicate", "draw_declared"):
                     log.info(event.kind, game=game.id, power=event.payload.get("power"), kind=event.kind)
         texts: dict[int, str] = {}  # a broadcast is one message sent to many: written once
-        for action in step.actions:
-            if isinstance(action, Notify):
-                self.feed.publish(action.payload)
+        for effect in step.effects:
+            if isinstance(effect, Notify):
+                self.feed.publish(notices.to_json(effect.notice))
                 continue
-            conn = self.connections.get(action.conn)
+            if not isinstance(effect, Send | Close):
+                continue  # the game master asks nothing else of its server
+            conn = self.connections.get(effect.to)
             if conn is None:
                 continue
-            if isinstance(action, Send):
-                key = id(action.message)
+            if isinstance(effect, Send):
+                key = id(effect.message)
                 if key not in texts:
-                    texts[key] = str(action.message)
+                    texts[key] = str(effect.message)
                 conn.put(texts[key])
-            elif isinstance(action, Close):
+            else:
                 conn.close()
         if game.gm.state == OVER and not game.finished:
             await self._finish(game)

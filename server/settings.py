@@ -10,7 +10,7 @@ from a file kept in the data directory, or are generated and written to that fil
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     settings, messages = load_settings({"data_dir": tmp, "admin_token": "t0ken", "secret": "s3cret"}, {})
 >>> settings.port, settings.daide_port, settings.press_level, settings.deadlines, messages
-(8700, 16713, 0, Deadlines(movement=60.0, retreat=30.0, adjustment=30.0), [])
+(8700, 16713, 0, DeadlinesBody(movement=60.0, retreat=30.0, adjustment=30.0), [])
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from server.api_models import DEFAULT_DEADLINES, Deadlines, GameCreate, LLevels, PressLevel, Protocol
+from server.api_models import DEFAULT_DEADLINES, DeadlinesBody, GameCreate, LLevels, PressLevel, Protocol
 
 DEFAULT_DATA_DIR = Path("detente-data")
 DB_NAME = "detente.sqlite3"
@@ -56,7 +56,7 @@ class ServerSettings(BaseModel):
     press_level: PressLevel = 0
     l_levels: LLevels = "1-8"
     protocol: Protocol = "free"
-    deadlines: Deadlines | None = DEFAULT_DEADLINES
+    deadlines: DeadlinesBody | None = DEFAULT_DEADLINES
     year_limit: int | None = Field(default=1935, ge=1901, le=9999)
 
     @field_validator("admin_token", "secret")
@@ -117,7 +117,7 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
 
     if isinstance(values.get("deadlines"), str):
         try:
-            values["deadlines"] = Deadlines.parse(values["deadlines"])
+            values["deadlines"] = DeadlinesBody.parse(values["deadlines"])
         except (ValueError, ValidationError) as exc:
             raise SettingsError(f"--deadlines: {_first_line(exc)}") from None
     if isinstance(values.get("year_limit"), str) and values["year_limit"].strip().lower() == "none":

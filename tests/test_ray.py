@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.settings import GameSettings
 from bots.inprocess import GameSetup, play_game, seeds_for
 from bots.registry import UnknownBot
 from detente import ray_runner
@@ -31,7 +32,7 @@ LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 
 
 def setups(seed: int, games: int) -> list[GameSetup]:
-    return [GameSetup(s, SLOTS, year_limit=1903, press_level=10) for s in seeds_for(seed, games)]
+    return [GameSetup(s, SLOTS, settings=GameSettings(year_limit=1903, press_level=10)) for s in seeds_for(seed, games)]
 
 
 def files(directory: Path) -> dict[str, bytes]:

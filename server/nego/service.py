@@ -4,7 +4,7 @@ clients, and the link to the game server.
 :class:`NegoService` follows the game server's feed (:mod:`server.feed`) over one
 websocket, reconnecting when it drops, and asks it to check passcodes, to relay L as DAIDE
 press and to make confirmed commitments binding. Each game's inputs are serialised by a
-lock; every :class:`~referee.negotiation.Outcome` is handled the same way: its records
+lock; every :class:`~referee.effects.Step` is handled the same way: its records
 go to the store (in a worker thread, durably) *before* the reply and the frames go out.
 On :meth:`NegoService.start` every unfinished game is rebuilt from the store.
 """
@@ -25,7 +25,11 @@ import websockets
 
 from server.metrics import Metrics
 from server.nego.frames import error
-from referee.negotiation import Negotiation, Outcome, Rules
+from referee import notices
+from referee.effects import Bind, Relay, Reply, Send, Step
+from referee.negotiation import Negotiation
+from referee.notices import GameNotice, OverNotice
+from referee.settings import GameSettings
 from server.store import Store
 from server.web import Outbox
 from server.writer import Writer
@@ -144,7 +148,7 @@ class NegoService:
 
     async def start(self) -> None:
         for stored in await asyncio.to_thread(self.store.games, True):
-            negotiation = Negotiation(stored.id, Rules.of(stored.settings))
+            negotiation = Negotiation(stored.id, GameSettings.from_json(stored.settings))
             events = await asyncio.to_thread(self.store.events, stored.id)
             for event in events:
                 negotiation.apply(event.payload)
@@ -163,38 +167,27 @@ class NegoService:
     # --- the game server's feed -----------------------------------------------------------------
 
     async def _on_feed(self, frame: dict[str, Any]) -> None:
-        kind, game_id = frame.get("type"), frame.get("game")
-        if not isinstance(game_id, str):
+        try:
+            notice = notices.from_json(frame)
+        except (ValueError, TypeError, AttributeError):
+            return  # an answer to a request, or nothing a negotiation follows
+        if isinstance(notice, GameNotice):
+            game: Game | None = await self._game(notice.game, notice.settings)
+        else:
+            game = self.games.get(notice.game)  # None: a game that ended before we followed it
+        if game is None:
             return
-        if kind == "game":
-            game = await self._game(game_id, frame["settings"])
-            if frame["state"] == "playing" and frame["phase"] != game.negotiation.phase:
-                async with game.lock:
-                    await self._commit(
-                        game, game.negotiation.phase_begins(frame["phase"], frame["kind"], frame["deadline"])
-                    )
-            return
-        followed = self.games.get(game_id)
-        if followed is None:
-            return  # a game that ended before we followed it
-        async with followed.lock:
-            n = followed.negotiation
-            if kind == "phase":
-                await self._commit(followed, n.phase_begins(frame["phase"], frame["kind"], frame["deadline"]))
-            elif kind == "results":
-                await self._commit(followed, n.results(frame))
-            elif kind == "press":
-                await self._commit(followed, n.daide_press(frame["sender"], frame["recipients"], frame["press"]))
-            elif kind == "over":
-                await self._commit(followed, n.game_over())
-                await asyncio.to_thread(self.store.finish, game_id, {"phase": n.phase})
+        async with game.lock:
+            await self._commit(game, game.negotiation.feed(notice))
+            if isinstance(notice, OverNotice):
+                await asyncio.to_thread(self.store.finish, game.id, {"phase": game.negotiation.phase})
 
-    async def _game(self, game_id: str, settings: dict[str, Any]) -> Game:
+    async def _game(self, game_id: str, settings: GameSettings) -> Game:
         game = self.games.get(game_id)
         if game is None:
             if await asyncio.to_thread(self.store.game, game_id) is None:
-                await asyncio.to_thread(self.store.create_game, game_id, settings)
-            game = Game(game_id, Negotiation(game_id, Rules.of(settings)))
+                await asyncio.to_thread(self.store.create_game, game_id, settings.to_json())
+            game = Game(game_id, Negotiation(game_id, settings))
             self.games[game_id] = game
         return game
 
@@ -241,9 +234,9 @@ class NegoService:
             "type": "welcome",
             "game": game_id,
             "power": token,
-            "levels": n.rules.levels,
-            "protocol": n.rules.protocol,
-            "binding": n.rules.binding,
+            "levels": n.settings.l_levels,
+            "protocol": n.settings.protocol,
+            "binding": n.settings.binding,
             "phase": n.phase,
             "deadline": iso_time(n.deadline),
             "open": n.window_open,
@@ -277,43 +270,38 @@ class NegoService:
             return
         started = time.perf_counter()
         async with game.lock:
-            outcome = game.negotiation.say(client.power, text, request_id)
-            await self._commit(game, outcome, client)
-        reply = outcome.reply or {}
+            step = game.negotiation.say(client.power, text, request_id)
+            await self._commit(game, step, client)
+        reply = step.reply or {}
         self.metrics.count("messages_total", "messages said, by answer", answer=str(reply.get("code", "ack")))
         self.metrics.observe(
             "say_seconds", "from a message in to its delivery queued, storing included", time.perf_counter() - started
         )
         log.debug(
-            "say", game=game.id, power=client.power, ok=outcome.reply is not None and outcome.reply["type"] == "ack"
+            "say", game=game.id, power=client.power, ok=reply.get("type") == "ack"
         )
 
     # --- outcomes -------------------------------------------------------------------------------
 
-    async def _commit(self, game: Game, outcome: Outcome, client: Client | None = None) -> None:
+    async def _commit(self, game: Game, step: Step, client: Client | None = None) -> None:
         """Store, then answer, then deliver, then ask the game server (the game's lock is held)."""
-        if outcome.records:
+        if step.records:
             now = self._now()
-            await self.writer.append(game.id, [(r["kind"], r, now) for r in outcome.records])
-        if client is not None and outcome.reply is not None:
-            client.put(outcome.reply)
-        for power, frame in outcome.frames:
-            for conn in game.clients.get(power, ()):
-                conn.put(frame)
-        for sender, recipients, press in outcome.relays:
-            self._spawn(
-                self.link.request(
-                    {
-                        "type": "deliver",
-                        "game": game.id,
-                        "sender": sender,
-                        "recipients": list(recipients),
-                        "press": press,
-                    }
-                )
-            )
-        for phase, orders in outcome.bindings:
-            self._spawn(self.link.request({"type": "bind", "game": game.id, "phase": phase, "orders": orders}))
+            await self.writer.append(game.id, [(r.kind, r.payload, now) for r in step.records])
+        for effect in step.effects:
+            if isinstance(effect, Reply):
+                if client is not None:
+                    client.put(effect.message)
+            elif isinstance(effect, Send):
+                for conn in game.clients.get(effect.to, ()):
+                    conn.put(effect.message)
+            elif isinstance(effect, Relay):
+                request = {"type": "deliver", "game": game.id, "sender": effect.sender}
+                request.update(recipients=list(effect.recipients), press=effect.press)
+                self._spawn(self.link.request(request))
+            elif isinstance(effect, Bind):
+                orders = {power: list(given) for power, given in effect.orders.items()}
+                self._spawn(self.link.request({"type": "bind", "game": game.id, "phase": effect.phase, "orders": orders}))
 
     def _spawn(self, coroutine: Any) -> None:
         async def quietly() -> None:

@@ -20,6 +20,7 @@ from bots.bordeaux.observation import (
 )
 from bots.bordeaux.strategy import Alliance, Constraints, Evaluator, Search, find_strategy, make_supports, moves_of
 from bots.dumbbot import DumbBot
+from referee.settings import GameSettings
 from bots.inprocess import GameSetup, InProcessGame, play_game
 from bots.registry import BOTS, make_bot
 from engine import Position, adjudicate, legal_orders, parse_order
@@ -257,8 +258,8 @@ def test_res_turns_through_every_alliance_and_its_values_are_the_engines() -> No
 
 def test_orders_are_legal_and_a_seed_replays_the_game() -> None:
     names = ("bordeaux", "bordeaux", "randomnegotiator", *["dumbbot"] * 4)
-    setup = GameSetup(seed=8, bots=names, year_limit=1902)
-    game = InProcessGame([make_bot(name, i) for i, name in enumerate(names)], 3, setup.settings(), None, setup.rules())
+    setup = GameSetup(seed=8, bots=names, settings=GameSettings(year_limit=1902))
+    game = InProcessGame([make_bot(name, i) for i, name in enumerate(names)], 3, setup.settings, None, True)
     game.play()
     assert all(not s.discarded and not s.rejected for s in game.sessions)
     first = play_game(setup)

@@ -20,8 +20,7 @@ from bots.dbrane.tactics import STAY, Item, Plan, Tactics, order_of_key
 from bots.dumbbot import DumbBot
 from bots.inprocess import GameSetup, InProcessGame, play_game, seeds_for
 from engine import Position, adjudicate, legal_orders, standard_map
-from referee.game_master import GameSettings
-from referee.negotiation import Rules
+from referee.settings import GameSettings
 
 M = standard_map()
 
@@ -287,7 +286,7 @@ def test_a_deal_is_proposed_accepted_confirmed_by_the_notary_and_kept(monkeypatc
     names = ("dbrane", "dbrane") + ("holdbot",) * 5
     bots = [registry.make_bot(name, seed) for name, seed in zip(names, seeds_for(4, 7), strict=True)]
     settings = GameSettings(name="hand-made", year_limit=1901)
-    game = InProcessGame(bots, 4, settings, rules=Rules(), rounds=5)
+    game = InProcessGame(bots, 4, settings, negotiates=True, rounds=5)
     powers = _powers_of(names, 4)
     england, france = powers[0], powers[1]
     others = [p for p in M.powers if p not in (england, france)]
@@ -318,9 +317,9 @@ def _powers_of(names: Sequence[str], seed: int) -> list[str]:
 
 
 def test_a_seed_replays_a_game_exactly() -> None:
-    setup = GameSetup(seed=21, bots=("dbrane:checked",) * 3 + ("dumbbot",) * 4, year_limit=1902, rounds=5)
+    setup = GameSetup(seed=21, bots=("dbrane:checked",) * 3 + ("dumbbot",) * 4, settings=GameSettings(year_limit=1902), rounds=5)
     first = json.dumps(play_game(setup).to_json(), sort_keys=True)
     assert json.dumps(play_game(setup).to_json(), sort_keys=True) == first
-    other = GameSetup(seed=22, bots=setup.bots, year_limit=1902, rounds=5)
+    other = GameSetup(seed=22, bots=setup.bots, settings=GameSettings(year_limit=1902), rounds=5)
     assert json.dumps(play_game(other).to_json(), sort_keys=True) != first
     assert any(m["kind"] == "propose" for m in json.loads(first)["messages"])

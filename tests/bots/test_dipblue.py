@@ -19,8 +19,7 @@ from bots.session import BotSession
 from bots.ws_client import WsClient
 from engine import Position, format_order, legal_orders, parse_order, standard_map
 from protocol.l import parse
-from referee.game_master import GameSettings
-from referee.negotiation import Rules
+from referee.settings import GameSettings
 from tests.server.nego_helpers import running_nego
 from tests.server.ws_helpers import TOKEN, http, running_server
 
@@ -193,7 +192,7 @@ def _game(seed: int, year_limit: int) -> InProcessGame:
         DumbBot(random.Random(rng.random())),
     ]
     settings = GameSettings(name="dipblue", year_limit=year_limit)
-    game = InProcessGame(bots, seed, settings, rules=Rules())
+    game = InProcessGame(bots, seed, settings, negotiates=True)
     game.play()
     return game
 

@@ -11,7 +11,7 @@ from bots.inprocess import GameSetup, InProcessGame, play_game
 from engine import Position
 from engine.orders import Build, Move, Order, SupportMove
 from protocol.daide.messages import Pce, Prp, Snd
-from referee.game_master import GameSettings
+from referee.settings import GameSettings
 
 RANDOM = ("randombot",) * 4 + ("holdbot",) * 3
 
@@ -21,22 +21,22 @@ def as_json(setup: GameSetup) -> str:
 
 
 def test_the_same_seed_gives_the_same_game_and_another_seed_another() -> None:
-    first = as_json(GameSetup(seed=3, bots=RANDOM, year_limit=1903))
-    assert as_json(GameSetup(seed=3, bots=RANDOM, year_limit=1903)) == first
-    assert as_json(GameSetup(seed=4, bots=RANDOM, year_limit=1903)) != first
+    first = as_json(GameSetup(seed=3, bots=RANDOM, settings=GameSettings(year_limit=1903)))
+    assert as_json(GameSetup(seed=3, bots=RANDOM, settings=GameSettings(year_limit=1903))) == first
+    assert as_json(GameSetup(seed=4, bots=RANDOM, settings=GameSettings(year_limit=1903))) != first
 
 
 def test_the_seed_hands_out_the_powers() -> None:
     powers_of_slot_0 = set()
     for seed in range(12):
-        record = play_game(GameSetup(seed=seed, bots=("randombot",) + ("holdbot",) * 6, year_limit=1901))
+        record = play_game(GameSetup(seed=seed, bots=("randombot",) + ("holdbot",) * 6, settings=GameSettings(year_limit=1901)))
         assert sorted(record.bots.values()) == ["holdbot"] * 6 + ["randombot"]
         powers_of_slot_0 |= {p for p, name in record.bots.items() if name == "randombot"}
     assert len(powers_of_slot_0) >= 4
 
 
 def test_the_record_of_a_game_to_the_year_limit() -> None:
-    record = play_game(GameSetup(seed=5, bots=RANDOM, year_limit=1902, press_level=10, l_levels="1-3"))
+    record = play_game(GameSetup(seed=5, bots=RANDOM, settings=GameSettings(year_limit=1902, press_level=10, l_levels="1-3")))
     data = record.to_json()
     assert data["outcome"] == "draw" and data["winner"] is None and data["last_year"] == 1902
     assert data["settings"] == {
@@ -134,7 +134,7 @@ def test_the_phase_hook_runs_once_a_phase_before_the_orders_and_its_press_is_rec
 
 
 def test_holdbots_hold_to_the_year_limit() -> None:
-    record = play_game(GameSetup(seed=1, bots=("holdbot",) * 7, year_limit=1920))
+    record = play_game(GameSetup(seed=1, bots=("holdbot",) * 7, settings=GameSettings(year_limit=1920)))
     assert record.outcome == "draw" and record.last_year == 1920 and len(record.phases) == 40  # no retreat, no build
     assert list(record.centres) == list(range(1901, 1921))
     assert record.final_centres == {p: 4 if p == "RUSSIA" else 3 for p in record.bots} and not record.eliminated

@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 from bots.base import HoldBot
+from referee.settings import GameSettings
 from bots.inprocess import GameSetup, play_game
 from bots.nego_client import play_negotiating
 from bots.randomnegotiator import RandomNegotiator
@@ -16,7 +17,7 @@ from protocol.l import parse
 from tests.server.nego_helpers import running_nego
 from tests.server.ws_helpers import TOKEN, http, running_server
 
-SETUP = GameSetup(seed=11, bots=("randomnegotiator",) * 4 + ("dumbbot",) * 3, year_limit=1903)
+SETUP = GameSetup(seed=11, bots=("randomnegotiator",) * 4 + ("dumbbot",) * 3, settings=GameSettings(year_limit=1903))
 
 
 def test_random_negotiators_negotiate_in_process_and_a_seed_replays_it() -> None:
@@ -35,12 +36,12 @@ def test_random_negotiators_negotiate_in_process_and_a_seed_replays_it() -> None
     assert any(e["type"] == "confirmed" for e in record.events)
     assert any(e["type"] == "compliance" for e in record.events)
     assert play_game(SETUP).to_json() == record.to_json()
-    other = play_game(GameSetup(seed=12, bots=SETUP.bots, year_limit=1903))
+    other = play_game(GameSetup(seed=12, bots=SETUP.bots, settings=GameSettings(year_limit=1903)))
     assert other.messages != record.messages
 
 
 def test_the_reply_protocol_in_process_refuses_what_it_must() -> None:
-    record = play_game(GameSetup(seed=5, bots=("randomnegotiator",) * 7, year_limit=1902, protocol="reply"))
+    record = play_game(GameSetup(seed=5, bots=("randomnegotiator",) * 7, settings=GameSettings(year_limit=1902, protocol="reply")))
     assert len(record.messages) > 20
     pending: set[tuple[str, str]] = set()
     phase = ""
@@ -57,7 +58,7 @@ def test_the_reply_protocol_in_process_refuses_what_it_must() -> None:
 
 
 def test_without_a_negotiating_bot_there_is_no_negotiation() -> None:
-    record = play_game(GameSetup(seed=1, bots=("dumbbot",) * 7, year_limit=1901))
+    record = play_game(GameSetup(seed=1, bots=("dumbbot",) * 7, settings=GameSettings(year_limit=1901)))
     assert record.messages == () and record.events == ()
 
 

@@ -30,7 +30,7 @@ from protocol.daide.messages import (
     Yes,
 )
 from protocol.daide.orders import order_from_engine, unit_from_engine
-from referee.game_master import GameSettings
+from referee.settings import GameSettings
 
 
 def same(a: Position, b: Position) -> bool:

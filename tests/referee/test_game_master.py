@@ -13,23 +13,25 @@ from engine.position import ADJUSTMENTS
 from protocol.daide.messages import POWERS, Sub
 from protocol.daide.orders import order_from_engine
 from referee.deadlines import Deadlines
-from referee.game_master import Event, GameMaster, GameSettings, Step
+from referee.effects import Record, Step
+from referee.game_master import GameMaster
+from referee.settings import GameSettings
 
 CONNS = [f"c{i}" for i in range(7)]
 
 
 def texts(step: Step, conn: str) -> list[str]:
     """What ``conn`` was sent in ``step``, as DAIDE text."""
-    return [str(s.message) for s in step.sends if s.conn == conn]
+    return [str(s.message) for s in step.sends if s.to == conn]
 
 
 def new_game(rng_seed: int = 7, **settings: object) -> GameMaster:
     return GameMaster("g1", GameSettings(name="test", **settings), now=0.0, rng=random.Random(rng_seed))  # type: ignore[arg-type]
 
 
-def start(gm: GameMaster, now: float = 0.0, observer: bool = False) -> tuple[dict[str, str], list[Event], Step]:
+def start(gm: GameMaster, now: float = 0.0, observer: bool = False) -> tuple[dict[str, str], list[Record], Step]:
     """Join seven players (and an observer first if asked): power abbreviation -> conn."""
-    records: list[Event] = []
+    records: list[Record] = []
     if observer:
         gm.connect("obs", now)
         gm.receive("obs", "OBS", now)
@@ -197,7 +199,7 @@ def test_not_gof_holds_the_phase_until_the_deadline() -> None:
     assert texts(gm.receive(held, "NOT (GOF)", 1.0), held) == ["YES (NOT (GOF))"]
     play_phase(gm, by_power, random.Random(1), now=2.0)
     assert str(gm.position.phase) == "S1901M"  # everything is in, but Turkey holds it
-    assert gm.tick(59.0).actions == ()
+    assert gm.tick(59.0).effects == ()
     step = gm.tick(60.0)
     assert str(gm.position.phase) == "F1901M"
     assert any(t.startswith("NOW (FAL 1901)") for t in texts(step, held))
@@ -261,7 +263,7 @@ def test_tme_alarms_are_refused_without_deadlines() -> None:
 
 def test_a_forming_game_replayed_frees_the_seats_of_players_not_connected() -> None:
     gm = new_game()
-    records: list[Event] = []
+    records: list[Record] = []
     for conn in CONNS[:3]:
         records += gm.receive(conn, f"NME ('bot {conn}') ('1.0')", 0.0).records
     again = GameMaster.replay("g1", gm.settings, 0.0, records, rng=random.Random(7))
@@ -314,7 +316,7 @@ def test_leaving_before_the_start_frees_the_power() -> None:
     gm.receive("a", "NME ('a') ('1')", 0.0)
     assert len(gm.roster.players) == 1
     step = gm.receive("a", "OFF", 1.0)
-    assert step.actions[-1].conn == "a" and [r.kind for r in step.records] == ["leave"]
+    assert step.effects[-1].to == "a" and [r.kind for r in step.records] == ["leave"]
     assert gm.roster.players == {}
 
 
@@ -337,7 +339,7 @@ def test_press_delivered_at_level_10_to_the_named_power_only() -> None:
     step = gm.receive(eng, "SND (FRA) (PRP (PCE (ENG FRA)))", 1.0)
     assert texts(step, eng) == ["YES (SND (FRA) (PRP (PCE (ENG FRA))))"]
     assert texts(step, fra) == ["FRM (ENG) (FRA) (PRP (PCE (ENG FRA)))"]
-    assert {s.conn for s in step.sends} == {eng, fra}  # not the observer, not the others
+    assert {s.to for s in step.sends} == {eng, fra}  # not the observer, not the others
     assert [r.kind for r in step.records] == ["press"]
     # above the game's level
     step = gm.receive(eng, "SND (FRA) (PRP (XDO ((ENG FLT LON) MTO NTH)))", 1.0)

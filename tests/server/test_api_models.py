@@ -12,7 +12,7 @@ from engine import Game, Position
 from server.api_models import (
     API_MODELS,
     ClientConfig,
-    Deadlines,
+    DeadlinesBody,
     ErrorBody,
     GameCreate,
     GameDetail,
@@ -107,14 +107,14 @@ def test_every_press_level_of_the_daide_document() -> None:
 
 
 def test_deadlines_command_line_form() -> None:
-    assert Deadlines.parse(" 60, 30 ,30 ") == Deadlines(movement=60, retreat=30, adjustment=30)
-    assert Deadlines.parse("NONE") is None
+    assert DeadlinesBody.parse(" 60, 30 ,30 ") == DeadlinesBody(movement=60, retreat=30, adjustment=30)
+    assert DeadlinesBody.parse("NONE") is None
     with pytest.raises(ValueError, match="three numbers"):
-        Deadlines.parse("60")
+        DeadlinesBody.parse("60")
     with pytest.raises(ValueError, match="numbers of seconds"):
-        Deadlines.parse("a,b,c")
+        DeadlinesBody.parse("a,b,c")
     with pytest.raises(ValidationError):
-        Deadlines.parse("60,-5,30")
+        DeadlinesBody.parse("60,-5,30")
 
 
 def test_game_position_of_the_initial_position() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from protocol.daide.messages import Hlo
 from protocol.daide.parser import parse
-from server.api_models import Deadlines, GameCreate
+from server.api_models import DeadlinesBody, GameCreate
 from server.service import Connection, GameService
 from server.store import Store
 from tests.server.ws_helpers import DaideClient
@@ -37,7 +37,7 @@ async def fill(service: GameService, game_id: str | None = None) -> list[Connect
 
 async def test_the_open_game_rolls_over_and_a_deadline_fires(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "d.sqlite3")
-    quick = GameCreate(deadlines=Deadlines(movement=0.2, retreat=0.2, adjustment=0.2))
+    quick = GameCreate(deadlines=DeadlinesBody(movement=0.2, retreat=0.2, adjustment=0.2))
     service = GameService(store, quick)
     await service.start()
     first = service.open_game_id

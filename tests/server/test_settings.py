@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from server.api_models import Deadlines, GameCreate
+from server.api_models import DeadlinesBody, GameCreate
 from server.settings import (
     ADMIN_TOKEN_ENV,
     ADMIN_TOKEN_FILE,
@@ -28,7 +28,7 @@ def test_defaults(tmp_path: Path) -> None:
     assert (settings.host, settings.port, settings.daide_port) == ("127.0.0.1", 8700, 16713)
     assert settings.db == tmp_path / "detente.sqlite3"
     assert (settings.press_level, settings.l_levels, settings.protocol) == (0, "1-8", "free")
-    assert settings.deadlines == Deadlines(movement=60, retreat=30, adjustment=30)
+    assert settings.deadlines == DeadlinesBody(movement=60, retreat=30, adjustment=30)
     assert settings.year_limit == 1935
     assert settings.nego_url is None
 
@@ -131,7 +131,7 @@ def test_command_line_text_forms(tmp_path: Path) -> None:
     )
     assert (settings.port, settings.daide_port, settings.press_level) == (8800, 0, 8000)
     assert settings.l_levels == "1-4,6"
-    assert settings.deadlines == Deadlines(movement=120, retreat=60.5, adjustment=30)
+    assert settings.deadlines == DeadlinesBody(movement=120, retreat=60.5, adjustment=30)
     assert settings.year_limit is None and settings.host == "127.0.0.1"
     none, _ = load_settings({"data_dir": tmp_path, "deadlines": "none", "year_limit": 1910}, {})
     assert none.deadlines is None and none.year_limit == 1910
