@@ -42,8 +42,7 @@ from dataclasses import dataclass
 
 import engine.orders as eo
 from engine.maps import Map
-from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Phase, Position
-from engine.position import Unit
+from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Phase, Position, Unit
 from protocol.l import ast as a
 from protocol.l.actions import ActionError, order_from_action
 

@@ -55,8 +55,7 @@ from typing import NamedTuple
 import engine.orders as eo
 from engine.maps import ARMY, Map
 from engine.orders import format_order
-from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Phase, Position
-from engine.position import Unit
+from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Phase, Position, Unit
 from protocol.l import ast as a
 from protocol.l.actions import ActionError, action_from_order, unit_from_engine, unit_to_engine
 from protocol.l.printer import to_text

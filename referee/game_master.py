@@ -19,34 +19,26 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import engine.orders as eo
-from engine import Adjudication, Position, adjudicate, legal_orders_for, standard_map
-from engine.legal import adjustment_orders
-from engine.maps import ARMY, FLEET, SEA
-from engine.position import ADJUSTMENTS, MOVEMENT, PHASE_KINDS, RETREATS
-from engine.position import Unit
+from engine import Adjudication, Position, adjudicate, standard_map
+from engine.maps import ARMY
+from engine.position import ADJUSTMENTS, MOVEMENT, PHASE_KINDS, RETREATS, Unit
 from protocol.daide.messages import (
     Adm,
-    Build,
     Ccd,
-    Convoy,
-    Disband,
     Drw,
     Frm,
     Gof,
     Hlo,
-    Hold,
     Hst,
     Huh,
     Iam,
     MapMessage,
     Mdf,
     Mis,
-    Move,
-    MoveByConvoy,
     MrtUnit,
     Nme,
     Not,
@@ -59,30 +51,23 @@ from protocol.daide.messages import (
     Ownership,
     PressMessage,
     Rej,
-    Remove,
-    Retreat,
     Sco,
     Slo,
     Smr,
     SmrEntry,
     Snd,
     Sub,
-    SupportHold,
-    SupportMove,
     Thx,
     Tme,
     Turn,
     Value,
-    Waive,
     Yes,
     tokens,
 )
 from protocol.daide.orders import (
-    DaideOrderError,
     location_from_engine,
     map_definition,
     order_from_engine,
-    order_to_engine,
     turn_from_phase,
     unit_from_engine,
 )
@@ -91,10 +76,11 @@ from referee.binding import apply_binding
 from referee.deadlines import remaining_seconds
 from referee.effects import Close, Effect, Notify, Record, Send, Step
 from referee.notices import Notice, OverNotice, PhaseNotice, PressNotice, ResultsNotice
-from referee.settings import GameSettings
+from referee.orders import check_order, order_key
 from referee.players import Client, Player, Role, Roster, draw_passcode
+from referee.settings import GameSettings
 
-__all__ = ["GameMaster", "check_order"]
+__all__ = ["GameMaster"]
 
 MAP_NAME = "standard"
 
@@ -572,12 +558,12 @@ class GameMaster:
         given = self.pending.get(power, {})
         kind = position.phase.kind
         if kind == MOVEMENT:
-            units = [u for u in position.units if u.power == power and _key(m, u.location) not in given]
+            units = [u for u in position.units if u.power == power and order_key(m, u.location) not in given]
             return Mis(tuple(unit_from_engine(u, m) for u in units))
         if kind == RETREATS:
             mrt = []
             for d in position.dislodged:
-                if d.unit.power == power and _key(m, d.unit.location) not in given:
+                if d.unit.power == power and order_key(m, d.unit.location) not in given:
                     retreats = tuple(sorted((location_from_engine(r, m) for r in d.retreats), key=str))
                     mrt.append(MrtUnit(unit_from_engine(d.unit, m), retreats))
             return Mis(tuple(mrt))
@@ -739,13 +725,13 @@ class GameMaster:
         out: list[tuple[Order, str | None, bool]] = []
         if kind == MOVEMENT:
             for unit in _by_power(before.units, self.powers):
-                given = self.pending.get(unit.power, {}).get(_key(m, unit.location))
+                given = self.pending.get(unit.power, {}).get(order_key(m, unit.location))
                 order = given.order if given is not None else eo.Hold(unit.type, unit.location)
                 result, ret = _movement_result(results.get(unit, ()))
                 out.append((order_from_engine(unit.power, order, before), result, ret))
         elif kind == RETREATS:
             for d in before.dislodged:
-                given = self.pending.get(d.unit.power, {}).get(_key(m, d.unit.location))
+                given = self.pending.get(d.unit.power, {}).get(order_key(m, d.unit.location))
                 order = given.order if given is not None else eo.Disband(d.unit.type, d.unit.location)
                 words = results.get(d.unit, ())
                 result = "SUC" if words in (("ok",), ("disband",)) else "BNC" if "bounce" in words else "NSO"
@@ -888,20 +874,6 @@ def _order(text: str) -> Order:
     return sub.orders[0]
 
 
-# --- order checking ------------------------------------------------------------------------------
-
-_PHASE_ORDERS: dict[str, tuple[type, ...]] = {
-    MOVEMENT: (Hold, Move, SupportHold, SupportMove, Convoy, MoveByConvoy),
-    RETREATS: (Retreat, Disband),
-    ADJUSTMENTS: (Build, Remove, Waive),
-}
-
-
-def _key(m: Any, location: int) -> str:
-    """The key an order is kept under: its unit's province (a new order replaces the old)."""
-    return str(m.locations[m.province_of[location]])
-
-
 def _by_power(units: Iterable[Unit], powers: tuple[str, ...]) -> list[Unit]:
     return sorted(units, key=lambda u: (powers.index(u.power), u.location))
 
@@ -913,128 +885,3 @@ def _movement_result(words: tuple[str, ...]) -> tuple[str | None, bool]:
     if base:
         return names[base[0]], ret
     return (None, True) if ret else ("SUC", False)
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {
-    t: tuple(f.name for f in fields(t) if f.name != "via_convoy")
-    for t in (eo.Hold, eo.Move, eo.SupportHold, eo.SupportMove, eo.Convoy, eo.Retreat, eo.Disband, eo.Build, eo.Waive)
-}
-
-
-def _matches(given: eo.Order, legal: eo.Order, m: Any) -> bool:
-    """``given`` is ``legal``, where the types it leaves out (None) match any."""
-    if type(given) is not type(legal):
-        return False
-    for name in _FIELDS[type(given)]:
-        mine = getattr(given, name)
-        if mine is not None and mine != getattr(legal, name):
-            return False
-    if isinstance(given, eo.Move) and isinstance(legal, eo.Move) and given.via_convoy and not legal.via_convoy:
-        # a CTO must name a convoy the board allows; the list writes far convoys without the flag
-        return m.province_of[legal.destination] not in m.army_moves[m.province_of[legal.location]]
-    return True
-
-
-def check_order(position: Position, power: str, order: Order) -> tuple[str, str | None, eo.Order | None]:
-    """The ``THX`` note of ``power``'s ``order``, the key it is kept under, and the engine's order.
-
-    Only an order that could be valid whatever the others do gets ``MBV`` (the game is not
-    AOA); the others get the most telling note of the syntax document.
-    """
-    m = position.map
-    kind = position.phase.kind
-    short = m.abbreviation_of[power]
-    if not isinstance(order, _PHASE_ORDERS[kind]):
-        return "NRS", None, None
-    if isinstance(order, Waive):
-        if order.power not in (None, short):
-            return "NYU", None, None
-        if position.adjustments.get(power, 0) <= 0:
-            return "NMB", None, None
-        return "MBV", "WVE", eo.Waive()
-    if order.unit.power not in (None, short):
-        return "NYU", None, None
-    try:
-        _, engine_order = order_to_engine(order, m, power)
-    except DaideOrderError:
-        return "NSP", None, None
-    assert not isinstance(engine_order, eo.Waive)
-    province = m.province_of[engine_order.location]
-    key = m.locations[province]
-    if kind == MOVEMENT:
-        unit = position.unit_at.get(province)
-        return _check_movement(position, power, engine_order, unit, key)
-    if kind == RETREATS:
-        dislodged = next((d for d in position.dislodged if m.province_of[d.unit.location] == province), None)
-        if dislodged is None:
-            here = position.unit_at.get(province)
-            return ("NYU" if here is not None and here.power != power else "NRN" if here else "NSU"), None, None
-        if dislodged.unit.power != power:
-            return "NYU", None, None
-        if not _same_unit(m, engine_order, dislodged.unit):
-            return "NSU", None, None
-        normal = replace(engine_order, type=dislodged.unit.type, location=dislodged.unit.location)
-        if any(_matches(normal, legal, m) for legal in legal_orders_for(position, dislodged.unit)):
-            return "MBV", key, normal
-        return "NVR", None, None
-    # adjustments
-    owed = position.adjustments.get(power, 0)
-    if isinstance(engine_order, eo.Build):
-        if not m.is_supply_center[province]:
-            return "NSC", None, None
-        if m.home_of[province] != power:
-            return "HSC", None, None
-        if position.centers[province] != power:
-            return "YSC", None, None
-        if province in position.unit_at:
-            return "ESC", None, None
-        if owed <= 0:
-            return "NMB", None, None
-        for legal in adjustment_orders(position, power):
-            if isinstance(legal, eo.Build) and _matches(engine_order, legal, m):
-                return "MBV", key, legal
-        return "CST", None, None
-    unit = position.unit_at.get(province)
-    if unit is None or not _same_unit(m, engine_order, unit):
-        return "NSU", None, None
-    if unit.power != power:
-        return "NYU", None, None
-    if owed >= 0:
-        return "NMR", None, None
-    return "MBV", key, eo.Disband(unit.type, unit.location)
-
-
-def _same_unit(m: Any, order: Any, unit: Unit) -> bool:
-    """The order names ``unit``: its type if given, and its coast if the order names one."""
-    if order.type is not None and order.type != unit.type:
-        return False
-    return bool(order.location == unit.location or order.location == m.province_of[unit.location])
-
-
-def _check_movement(
-    position: Position, power: str, order: Any, unit: Unit | None, key: str
-) -> tuple[str, str | None, eo.Order | None]:
-    m = position.map
-    if unit is None or not _same_unit(m, order, unit):
-        return "NSU", None, None
-    if unit.power != power:
-        return "NYU", None, None
-    normal = replace(order, type=unit.type, location=unit.location)
-    legal_orders = legal_orders_for(position, unit)
-    if normal in legal_orders or any(_matches(normal, legal, m) for legal in legal_orders):
-        return "MBV", key, normal
-    if isinstance(normal, eo.Move) and normal.via_convoy:
-        return ("NSA" if unit.type != ARMY else "FAR"), None, None
-    if isinstance(normal, eo.SupportHold | eo.SupportMove):
-        if m.province_of[normal.supported_location] not in position.unit_at:
-            return "NSU", None, None
-        return "FAR", None, None
-    if isinstance(normal, eo.Convoy):
-        if unit.type != FLEET:
-            return "NSF", None, None
-        if m.kind[m.province_of[unit.location]] != SEA:
-            return "NAS", None, None
-        army = position.unit_at.get(normal.army_location)
-        if army is None or army.type != ARMY:
-            return "NSA", None, None
-    return "FAR", None, None

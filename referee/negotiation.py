@@ -36,9 +36,9 @@ from protocol.bridge import BridgeError, daide_to_l, l_to_daide
 from protocol.daide.parser import DaideSyntaxError, parse_press
 from protocol.l import LError, check_levels, check_ontology, parse, parse_levels, to_text
 from protocol.l import ast as a
+from referee import notices
 from referee.binding import binding_orders
 from referee.compliance import Commitment, check
-from referee import notices
 from referee.effects import Bind, Effect, Record, Relay, Reply, Send, Step
 from referee.notary import Confirmed, Conflict, Notary
 from referee.notices import GameNotice, Notice, PhaseNotice, PressNotice, ResultsNotice

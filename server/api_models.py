@@ -24,7 +24,6 @@ from referee.deadlines import Deadlines
 from referee.settings import GameSettings
 
 
-
 def _not_a_bool(value: object) -> object:
     # false == 0 in Python, so a Literal alone would take JSON false for level 0
     if isinstance(value, bool):

@@ -29,17 +29,17 @@ from typing import Any
 
 import structlog
 
+from engine.position import PHASE_KINDS
 from protocol.daide.messages import Drw, Iam, Nme, Obs, PressMessage, Rej, Slo, Value
 from protocol.daide.parser import DaideSyntaxError, parse, parse_press
-from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
-from server.feed import Feed
-from engine.position import PHASE_KINDS
 from referee import notices
 from referee.effects import Close, Notify, Send, Step
 from referee.game_master import FORMING, OVER, PLAYING, GameMaster
 from referee.notices import GameNotice
-from server.metrics import Metrics
 from referee.players import Role
+from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
+from server.feed import Feed
+from server.metrics import Metrics
 from server.store import Store
 from server.web import DEFAULT_QUEUE_SIZE, Outbox
 from server.writer import Writer

@@ -23,13 +23,13 @@ from typing import Any
 import structlog
 import websockets
 
-from server.metrics import Metrics
-from server.nego.frames import error
 from referee import notices
 from referee.effects import Bind, Relay, Reply, Send, Step
 from referee.negotiation import Negotiation
 from referee.notices import GameNotice, OverNotice
 from referee.settings import GameSettings
+from server.metrics import Metrics
+from server.nego.frames import error
 from server.store import Store
 from server.web import Outbox
 from server.writer import Writer

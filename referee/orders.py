@@ -1,0 +1,201 @@
+"""Order checking: what the game master answers a submitted order, and what that means to a person.
+
+:func:`check_order` gives the ``THX`` note of an order as ``SUB`` sends it (``MBV`` for an
+order that could be valid whatever the others do; otherwise the most telling note of the
+DAIDE syntax document), the key the order is kept under, and the engine's order;
+:data:`NOTES` says each note in plain words, for the page.
+
+>>> from engine import Position
+>>> from protocol.daide.parser import parse
+>>> sub = parse("SUB ((FRA AMY PAR) MTO BUR) ((FRA AMY MAR) MTO LON)")
+>>> [check_order(Position.initial(), "FRANCE", order)[0] for order in sub.orders]
+['MBV', 'FAR']
+>>> NOTES["FAR"]
+'the unit cannot reach that place (not adjacent, or no convoy can carry it)'
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from typing import Any
+
+import engine.orders as eo
+from engine import Position, legal_orders_for
+from engine.legal import adjustment_orders
+from engine.maps import ARMY, FLEET, SEA
+from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Unit
+from protocol.daide.messages import (
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    MoveByConvoy,
+    Order,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Waive,
+)
+from protocol.daide.orders import DaideOrderError, order_to_engine
+
+__all__ = ["NOTES", "check_order", "order_key"]
+
+NOTES = {
+    "FAR": "the unit cannot reach that place (not adjacent, or no convoy can carry it)",
+    "NSP": "there is no such province",
+    "NSU": "there is no such unit there",
+    "NAS": "only a fleet at sea can convoy",
+    "NSF": "there is no fleet there",
+    "NSA": "there is no army there",
+    "NYU": "that is not your unit",
+    "NRN": "that unit needs no retreat",
+    "NVR": "that is not a retreat the unit may make",
+    "YSC": "that is not your supply centre",
+    "ESC": "that supply centre is not empty",
+    "HSC": "that is not one of your home supply centres",
+    "NSC": "that is not a supply centre",
+    "CST": "say which coast",
+    "NMB": "you have no more builds",
+    "NMR": "you have no more removals",
+    "NRS": "that kind of order is not given in this phase",
+}
+"""What each ``THX`` note means, for a person."""
+
+
+def order_key(m: Any, location: int) -> str:
+    """The key an order is kept under: its unit's province (a new order replaces the old)."""
+    return str(m.locations[m.province_of[location]])
+
+
+_PHASE_ORDERS: dict[str, tuple[type, ...]] = {
+    MOVEMENT: (Hold, Move, SupportHold, SupportMove, Convoy, MoveByConvoy),
+    RETREATS: (Retreat, Disband),
+    ADJUSTMENTS: (Build, Remove, Waive),
+}
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {
+    t: tuple(f.name for f in fields(t) if f.name != "via_convoy")
+    for t in (eo.Hold, eo.Move, eo.SupportHold, eo.SupportMove, eo.Convoy, eo.Retreat, eo.Disband, eo.Build, eo.Waive)
+}
+
+
+def _matches(given: eo.Order, legal: eo.Order, m: Any) -> bool:
+    """``given`` is ``legal``, where the types it leaves out (None) match any."""
+    if type(given) is not type(legal):
+        return False
+    for name in _FIELDS[type(given)]:
+        mine = getattr(given, name)
+        if mine is not None and mine != getattr(legal, name):
+            return False
+    if isinstance(given, eo.Move) and isinstance(legal, eo.Move) and given.via_convoy and not legal.via_convoy:
+        # a CTO must name a convoy the board allows; the list writes far convoys without the flag
+        return m.province_of[legal.destination] not in m.army_moves[m.province_of[legal.location]]
+    return True
+
+
+def check_order(position: Position, power: str, order: Order) -> tuple[str, str | None, eo.Order | None]:
+    """The ``THX`` note of ``power``'s ``order``, the key it is kept under, and the engine's order.
+
+    Only an order that could be valid whatever the others do gets ``MBV`` (the game is not
+    AOA); the others get the most telling note of the syntax document.
+    """
+    m = position.map
+    kind = position.phase.kind
+    short = m.abbreviation_of[power]
+    if not isinstance(order, _PHASE_ORDERS[kind]):
+        return "NRS", None, None
+    if isinstance(order, Waive):
+        if order.power not in (None, short):
+            return "NYU", None, None
+        if position.adjustments.get(power, 0) <= 0:
+            return "NMB", None, None
+        return "MBV", "WVE", eo.Waive()
+    if order.unit.power not in (None, short):
+        return "NYU", None, None
+    try:
+        _, engine_order = order_to_engine(order, m, power)
+    except DaideOrderError:
+        return "NSP", None, None
+    assert not isinstance(engine_order, eo.Waive)
+    province = m.province_of[engine_order.location]
+    key = m.locations[province]
+    if kind == MOVEMENT:
+        unit = position.unit_at.get(province)
+        return _check_movement(position, power, engine_order, unit, key)
+    if kind == RETREATS:
+        dislodged = next((d for d in position.dislodged if m.province_of[d.unit.location] == province), None)
+        if dislodged is None:
+            here = position.unit_at.get(province)
+            return ("NYU" if here is not None and here.power != power else "NRN" if here else "NSU"), None, None
+        if dislodged.unit.power != power:
+            return "NYU", None, None
+        if not _same_unit(m, engine_order, dislodged.unit):
+            return "NSU", None, None
+        normal = replace(engine_order, type=dislodged.unit.type, location=dislodged.unit.location)
+        if any(_matches(normal, legal, m) for legal in legal_orders_for(position, dislodged.unit)):
+            return "MBV", key, normal
+        return "NVR", None, None
+    # adjustments
+    owed = position.adjustments.get(power, 0)
+    if isinstance(engine_order, eo.Build):
+        if not m.is_supply_center[province]:
+            return "NSC", None, None
+        if m.home_of[province] != power:
+            return "HSC", None, None
+        if position.centers[province] != power:
+            return "YSC", None, None
+        if province in position.unit_at:
+            return "ESC", None, None
+        if owed <= 0:
+            return "NMB", None, None
+        for legal in adjustment_orders(position, power):
+            if isinstance(legal, eo.Build) and _matches(engine_order, legal, m):
+                return "MBV", key, legal
+        return "CST", None, None
+    unit = position.unit_at.get(province)
+    if unit is None or not _same_unit(m, engine_order, unit):
+        return "NSU", None, None
+    if unit.power != power:
+        return "NYU", None, None
+    if owed >= 0:
+        return "NMR", None, None
+    return "MBV", key, eo.Disband(unit.type, unit.location)
+
+
+def _same_unit(m: Any, order: Any, unit: Unit) -> bool:
+    """The order names ``unit``: its type if given, and its coast if the order names one."""
+    if order.type is not None and order.type != unit.type:
+        return False
+    return bool(order.location == unit.location or order.location == m.province_of[unit.location])
+
+
+def _check_movement(
+    position: Position, power: str, order: Any, unit: Unit | None, key: str
+) -> tuple[str, str | None, eo.Order | None]:
+    m = position.map
+    if unit is None or not _same_unit(m, order, unit):
+        return "NSU", None, None
+    if unit.power != power:
+        return "NYU", None, None
+    normal = replace(order, type=unit.type, location=unit.location)
+    legal_orders = legal_orders_for(position, unit)
+    if normal in legal_orders or any(_matches(normal, legal, m) for legal in legal_orders):
+        return "MBV", key, normal
+    if isinstance(normal, eo.Move) and normal.via_convoy:
+        return ("NSA" if unit.type != ARMY else "FAR"), None, None
+    if isinstance(normal, eo.SupportHold | eo.SupportMove):
+        if m.province_of[normal.supported_location] not in position.unit_at:
+            return "NSU", None, None
+        return "FAR", None, None
+    if isinstance(normal, eo.Convoy):
+        if unit.type != FLEET:
+            return "NSF", None, None
+        if m.kind[m.province_of[unit.location]] != SEA:
+            return "NAS", None, None
+        army = position.unit_at.get(normal.army_location)
+        if army is None or army.type != ARMY:
+            return "NSA", None, None
+    return "FAR", None, None

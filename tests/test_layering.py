@@ -1,0 +1,162 @@
+"""The layers of the house, enforced: what each top-level package may import.
+
+    engine      the rules: imports nothing of ours
+    protocol    DAIDE, L and English: the engine (and the grammars)
+    referee     the sans-I/O core of a game: the engine and the protocols, and no I/O
+    bots        the bot kit: everything but the servers
+    server      the I/O of both servers
+    detente     the command line: only the modules that start servers import ``server``;
+                reading a store takes its store module alone; reading game formats
+                takes nothing of ``server``
+
+Every ``import`` is read from the source (those inside functions too), so a lazy import
+cannot slip past. A second check imports the tools in a fresh interpreter and looks at
+what came in with them.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+OURS = ("engine", "protocol", "grammar", "referee", "bots", "server", "detente")
+
+#: Modules of the standard library and of the packages that do I/O, which the sans-I/O
+#: layers must not import: no clock, socket, task, database or web framework.
+IO_MODULES = (
+    "asyncio",
+    "socket",
+    "sqlite3",
+    "time",
+    "threading",
+    "subprocess",
+    "selectors",
+    "ssl",
+    "http",
+    "urllib",
+    "starlette",
+    "uvicorn",
+    "websockets",
+    "pydantic",
+    "structlog",
+)
+
+#: The one module of ``server`` a store reader needs, and what it may import.
+STORE = "server.store"
+
+
+def modules_of(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> Iterator[str]:
+    """Every module ``path`` imports, absolute, anywhere in the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against the importing package
+                name = module_name(path)
+                package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                yield ".".join([*base, node.module] if node.module else base)
+            elif node.module is not None:
+                yield node.module
+
+
+def top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def offences(package: str, allowed: set[str], forbidden_modules: tuple[str, ...] = ()) -> list[str]:
+    found = []
+    for path in modules_of(package):
+        for module in imports(path):
+            if top(module) in OURS and top(module) not in allowed | {package}:
+                found.append(f"{module_name(path)} imports {module}")
+            if top(module) in forbidden_modules:
+                found.append(f"{module_name(path)} imports {module}, which does I/O")
+    return found
+
+
+def test_the_engine_imports_nothing_of_ours() -> None:
+    assert offences("engine", set(), IO_MODULES) == []
+
+
+def test_the_protocols_import_only_the_engine_and_the_grammars() -> None:
+    assert offences("protocol", {"engine", "grammar"}, IO_MODULES) == []
+
+
+def test_the_referee_imports_only_the_engine_and_the_protocols_and_does_no_io() -> None:
+    assert offences("referee", {"engine", "protocol"}, IO_MODULES) == []
+
+
+def test_the_bots_never_import_the_servers() -> None:
+    assert offences("bots", {"engine", "protocol", "grammar", "referee"}) == []
+
+
+def test_the_servers_do_not_reach_into_the_bots_or_the_command_line() -> None:
+    assert offences("server", {"engine", "protocol", "grammar", "referee"}) == []
+
+
+#: The modules of ``detente`` that start servers, and may import ``server``.
+STARTS_SERVERS = {"detente.cli", "detente.play"}
+#: The modules that read a game server's store: through the store module alone.
+READS_STORES = {"detente.report"}
+
+
+def test_in_the_command_line_only_the_modules_that_start_servers_import_them() -> None:
+    found = []
+    for path in modules_of("detente"):
+        name = module_name(path)
+        for module in imports(path):
+            if top(module) != "server" or name in STARTS_SERVERS:
+                continue
+            if name in READS_STORES and module == STORE:
+                continue
+            found.append(f"{name} imports {module}")
+    assert found == []
+
+
+def test_the_store_module_stands_alone() -> None:
+    own = [m for m in imports(ROOT / "server" / "store.py") if top(m) in OURS]
+    assert own == []
+
+
+@pytest.mark.parametrize(
+    ("module", "unwanted"),
+    [
+        ("detente.report", ("starlette", "uvicorn", "websockets", "server.service", "server.app", "server.web_api")),
+        ("detente.cases", ("server", "starlette", "uvicorn")),
+        ("detente.experiments", ("server", "starlette", "uvicorn", "websockets")),
+        ("referee.table", ("server", "asyncio", "sqlite3", "starlette", "pydantic", "structlog")),
+    ],
+)
+def test_tools_load_no_server_code(module: str, unwanted: tuple[str, ...]) -> None:
+    """What importing a tool brings in, in a fresh interpreter (the report loaded 700+
+    modules of the web stack to reach one function before the referee existed)."""
+    script = (
+        f"import sys, {module}\n"
+        f"print('\\n'.join(m for m in sys.modules if m.split('.')[0] in {unwanted!r} or m in {unwanted!r}))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert loaded.stdout.split() == []
+
+
+def test_the_checks_see_a_forbidden_import(tmp_path: Path) -> None:
+    """The reader of imports finds plain, relative and lazy imports (so the tests above can fail)."""
+    sample = tmp_path / "sample.py"
+    sample.write_text("import asyncio\nfrom server.store import Store\n\ndef f():\n    from bots import base\n")
+    assert list(imports(sample)) == ["asyncio", "server.store", "bots"]
