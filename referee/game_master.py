@@ -24,7 +24,7 @@ from typing import Any
 
 import engine.orders as eo
 from engine import Adjudication, Position, adjudicate, standard_map
-from engine.maps import ARMY
+from engine.maps import ARMY, Map
 from engine.position import ADJUSTMENTS, MOVEMENT, PHASE_KINDS, RETREATS, Unit
 from protocol.daide.messages import (
     Adm,
@@ -858,7 +858,7 @@ class GameMaster:
         self.binding = binding
 
 
-def _parsed(m: Any, texts: Iterable[str]) -> Iterable[eo.Order]:
+def _parsed(m: Map, texts: Iterable[str]) -> Iterable[eo.Order]:
     """The orders among ``texts`` that parse (the short notation); the others are void."""
     for text in texts:
         try:

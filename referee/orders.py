@@ -22,7 +22,7 @@ from typing import Any
 import engine.orders as eo
 from engine import Position, legal_orders_for
 from engine.legal import adjustment_orders
-from engine.maps import ARMY, FLEET, SEA
+from engine.maps import ARMY, FLEET, SEA, Map
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Unit
 from protocol.daide.messages import (
     Build,
@@ -64,7 +64,7 @@ NOTES = {
 """What each ``THX`` note means, for a person."""
 
 
-def order_key(m: Any, location: int) -> str:
+def order_key(m: Map, location: int) -> str:
     """The key an order is kept under: its unit's province (a new order replaces the old)."""
     return str(m.locations[m.province_of[location]])
 
@@ -82,7 +82,7 @@ _FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
-def _matches(given: eo.Order, legal: eo.Order, m: Any) -> bool:
+def _matches(given: eo.Order, legal: eo.Order, m: Map) -> bool:
     """``given`` is ``legal``, where the types it leaves out (None) match any."""
     if type(given) is not type(legal):
         return False
@@ -165,7 +165,7 @@ def check_order(position: Position, power: str, order: Order) -> tuple[str, str 
     return "MBV", key, eo.Disband(unit.type, unit.location)
 
 
-def _same_unit(m: Any, order: Any, unit: Unit) -> bool:
+def _same_unit(m: Map, order: Any, unit: Unit) -> bool:
     """The order names ``unit``: its type if given, and its coast if the order names one."""
     if order.type is not None and order.type != unit.type:
         return False
