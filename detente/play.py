@@ -25,7 +25,8 @@ from typing import Any
 from bots.nego_client import play_negotiating
 from bots.registry import UnknownBot, make_bot
 from bots.ws_client import play
-from server.api_models import Deadlines, normalise_l_levels
+from engine import Power
+from server.api_models import DeadlinesBody, normalise_l_levels
 from server.main import serve
 from server.nego.main import serve_nego
 from server.nego.settings import load_nego_settings
@@ -35,13 +36,12 @@ from server.web import configure_logging
 __all__ = ["add_arguments", "run"]
 
 PERSON = "you"  # the NME name the page joins with; the kept power goes to it
-POWERS = {"AUS": "AUSTRIA", "ENG": "ENGLAND", "FRA": "FRANCE", "GER": "GERMANY", "ITA": "ITALY", "RUS": "RUSSIA"}
-POWERS["TUR"] = "TURKEY"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", default="randomnegotiator", help="one to six bot names; the last fills the seats")
-    parser.add_argument("--power", type=str.upper, choices=sorted(POWERS), help="the power you play (default: random)")
+    powers = sorted(p.token for p in Power)
+    parser.add_argument("--power", type=str.upper, choices=powers, help="the power you play (default: random)")
     parser.add_argument("--l-levels", dest="l_levels", default="1-8", help="L levels of the negotiation (1-8)")
     parser.add_argument("--deadlines", default="none", help="movement,retreat,adjustment seconds, or none")
     parser.add_argument("--year-limit", dest="year_limit", type=int, default=1920, help="last year (1920)")
@@ -59,13 +59,13 @@ def run(args: argparse.Namespace) -> int:
         for name in names:
             make_bot(name)
         l_levels = normalise_l_levels(args.l_levels)
-        deadlines = Deadlines.parse(args.deadlines)
+        deadlines = DeadlinesBody.parse(args.deadlines)
     except (ValueError, UnknownBot) as error:
         print(f"detente play: {error}", file=sys.stderr)
         return 2
     rng = random.Random(args.seed)
     seats = (names + [names[-1]] * 6)[:6]
-    power = POWERS[args.power] if args.power else rng.choice(sorted(POWERS.values()))
+    power = Power.of(args.power).value if args.power else rng.choice(sorted(p.value for p in Power))
     game: dict[str, Any] = {
         "name": "detente play",
         "l_levels": l_levels,

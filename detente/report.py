@@ -63,16 +63,16 @@ from pydantic import ValidationError
 from detente.experiments import BotSummary, score_game, summarise
 from engine import Position, standard_map
 from engine.orders import Order, OrderSyntaxError, parse_order
+from engine.powers import Power
 from protocol.daide import messages as dm
 from protocol.daide.parser import DaideSyntaxError, parse_press, press_level
 from protocol.daide.parser import parse as parse_daide
 from protocol.l import LError, Propose
 from protocol.l import parse as parse_l
-from server.api_models import GameCreate
-from referee.game_master import GameMaster
 from referee.compliance import attacks
+from referee.game_master import GameMaster
 from referee.notary import participants
-from server.service import game_settings
+from referee.settings import GameSettings
 from server.store import SCHEMA_VERSION, Store
 
 __all__ = ["Experiment", "Game", "Press", "ReportError", "Session", "load", "press_of", "render"]
@@ -81,16 +81,8 @@ MAP = standard_map()
 POWERS: tuple[str, ...] = MAP.powers
 ABBREVIATION: Mapping[str, str] = MAP.abbreviation_of
 TOKENS: tuple[str, ...] = tuple(ABBREVIATION[p] for p in POWERS)
-#: The powers' usual colours on the board (Russia's white would not show on white paper).
-COLOURS = {
-    "AUSTRIA": "#c8102e",
-    "ENGLAND": "#1f3a93",
-    "FRANCE": "#4ea8de",
-    "GERMANY": "#3d3d3d",
-    "ITALY": "#2e9e44",
-    "RUSSIA": "#8e5cc4",
-    "TURKEY": "#e0a800",
-}
+#: The powers' colours, the same as on the page's board (see :class:`engine.powers.Power`).
+COLOURS: Mapping[str, str] = {p.value: p.colour for p in Power}
 L_KINDS = ("propose", "accept", "reject", "withdraw", "inform", "query", "answer")
 SQLITE_HEADER = b"SQLite format 3\x00"
 #: What every line of ``games.jsonl`` holds.
@@ -370,7 +362,7 @@ def _database_game(store: Store, game_id: str, settings: Mapping[str, Any], crea
     """One finished game of the store, replayed."""
     events = store.events(game_id)
     try:
-        gm = GameMaster.replay(game_id, game_settings(GameCreate.model_validate(settings)), created, events)
+        gm = GameMaster.replay(game_id, GameSettings.from_json(settings), created, events)
     except (ValidationError, ValueError, KeyError, TypeError) as error:
         raise ReportError(f"game {game_id} of the database cannot be replayed: {error}".splitlines()[0]) from None
     centres: list[tuple[str, Mapping[str, int]]] = [("start", Position.initial(MAP).center_counts)]

@@ -28,6 +28,8 @@ from engine.orders import (
     parse_order,
 )
 from engine.position import Dislodged, Phase, Position, Unit
+from engine.powers import Power
+from engine.results import Result
 
 __all__ = [
     "ARMY",
@@ -45,6 +47,8 @@ __all__ = [
     "OrderSyntaxError",
     "Phase",
     "Position",
+    "Power",
+    "Result",
     "Retreat",
     "SupportHold",
     "SupportMove",

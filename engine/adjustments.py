@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from engine.maps import ARMY, COAST, FLEET, SEA, Map
 from engine.orders import Build, Disband, Order, Waive
 from engine.position import Position, Unit, named_unit
+from engine.results import Result
 
 
 def adjudicate_adjustments(
@@ -37,29 +38,29 @@ def adjudicate_adjustments(
                 unit = _buildable(m, position, power, order, units)
                 if unit is not None and left > 0:
                     units[province_of[unit.location]] = unit
-                    results[unit] = ("ok",)
+                    results[unit] = (Result.OK,)
                     left -= 1
                 else:
-                    results.setdefault(named_unit(power, order), ("void",))
+                    results.setdefault(named_unit(power, order), (Result.VOID,))
             elif isinstance(order, Disband):
                 here = province_of[order.location]
                 unit = unit_at.get(here)
                 if unit is None:
-                    results.setdefault(named_unit(power, order), ("void",))
+                    results.setdefault(named_unit(power, order), (Result.VOID,))
                     continue
                 if left < 0 and unit.power == power and here in units and unit not in results:
                     del units[here]
-                    results[unit] = ("ok",)
+                    results[unit] = (Result.OK,)
                     left += 1
                 else:
-                    results.setdefault(unit, ("void",))
+                    results.setdefault(unit, (Result.VOID,))
         owed = {**owed, power: left}
 
     for power, left in owed.items():
         if left < 0:
             for unit in _civil_disorder(m, position, power, [u for u in units.values() if u.power == power])[:-left]:
                 del units[province_of[unit.location]]
-                results[unit] = ("disband",)
+                results[unit] = (Result.DISBAND,)
     return tuple(units.values()), results
 
 

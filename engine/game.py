@@ -4,7 +4,7 @@
 >>> game = Game()
 >>> result = game.play({"FRANCE": ["A PAR - BUR", "A MAR - SPA"], "GERMANY": ["A MUN - BUR"]})
 >>> str(game.position.phase), result.words("A PAR"), result.words("A MAR")
-('F1901M', ('bounce',), ('ok',))
+('F1901M', (<Result.BOUNCE: 'bounce'>,), (<Result.OK: 'ok'>,))
 """
 
 from __future__ import annotations

@@ -178,16 +178,48 @@ class Map:
 
     @functools.cached_property
     def distances(self) -> tuple[tuple[int, ...], ...]:
-        """Moves between provinces over land and sea alike (DATC 4.D.8, 2023 rules)."""
-        neighbours: list[set[int]] = [set() for _ in self.locations]
-        for loc in range(len(self.locations)):
-            p = self.province_of[loc]
-            neighbours[p].update(self.army_moves[loc])
-            neighbours[p].update(self.fleet_reach[loc])
+        """Moves between provinces over land and sea alike (DATC 4.D.8, 2023 rules):
+        ``unit_distances(None)``."""
+        return self.unit_distances(None)
+
+    @functools.cache  # noqa: B019 - maps live as long as the process
+    def unit_distances(self, unit_type: int | None, *, coasts: bool = False) -> tuple[tuple[int, ...], ...]:
+        """``table[start][province]``: the fewest moves a unit of ``unit_type`` needs from
+        ``start`` to ``province`` (to any coast of it), -1 where it can never get there.
+
+        ``unit_type`` is ``ARMY``, ``FLEET`` or ``None`` for any unit (each move an army's or a
+        fleet's, as a convoy's route or the DATC's distance to home takes them). With
+        ``coasts=False`` a province's coasts are one place (a fleet leaves it by any of them),
+        and ``start`` is a province: the rows of coast locations are all -1. With
+        ``coasts=True`` a unit stays on the coast it came to, and ``start`` is any location
+        (a fleet on ``STP/NC`` is not on ``STP/SC``). A table is computed once per map.
+
+        >>> m = standard_map()
+        >>> L = m.location
+        >>> m.unit_distances(FLEET)[L("STP")][L("BOT")], m.unit_distances(FLEET, coasts=True)[L("STP/NC")][L("BOT")]
+        (1, 3)
+        >>> m.unit_distances(ARMY)[L("PAR")][L("MOS")], m.unit_distances(ARMY)[L("PAR")][L("LON")]
+        (5, -1)
+        >>> m.unit_distances(None)[L("PAR")][L("LON")], m.unit_distances(None) is m.distances
+        (3, True)
+        """
+        n = len(self.locations)
+        province_of = self.province_of
+        if unit_type is None:
+            kinds = (self.army_moves, self.fleet_moves)
+        else:
+            kinds = (self.army_moves if unit_type == ARMY else self.fleet_moves,)
+        neighbours: list[set[int]] = [set() for _ in range(n)]
+        for moves in kinds:
+            for loc, dests in enumerate(moves):
+                if coasts:
+                    neighbours[loc].update(dests)
+                else:
+                    neighbours[province_of[loc]].update(province_of[d] for d in dests)
         table = []
-        for start in range(len(self.locations)):
-            dist = [-1] * len(self.locations)
-            if self.province_of[start] == start:
+        for start in range(n):
+            dist = [-1] * n
+            if coasts or province_of[start] == start:
                 dist[start] = 0
                 queue = deque([start])
                 while queue:
@@ -196,9 +228,15 @@ class Map:
                         if dist[there] < 0:
                             dist[there] = dist[here] + 1
                             queue.append(there)
+            if coasts:  # to a province: to the nearest of its locations
+                row = [-1] * n
+                for loc, d in enumerate(dist):
+                    p = province_of[loc]
+                    if d >= 0 and (row[p] < 0 or d < row[p]):
+                        row[p] = d
+                dist = row
             table.append(tuple(dist))
         return tuple(table)
-
 
 # --- the file format ---------------------------------------------------------------
 

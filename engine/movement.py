@@ -23,6 +23,7 @@ from engine.convoys import ConvoyRoutes, route_exists
 from engine.maps import ARMY, FLEET, SEA, Map
 from engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
 from engine.position import Dislodged, Position, Unit, named_unit
+from engine.results import Result
 
 HOLD, MOVE, SUPPORT, CONVOY = 0, 1, 2, 3
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
@@ -380,26 +381,26 @@ def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]
         gone = winner_into[p] >= 0 and not (kind[p] == MOVE and result[p])
         k = kind[p]
         if p in no_convoy:
-            words: tuple[str, ...] = ("no convoy",)
+            words: tuple[str, ...] = (Result.NO_CONVOY,)
         elif p not in given or p in void_support or p in conflicted:
-            words = ("void",)
+            words = (Result.VOID,)
         elif k == MOVE:
-            words = ("ok",) if result[p] else ("disrupted",) if via[p] and not path(p) else ("bounce",)
+            words = (Result.OK,) if result[p] else (Result.DISRUPTED,) if via[p] and not path(p) else (Result.BOUNCE,)
         elif k == SUPPORT:
-            words = ("ok",) if result[p] else ("cut",)
+            words = (Result.OK,) if result[p] else (Result.CUT,)
         elif k == CONVOY:
-            words = ("ok",) if result[p] else () if gone else ("disrupted",)
+            words = (Result.OK,) if result[p] else () if gone else (Result.DISRUPTED,)
         elif given[p][0] == CONVOY:
-            words = ("void",)  # a legal convoy that matched no convoyed move
+            words = (Result.VOID,)  # a legal convoy that matched no convoyed move
         else:
-            words = ("ok",) if not gone else ()
-        results[u] = words + ("dislodged",) if gone else words
+            words = (Result.OK,) if not gone else ()
+        results[u] = words + (Result.DISLODGED,) if gone else words
     for p in dislodged_at:
-        results.setdefault(unit_at[p], ("dislodged",))
+        results.setdefault(unit_at[p], (Result.DISLODGED,))
     for p in destroyed:
-        results[unit_at[p]] += ("disband",)
+        results[unit_at[p]] += (Result.DISBAND,)
     for phantom in phantoms:
-        results.setdefault(phantom, ("void",))
+        results.setdefault(phantom, (Result.VOID,))
 
     return MovementOutcome(tuple(staying + moved_units), tuple(dislodged), results)
 

@@ -22,19 +22,46 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.maps import ARMY, FLEET, UNIT_LETTERS, Map
+from engine.maps import ARMY, FLEET, UNIT_LETTERS, Map, standard_map
 
 
 class OrderSyntaxError(ValueError):
     """Text that is not an order of the notation at all (an unknown word or province)."""
 
 
+def _repr(order: Order) -> str:
+    """``<Move A PAR - BUR>``: the order in the short notation, on the standard map.
+
+    An order holds location numbers and not its map, so its repr names them as the standard
+    map does (the engine ships that one map; on another, the names may be wrong, and a
+    number the standard map lacks is written ``#99``). :func:`format_order` writes an order
+    on its own map.
+
+    >>> Move(ARMY, 0, 1)  # locations 0 and 1 of the standard map
+    <Move A ADR - AEG>
+    >>> m = standard_map()
+    >>> parse_order(m, "A BUR S PAR - MAR"), parse_order(m, "F STP/SC B"), Waive()
+    (<SupportMove A BUR S PAR - MAR>, <Build F STP/SC B>, <Waive>)
+    >>> Hold(FLEET, 999)
+    <Hold F #999 H>
+    """
+    return f"<{type(order).__name__} {_format(_standard_name, order)}>" if not isinstance(order, Waive) else "<Waive>"
+
+
+def _standard_name(location: int) -> str:
+    names = standard_map().locations
+    return names[location] if 0 <= location < len(names) else f"#{location}"
+
+
 @dataclass(frozen=True, slots=True)
 class Hold:
     type: int | None
     location: int
+
+    __repr__ = _repr
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +71,8 @@ class Move:
     destination: int
     via_convoy: bool = False
 
+    __repr__ = _repr
+
 
 @dataclass(frozen=True, slots=True)
 class SupportHold:
@@ -51,6 +80,8 @@ class SupportHold:
     location: int
     supported_type: int | None
     supported_location: int
+
+    __repr__ = _repr
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +92,8 @@ class SupportMove:
     supported_location: int
     destination: int
 
+    __repr__ = _repr
+
 
 @dataclass(frozen=True, slots=True)
 class Convoy:
@@ -69,12 +102,16 @@ class Convoy:
     army_location: int
     destination: int
 
+    __repr__ = _repr
+
 
 @dataclass(frozen=True, slots=True)
 class Retreat:
     type: int | None
     location: int
     destination: int
+
+    __repr__ = _repr
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,16 +121,22 @@ class Disband:
     type: int | None
     location: int
 
+    __repr__ = _repr
+
 
 @dataclass(frozen=True, slots=True)
 class Build:
     type: int | None
     location: int
 
+    __repr__ = _repr
+
 
 @dataclass(frozen=True, slots=True)
 class Waive:
     """Decline one build."""
+
+    __repr__ = _repr
 
 
 Order = Hold | Move | SupportHold | SupportMove | Convoy | Retreat | Disband | Build | Waive
@@ -183,22 +226,26 @@ def _letter(unit_type: int | None) -> str:
 
 def format_order(m: Map, order: Order) -> str:
     """The short notation of an order: the inverse of :func:`parse_order`."""
+    return _format(m.name_of, order)
+
+
+def _format(name_of: Callable[[int], str], order: Order) -> str:
     if isinstance(order, Waive):
         return "WAIVE"
-    head = f"{_letter(order.type)}{m.name_of(order.location)}"
+    head = f"{_letter(order.type)}{name_of(order.location)}"
     if isinstance(order, Hold):
         return f"{head} H"
     if isinstance(order, Move):
-        return f"{head} - {m.name_of(order.destination)}" + (" VIA" if order.via_convoy else "")
+        return f"{head} - {name_of(order.destination)}" + (" VIA" if order.via_convoy else "")
     if isinstance(order, SupportHold):
-        return f"{head} S {_letter(order.supported_type)}{m.name_of(order.supported_location)}"
+        return f"{head} S {_letter(order.supported_type)}{name_of(order.supported_location)}"
     if isinstance(order, SupportMove):
-        supported = f"{_letter(order.supported_type)}{m.name_of(order.supported_location)}"
-        return f"{head} S {supported} - {m.name_of(order.destination)}"
+        supported = f"{_letter(order.supported_type)}{name_of(order.supported_location)}"
+        return f"{head} S {supported} - {name_of(order.destination)}"
     if isinstance(order, Convoy):
-        return f"{head} C A {m.name_of(order.army_location)} - {m.name_of(order.destination)}"
+        return f"{head} C A {name_of(order.army_location)} - {name_of(order.destination)}"
     if isinstance(order, Retreat):
-        return f"{head} R {m.name_of(order.destination)}"
+        return f"{head} R {name_of(order.destination)}"
     if isinstance(order, Disband):
         return f"{head} D"
     return f"{head} B"

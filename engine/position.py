@@ -22,6 +22,8 @@ from engine.maps import ARMY, FLEET, LAND, SEA, UNIT_LETTERS, Map, standard_map
 
 SEASONS = ("S", "F", "W")
 MOVEMENT, RETREATS, ADJUSTMENTS = "M", "R", "A"
+#: The kinds of phase by their letter, named as settings, the API and the page name them.
+PHASE_KINDS = {MOVEMENT: "movement", RETREATS: "retreat", ADJUSTMENTS: "adjustment"}
 
 
 @functools.total_ordering
@@ -60,11 +62,24 @@ class Phase:
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """A unit on the board: its power, type (``ARMY`` or ``FLEET``) and location."""
+    """A unit on the board: its power, type (``ARMY`` or ``FLEET``) and location.
+
+    Its repr names the location as the standard map does (a unit does not hold its map;
+    :meth:`Position.unit_name` names it on its own map):
+
+    >>> Position.initial().unit_in("LON")
+    <Unit ENGLAND F LON>
+    """
 
     power: str
     type: int
     location: int
+
+    def __repr__(self) -> str:
+        letter = UNIT_LETTERS[self.type] if self.type in (ARMY, FLEET) else f"?{self.type}"
+        names = standard_map().locations
+        place = names[self.location] if 0 <= self.location < len(names) else f"#{self.location}"
+        return f"<Unit {self.power} {letter} {place}>"
 
 
 def named_unit(power: str, order: object) -> Unit:

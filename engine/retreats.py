@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from engine.maps import FLEET
 from engine.orders import Disband, Order, Retreat
 from engine.position import Dislodged, Position, Unit, named_unit
+from engine.results import Result
 
 
 def adjudicate_retreats(
@@ -32,7 +33,7 @@ def adjudicate_retreats(
             here = province_of[location]
             d = waiting.get(here)
             if d is None:
-                void[position.unit_at.get(here) or named_unit(power, order)] = ("void",)
+                void[position.unit_at.get(here) or named_unit(power, order)] = (Result.VOID,)
                 continue
             ordered.add(here)
             if d.unit.power != power or not isinstance(order, (Retreat, Disband)):
@@ -55,15 +56,15 @@ def adjudicate_retreats(
         loc = going.get(here, -1)
         if loc >= 0 and arrivals[province_of[loc]] == 1:
             units.append(Unit(d.unit.power, d.unit.type, loc))
-            results[d.unit] = ("ok",)
+            results[d.unit] = (Result.OK,)
         elif loc >= 0:
-            results[d.unit] = ("bounce", "disband")
+            results[d.unit] = (Result.BOUNCE, Result.DISBAND)
         elif here in chosen and chosen[here] == [-1] * len(chosen[here]):
-            results[d.unit] = ("disband",)
+            results[d.unit] = (Result.DISBAND,)
         elif here in ordered:
-            results[d.unit] = ("void", "disband")
+            results[d.unit] = (Result.VOID, Result.DISBAND)
         else:
-            results[d.unit] = ("disband",)
+            results[d.unit] = (Result.DISBAND,)
     return tuple(units), results
 
 

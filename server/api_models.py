@@ -41,7 +41,7 @@ GameStatus = Literal["forming", "playing", "finished"]
 Seconds = Annotated[float, Field(gt=0, le=7 * 24 * 3600, description="seconds, more than 0")]
 
 
-class _Body(BaseModel):
+class Body(BaseModel):
     """Common configuration: unknown fields are errors (a typo must not pass silently)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -56,7 +56,7 @@ LLevels = Annotated[str, AfterValidator(normalise_l_levels)]
 """An L level list, kept in its canonical text."""
 
 
-class DeadlinesBody(_Body):
+class DeadlinesBody(Body):
     """How long each kind of phase may last, in seconds (the edge form of
     :class:`referee.deadlines.Deadlines`, with the API's bounds)."""
 
@@ -83,7 +83,7 @@ DEFAULT_DEADLINES = DeadlinesBody(movement=60, retreat=30, adjustment=30)
 PowerName = Literal["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
 
 
-class GameCreate(_Body):
+class GameCreate(Body):
     """The body of ``POST /api/games``: the settings of a new game (every field has a default)."""
 
     name: str = Field(default="", max_length=100, description="a name for people; need not be unique")
@@ -125,7 +125,7 @@ class GameCreate(_Body):
         return tuple(kind for kind in PHASE_KINDS.values() if kind in value)  # type: ignore[misc]
 
 
-class PlayerInfo(_Body):
+class PlayerInfo(Body):
     """One power of a game as the public sees it."""
 
     power: str = Field(description="AUSTRIA, ENGLAND, ...")
@@ -135,7 +135,7 @@ class PlayerInfo(_Body):
     eliminated: bool = False
 
 
-class GameResult(_Body):
+class GameResult(Body):
     """How a finished game ended."""
 
     outcome: Literal["solo", "draw", "cancelled"]
@@ -143,7 +143,7 @@ class GameResult(_Body):
     phase: str = Field(description="the last phase played, such as F1910M")
 
 
-class GameInfo(_Body):
+class GameInfo(Body):
     """A game in ``GET /api/games``: its settings and state, without the position."""
 
     id: str
@@ -156,27 +156,27 @@ class GameInfo(_Body):
     result: GameResult | None = None
 
 
-class GameList(_Body):
+class GameList(Body):
     """The body of ``GET /api/games``."""
 
     games: list[GameInfo]
 
 
-class GameCreated(_Body):
+class GameCreated(Body):
     """The ``201`` answer to ``POST /api/games``."""
 
     id: str
     settings: GameCreate
 
 
-class DislodgedUnit(_Body):
+class DislodgedUnit(Body):
     """A dislodged unit in a retreat phase."""
 
     power: str
     retreats: list[str] = Field(description="the provinces it may retreat to")
 
 
-class GamePosition(_Body):
+class GamePosition(Body):
     """A position in the format of the adjudication cases (``shared/spec/adjudication-case.md``)."""
 
     phase: str = Field(description="S1901M, F1901R, W1901A ...; COMPLETED for a finished game")
@@ -191,7 +191,7 @@ class GameDetail(GameInfo):
     position: GamePosition | None = None
 
 
-class HistoryEntry(_Body):
+class HistoryEntry(Body):
     """One phase played: the orders given, each unit's result and the position after."""
 
     phase: str
@@ -200,14 +200,14 @@ class HistoryEntry(_Body):
     position: GamePosition = Field(description="the position after the phase")
 
 
-class GameHistory(_Body):
+class GameHistory(Body):
     """The body of ``GET /api/games/{id}/history``: the phases played, oldest first."""
 
     id: str
     phases: list[HistoryEntry]
 
 
-class ClientConfig(_Body):
+class ClientConfig(Body):
     """The body of ``GET /api/config``: what the web page needs to know."""
 
     nego_url: str | None = Field(default=None, description="the negotiation server's URL, if there is one")
@@ -216,7 +216,7 @@ class ClientConfig(_Body):
     version: str = ""
 
 
-class ErrorBody(_Body):
+class ErrorBody(Body):
     """Every error answer: a message, and where in the input the problem is when known."""
 
     error: str

@@ -6,10 +6,10 @@ client; what a browser cannot do by itself is done here, on the server's own eng
 dialogue assistant, so that the page holds no second copy of the rules:
 
 - ``GET /`` the page, ``/static/...`` its files (revalidated on every load: ``no-cache``).
-- ``GET /api/map``: the standard map as the page draws it: every province with its kind,
-  name, coasts, supply centre and home, a position and a region (a Voronoi cell of the
-  positions in ``static/layout.json``, since the map data has no province shapes), the
-  adjacency of armies and fleets, the homes, and the initial position.
+- ``GET /api/map``: the standard map as the page draws it (:mod:`server.board`): every
+  province with its kind, name, coasts, supply centre and home, a position and a region,
+  the adjacency of armies and fleets, the homes, the powers with their names and colours,
+  and the initial position.
 - ``GET /api/games/{id}/legal?power=ENG``: the legal orders of a power in the current phase,
   in the short notation and in DAIDE (what ``SUB`` carries), by unit.
 - ``POST /api/orders/check`` ``{game, power, text}``: one order in the short notation,
@@ -22,25 +22,16 @@ dialogue assistant, so that the page holds no second copy of the rules:
 
 Everything here is public information (the position is public; legal orders follow from it),
 so nothing asks for a passcode.
-
->>> data = map_data()
->>> len(data.provinces), len(data.supply_centres), data.provinces[0].id
-(75, 34, 'ADR')
->>> sorted(data.army_moves["PAR"])
-['BRE', 'BUR', 'GAS', 'PIC']
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import json
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -49,26 +40,22 @@ from starlette.types import Scope
 
 import engine.orders as eo
 from engine import OrderSyntaxError, Position, format_order, legal_orders, parse_order, standard_map
-from engine.maps import COAST, LAND, SEA, Map
-from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS
+from engine.position import ADJUSTMENTS, PHASE_KINDS
 from protocol.daide.orders import DaideOrderError, order_from_engine
 from protocol.english import NotUnderstood, to_english, understand
 from protocol.l import LError, parse, to_text
-from server.api_models import GamePosition, game_position
+from referee.orders import NOTES, check_order
+from server.api_models import Body
+from server.board import map_data
 from server.bodies import error_response, read_body
-from referee.game_master import check_order
 from server.service import GameService
 
-__all__ = ["STATIC_DIR", "WEB_MODELS", "map_data", "routes"]
+__all__ = ["STATIC_DIR", "routes"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 """The page's files: shipped as package data of ``server``."""
 
 MAX_TEXT = 2_000
-REGION_RADIUS = 150.0
-"""No region reaches further than this from its province's position: the map's outer
-provinces end in a curve, not at the frame."""
-CIRCLE_SIDES = 24
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self' data: blob:; "
@@ -77,96 +64,16 @@ CSP = (
 )
 """The page loads nothing from elsewhere: only the negotiation server is reached, by websocket."""
 
-NOTES = {
-    "FAR": "the unit cannot reach that place (not adjacent, or no convoy can carry it)",
-    "NSP": "there is no such province",
-    "NSU": "there is no such unit there",
-    "NAS": "only a fleet at sea can convoy",
-    "NSF": "there is no fleet there",
-    "NSA": "there is no army there",
-    "NYU": "that is not your unit",
-    "NRN": "that unit needs no retreat",
-    "NVR": "that is not a retreat the unit may make",
-    "YSC": "that is not your supply centre",
-    "ESC": "that supply centre is not empty",
-    "HSC": "that is not one of your home supply centres",
-    "NSC": "that is not a supply centre",
-    "CST": "say which coast",
-    "NMB": "you have no more builds",
-    "NMR": "you have no more removals",
-    "NRS": "that kind of order is not given in this phase",
-}
-"""What each ``THX`` note means, for a person."""
-
-KIND_NAMES = {LAND: "land", COAST: "coast", SEA: "sea"}
-PHASE_KIND_NAMES = {MOVEMENT: "movement", RETREATS: "retreat", ADJUSTMENTS: "adjustment"}
-
 
 # --- the bodies ----------------------------------------------------------------------------------
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Province(_Body):
-    """One province as the page draws it."""
-
-    id: str = Field(description="the DAIDE abbreviation: PAR, STP, NTH")
-    name: str = Field(description="the English name")
-    kind: Literal["land", "coast", "sea"]
-    supply_centre: bool
-    home: str | None = Field(description="the power whose home centre it is")
-    coasts: list[str] = Field(description="its coasts (STP/NC, STP/SC), if it has several")
-    x: float
-    y: float
-    region: list[tuple[float, float]] = Field(description="the polygon drawn for it")
-
-
-class Place(_Body):
-    """A place of the layout with no province: an impassable area such as Switzerland, or an
-    island (Ireland, Corsica) drawn as a disc of ``radius`` in a region of sea."""
-
-    id: str
-    x: float
-    y: float
-    region: list[tuple[float, float]]
-    radius: float | None = Field(default=None, description="an island's radius; null for an impassable land")
-
-
-class Edge(_Body):
-    """Two provinces next to each other, and which units may pass between them."""
-
-    a: str
-    b: str
-    army: bool
-    fleet: bool
-
-
-class MapData(_Body):
-    """The body of ``GET /api/map``."""
-
-    name: str
-    width: float
-    height: float
-    powers: dict[str, str] = Field(description="DAIDE abbreviation -> full name")
-    provinces: list[Province]
-    locations: dict[str, tuple[float, float]] = Field(description="every location (coasts too) -> where a unit stands")
-    blanks: list[Place]
-    edges: list[Edge]
-    army_moves: dict[str, list[str]] = Field(description="location -> where an army there may move")
-    fleet_moves: dict[str, list[str]] = Field(description="location -> where a fleet there may move")
-    supply_centres: list[str]
-    homes: dict[str, list[str]]
-    initial: GamePosition
-
-
-class LegalOrder(_Body):
+class LegalOrder(Body):
     order: str = Field(description="the short notation: A PAR - BUR")
     daide: str = Field(description="the DAIDE order, as SUB carries it")
 
 
-class LegalOrders(_Body):
+class LegalOrders(Body):
     """The body of ``GET /api/games/{id}/legal``."""
 
     game: str
@@ -178,7 +85,7 @@ class LegalOrders(_Body):
     owed: int = Field(description="builds owed (positive) or removals owed (negative)")
 
 
-class OrderCheck(_Body):
+class OrderCheck(Body):
     """The body of ``POST /api/orders/check``."""
 
     game: str = Field(min_length=1, max_length=64)
@@ -186,7 +93,7 @@ class OrderCheck(_Body):
     text: str = Field(max_length=200)
 
 
-class OrderChecked(_Body):
+class OrderChecked(Body):
     ok: bool
     order: str | None = Field(default=None, description="the order in the short notation, normalised")
     daide: str | None = Field(default=None, description="the DAIDE order to SUB")
@@ -195,7 +102,7 @@ class OrderChecked(_Body):
     reason: str | None = None
 
 
-class Understand(_Body):
+class Understand(Body):
     """The body of ``POST /api/english/understand``."""
 
     game: str | None = Field(default=None, max_length=64)
@@ -205,7 +112,7 @@ class Understand(_Body):
     open_proposal: str | None = Field(default=None, max_length=16_384, description="L: the proposal being answered")
 
 
-class Understanding(_Body):
+class Understanding(Body):
     ok: bool
     l: str | None = Field(default=None, description="the L message understood")  # noqa: E741 - the language's name
     echo: str | None = Field(default=None, description="it in English, for the writer")
@@ -214,7 +121,7 @@ class Understanding(_Body):
     closest_echo: str | None = None
 
 
-class Render(_Body):
+class Render(Body):
     """The body of ``POST /api/english/render``: ``l`` (a message) or ``deal`` (of a ``confirmed`` frame)."""
 
     l: str | None = Field(default=None, max_length=16_384)  # noqa: E741
@@ -228,162 +135,10 @@ class Render(_Body):
         return self
 
 
-class Rendered(_Body):
+class Rendered(Body):
     english: str
 
 
-WEB_MODELS: tuple[type[BaseModel], ...] = (
-    MapData,
-    LegalOrders,
-    OrderCheck,
-    OrderChecked,
-    Understand,
-    Understanding,
-    Render,
-    Rendered,
-)
-"""The bodies of these endpoints, for the OpenAPI document (:func:`server.api_models.openapi`)."""
-
-
-# --- the map ---------------------------------------------------------------------------------
-
-
-@functools.cache
-def _layout() -> dict[str, Any]:
-    with (STATIC_DIR / "layout.json").open(encoding="utf-8") as handle:
-        layout: dict[str, Any] = json.load(handle)
-    return layout
-
-
-Point = tuple[float, float]
-
-
-def _clip(polygon: list[Point], normal: Point, limit: float) -> list[Point]:
-    """The part of a convex polygon where ``normal · p <= limit`` (Sutherland-Hodgman, one edge)."""
-    out: list[Point] = []
-    for i, p in enumerate(polygon):
-        q = polygon[(i + 1) % len(polygon)]
-        dp = normal[0] * p[0] + normal[1] * p[1] - limit
-        dq = normal[0] * q[0] + normal[1] * q[1] - limit
-        if dp <= 0:
-            out.append(p)
-        if (dp <= 0) != (dq <= 0):
-            t = dp / (dp - dq)
-            out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
-    return out
-
-
-def regions(
-    sites: Sequence[Point], width: float, height: float, radii: Sequence[float] | None = None
-) -> list[list[Point]]:
-    """The Voronoi cell of each site inside the frame, cut to a circle around it (of ``radii[i]``,
-    :data:`REGION_RADIUS` by default).
-
-    Cells are convex, so each is the frame clipped by the half-plane nearer its site than
-    each other site; n is under a hundred, so the quadratic way is fast enough and short.
-
-    >>> [len(cell) for cell in regions([(10, 10), (30, 10)], 40, 20, radii=[1000, 1000])]
-    [4, 4]
-    """
-    cells = []
-    circle = [
-        (math.cos(2 * math.pi * k / CIRCLE_SIDES), math.sin(2 * math.pi * k / CIRCLE_SIDES))
-        for k in range(CIRCLE_SIDES)
-    ]
-    for i, (sx, sy) in enumerate(sites):
-        cell: list[Point] = [(0.0, 0.0), (width, 0.0), (width, height), (0.0, height)]
-        for j, (tx, ty) in enumerate(sites):
-            if i != j and (tx, ty) != (sx, sy):
-                normal = (tx - sx, ty - sy)
-                cell = _clip(cell, normal, (tx * tx + ty * ty - sx * sx - sy * sy) / 2)
-        # the circle, as a polygon whose edges are tangent to it: clip by each tangent
-        radius = REGION_RADIUS if radii is None else radii[i]
-        for cx, cy in circle:
-            cell = _clip(cell, (cx, cy), cx * sx + cy * sy + radius)
-        cells.append([(round(x, 1), round(y, 1)) for x, y in cell])
-    return cells
-
-
-@functools.cache
-def map_data() -> MapData:
-    """The standard map with the layout's positions and the regions drawn from them (computed once)."""
-    m = standard_map()
-    layout = _layout()
-    positions: dict[str, list[float]] = layout["provinces"]
-    coast_positions: dict[str, list[float]] = layout["coasts"]
-    blank_positions: dict[str, list[float]] = {**layout.get("blanks", {}), **layout.get("islands", {})}
-    names = [m.locations[p] for p in m.provinces]
-    missing = [n for n in names if n not in positions]
-    if missing:
-        raise ValueError(f"layout.json has no position for {', '.join(missing)}")
-    sites = [(float(positions[n][0]), float(positions[n][1])) for n in names]
-    sites += [(float(b[0]), float(b[1])) for b in blank_positions.values()]
-    width, height = float(layout["width"]), float(layout["height"])
-    cells = regions(sites, width, height)
-    provinces = [
-        Province(
-            id=m.locations[p],
-            name=m.english_names[p],
-            kind=KIND_NAMES[m.kind[p]],  # type: ignore[arg-type]
-            supply_centre=m.is_supply_center[p],
-            home=m.home_of[p],
-            coasts=[m.locations[c] for c in m.coasts[p]],
-            x=sites[i][0],
-            y=sites[i][1],
-            region=cells[i],
-        )
-        for i, p in enumerate(m.provinces)
-    ]
-    blanks = [
-        Place(
-            id=name,
-            x=float(b[0]),
-            y=float(b[1]),
-            region=cells[len(names) + k],
-            radius=float(b[2]) if len(b) > 2 else None,
-        )
-        for k, (name, b) in enumerate(blank_positions.items())
-    ]
-    locations: dict[str, tuple[float, float]] = {}
-    for loc, name in enumerate(m.locations):
-        province = m.locations[m.province_of[loc]]
-        where = coast_positions.get(name, positions[province])
-        locations[name] = (float(where[0]), float(where[1]))
-    return MapData(
-        name=m.name,
-        width=width,
-        height=height,
-        powers=dict(m.power_abbreviations),
-        provinces=provinces,
-        locations=locations,
-        blanks=blanks,
-        edges=_edges(m),
-        army_moves={
-            m.locations[loc]: sorted(m.locations[d] for d in m.army_moves[loc]) for loc in range(len(m.locations))
-        },
-        fleet_moves={
-            m.locations[loc]: sorted(m.locations[d] for d in m.fleet_moves[loc]) for loc in range(len(m.locations))
-        },
-        supply_centres=[m.locations[p] for p in m.supply_centers],
-        homes={power: [m.locations[p] for p in provinces] for power, provinces in m.homes.items()},
-        initial=game_position(Position.initial(m)),
-    )
-
-
-def _edges(m: Map) -> list[Edge]:
-    """Each pair of neighbouring provinces once, with the kinds of unit that can cross."""
-    army: set[tuple[int, int]] = set()
-    fleet: set[tuple[int, int]] = set()
-    for loc in range(len(m.locations)):
-        here = m.province_of[loc]
-        for kind, moves in ((army, m.army_moves[loc]), (fleet, m.fleet_moves[loc])):
-            for dest in moves:
-                there = m.province_of[dest]
-                kind.add((min(here, there), max(here, there)))
-    return [
-        Edge(a=m.locations[a], b=m.locations[b], army=(a, b) in army, fleet=(a, b) in fleet)
-        for a, b in sorted(army | fleet)
-    ]
 
 
 # --- orders ----------------------------------------------------------------------------------
@@ -403,7 +158,7 @@ def legal_for(game_id: str, position: Position, power: str) -> LegalOrders:
         game=game_id,
         power=power,
         phase=str(position.phase),
-        kind=PHASE_KIND_NAMES[position.phase.kind],  # type: ignore[arg-type]
+        kind=PHASE_KINDS[position.phase.kind],  # type: ignore[arg-type]
         units=units,
         adjustments=adjustments,
         owed=position.adjustments.get(power, 0) if position.phase.kind == ADJUSTMENTS else 0,
@@ -419,7 +174,7 @@ def _legal(position: Position, power: str, order: eo.Order) -> LegalOrder | None
 
 
 def check(position: Position, power: str, text: str) -> OrderChecked:
-    """``text`` checked as ``power``'s order, as ``SUB`` would check it (see :func:`referee.game_master.check_order`).
+    """``text`` checked as ``power``'s order, as ``SUB`` would check it (see :func:`referee.orders.check_order`).
 
     >>> start = Position.initial()
     >>> check(start, "ENGLAND", "a lvp-yor").daide

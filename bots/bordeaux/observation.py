@@ -63,15 +63,14 @@ powers whose mean friendliness with it is at most :data:`ENEMY_THRESHOLD`.
 
 from __future__ import annotations
 
-import functools
 import math
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import engine.orders as eo
-from engine.maps import ARMY, Map
+from engine.maps import ARMY, FLEET
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Position, Unit
+from engine.results import Result
 from referee.compliance import Commitment, Report, attacks
 
 __all__ = [
@@ -263,7 +262,7 @@ def _coordination(before: Position, orders: Mapping[str, Sequence[eo.Order]], re
             helped = before.unit_at.get(province_of[source])
             if unit is None or unit.power != power or helped is None or helped.power == power:
                 continue
-            add(power, helped.power, -REFUSED if "void" in results.get(unit, ()) else COORDINATION)
+            add(power, helped.power, -REFUSED if Result.VOID in results.get(unit, ()) else COORDINATION)
 
 
 def _attacks(before: Position, orders: Mapping[str, Sequence[eo.Order]], results: Results, add: Add) -> None:
@@ -296,40 +295,26 @@ def _outcome(before: Position, results: Results, mover: Unit, target: int, victi
     words = results.get(mover, ())
     defender = before.unit_at.get(target)
     held = results.get(defender, ()) if defender is not None and defender.power == victim else ()
-    if "ok" in words:
-        return "dislodged" if "dislodged" in held else "advance"
-    if "cut" in held:
+    if Result.OK in words:
+        return "dislodged" if Result.DISLODGED in held else "advance"
+    if Result.CUT in held:
         return "cut"
-    return "bounce" if "bounce" in words else "failed"
+    return "bounce" if Result.BOUNCE in words else "failed"
 
 
-@functools.cache
-def _distances(m: Map) -> tuple[tuple[tuple[float, ...], ...], tuple[tuple[float, ...], ...]]:
-    """``d[unit_type][location][province]``: moves of such a unit from the location to the province."""
-    tables = []
-    for moves in (m.army_moves, m.fleet_moves):
-        rows = []
-        for start in range(len(m.locations)):
-            seen = {start: 0}
-            queue = deque([start])
-            while queue:
-                here = queue.popleft()
-                for there in moves[here]:
-                    if there not in seen:
-                        seen[there] = seen[here] + 1
-                        queue.append(there)
-            row = [math.inf] * len(m.locations)
-            for loc, d in seen.items():
-                p = m.province_of[loc]
-                row[p] = min(row[p], d)
-            rows.append(tuple(row))
-        tables.append(tuple(rows))
-    return tables[0], tables[1]
+def _nearest(table: tuple[tuple[int, ...], ...], start: int, centres: Sequence[int]) -> float:
+    """The fewest moves from location ``start`` (-1: from nowhere) to any of ``centres``, by a row of
+    :meth:`engine.maps.Map.unit_distances`; infinite when none can be reached."""
+    if start < 0:
+        return math.inf
+    row = table[start]
+    return min(row[c] if row[c] >= 0 else math.inf for c in centres)
 
 
 def _movement(before: Position, orders: Mapping[str, Sequence[eo.Order]], results: Results, add: Add) -> None:
     m = before.map
-    table = _distances(m)
+    # by location: a fleet on one coast of a province is not on the other
+    tables = (m.unit_distances(ARMY, coasts=True), m.unit_distances(FLEET, coasts=True))
     owned: dict[str, list[int]] = {}
     for p, owner in enumerate(before.centers):
         if owner is not None:
@@ -344,8 +329,8 @@ def _movement(before: Position, orders: Mapping[str, Sequence[eo.Order]], result
             for other, centres in owned.items():
                 if other == power:
                     continue
-                near_before = math.inf if start < 0 else min(table[unit_type][start][c] for c in centres)
-                near_after = math.inf if end < 0 else min(table[unit_type][end][c] for c in centres)
+                near_before = _nearest(tables[unit_type], start, centres)
+                near_after = _nearest(tables[unit_type], end, centres)
                 change = filtered(near_after) - filtered(near_before)
                 if change:
                     add(power, other, -APPROACH * weight * change)
@@ -362,7 +347,7 @@ def _step(
         unit = before.unit_at.get(before.map.province_of[order.location])
         if unit is None or unit.power != power:
             return None
-        return unit.type, unit.location, order.destination, 1.0 if "ok" in results.get(unit, ()) else 0.5
+        return unit.type, unit.location, order.destination, 1.0 if Result.OK in results.get(unit, ()) else 0.5
     if kind == RETREATS and isinstance(order, eo.Retreat | eo.Disband):
         unit = Unit(power, unit_type, order.location)
         if not any(d.unit == unit for d in before.dislodged):

@@ -79,7 +79,6 @@ from __future__ import annotations
 import functools
 import itertools
 import random
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -115,7 +114,7 @@ __all__ = [
 Key = tuple[str | int, ...]
 STAY: Key = ("=",)
 HOLD: Key = ("H",)
-INFINITE = 99  # the margin of a plan nothing threatens; the distance to a place out of reach
+INFINITE = 99  # the margin of a plan nothing threatens
 
 
 def compatible_keys(first: Key, second: Key) -> Key | None:
@@ -764,13 +763,13 @@ class Tactics:
         board = self.board
         m = board.map
         u = board.unit_at[unit]
-        table = _distances(m, u.type)
+        table = m.unit_distances(u.type)  # a province's coasts as one place: where a fleet stands is its province
         friendly = {view.power} | (view.partners if view.implicit else set())
         goals = [c for c in board.centres if board.owner[c] not in friendly]
 
         def worth(province: int) -> float:
             row = table[province]
-            return sum(self.DECAY ** row[c] for c in goals if row[c] < INFINITE)
+            return sum(self.DECAY ** row[c] for c in goals if row[c] >= 0)
 
         options = [(worth(unit), unit)]
         for q in sorted(board.reach[unit]):
@@ -853,30 +852,6 @@ def _stopped(
     left = [s for s in plan.supporters if s not in free]
     need = len(plan.supporters) + (1 if plan.hold else 0)
     return len(free) + helping + _matching(view, cutting, left) >= need
-
-
-@functools.cache
-def _distances(m: Map, unit_type: int) -> tuple[tuple[int, ...], ...]:
-    """``table[a][b]``: the moves a unit of ``unit_type`` needs from province a to province b (``INFINITE``: never)."""
-    n = len(m.locations)
-    neighbours: list[set[int]] = [set() for _ in range(n)]
-    moves = m.army_moves if unit_type == ARMY else m.fleet_moves
-    for loc in range(n):
-        neighbours[m.province_of[loc]].update(m.province_of[d] for d in moves[loc])
-    table = []
-    for start in range(n):
-        dist = [INFINITE] * n
-        if m.province_of[start] == start:
-            dist[start] = 0
-            queue = deque([start])
-            while queue:
-                here = queue.popleft()
-                for there in neighbours[here]:
-                    if dist[there] == INFINITE:
-                        dist[there] = dist[here] + 1
-                        queue.append(there)
-        table.append(tuple(dist))
-    return tuple(table)
 
 
 @functools.cache

@@ -5,6 +5,7 @@ import { api } from "./api.js";
 import { $, h } from "./dom.js";
 import { GameView } from "./game.js";
 import { Lobby } from "./lobby.js";
+import { setPowers } from "./powers.js";
 
 const shared = { config: null, map: null };
 let lobby = null;
@@ -42,6 +43,7 @@ function muteButton() {
 async function boot() {
   try {
     [shared.config, shared.map] = await Promise.all([api.config(), api.map()]);
+    setPowers(shared.map.power_table);
   } catch (error) {
     $("#lobby").append(h("p", { class: "bad" }, `The game server does not answer: ${error.message}`));
     return;

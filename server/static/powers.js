@@ -1,20 +1,36 @@
-// The powers: names, adjectives and colours (the CSS uses the same colours by class).
+// The powers: names, adjectives and colours, as the server's /api/map gives them (its
+// power_table, from the engine's Power), so that the page holds no copy of its own.
 
-export const POWERS = ["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"];
+/** The DAIDE tokens in the map's order: "AUS", "ENG", ... */
+export const POWERS = [];
+/** Token -> English name: ENG -> "England". */
+export const NAMES = {};
+/** Token -> adjective: ENG -> "English". */
+export const ADJECTIVES = {};
+/** Token -> the engine's full name: ENG -> "ENGLAND". */
+export const FULL = {};
+/** Token -> colour on the board; the CSS reads the same colours as --ENG, ... */
+export const COLOURS = {};
 
-export const NAMES = {
-  AUS: "Austria", ENG: "England", FRA: "France", GER: "Germany", ITA: "Italy", RUS: "Russia", TUR: "Turkey",
-};
+const ABBREVIATION = {};
 
-export const FULL = {
-  AUS: "AUSTRIA", ENG: "ENGLAND", FRA: "FRANCE", GER: "GERMANY", ITA: "ITALY", RUS: "RUSSIA", TUR: "TURKEY",
-};
-
-export const COLOURS = {
-  AUS: "#c8322a", ENG: "#2f4fb0", FRA: "#2aa3d6", GER: "#5a5a5a", ITA: "#2c9447", RUS: "#8a4bb3", TUR: "#d9a90b",
-};
-
-const ABBREVIATION = Object.fromEntries(Object.entries(FULL).map(([a, f]) => [f, a]));
+/**
+ * Fill the tables (in place: the modules that import them keep the same objects) from the
+ * map's power_table, and give the CSS its colours. Called once, when the map has come,
+ * before anything is drawn.
+ */
+export function setPowers(table) {
+  POWERS.length = 0;
+  for (const p of table) {
+    POWERS.push(p.token);
+    NAMES[p.token] = p.english;
+    ADJECTIVES[p.token] = p.adjective;
+    FULL[p.token] = p.name;
+    COLOURS[p.token] = p.colour;
+    ABBREVIATION[p.name] = p.token;
+    document.documentElement.style.setProperty(`--${p.token}`, p.colour);
+  }
+}
 
 /** The abbreviation of a power from either form ("ENGLAND" or "ENG"). */
 export function abbr(power) {
