@@ -25,6 +25,7 @@ from typing import Any
 import engine.orders as eo
 from engine import Adjudication, Position, adjudicate, standard_map
 from engine.maps import ARMY, Map
+from engine.results import Result
 from engine.position import ADJUSTMENTS, MOVEMENT, PHASE_KINDS, RETREATS, Unit
 from protocol.daide.messages import (
     Adm,
@@ -734,7 +735,7 @@ class GameMaster:
                 given = self.pending.get(d.unit.power, {}).get(order_key(m, d.unit.location))
                 order = given.order if given is not None else eo.Disband(d.unit.type, d.unit.location)
                 words = results.get(d.unit, ())
-                result = "SUC" if words in (("ok",), ("disband",)) else "BNC" if "bounce" in words else "NSO"
+                result = "SUC" if words in ((Result.OK,), (Result.DISBAND,)) else "BNC" if Result.BOUNCE in words else "NSO"
                 out.append((order_from_engine(d.unit.power, order, before), result, False))
         else:
             removed_by_order: set[Unit | None] = set()
@@ -743,16 +744,16 @@ class GameMaster:
                     order = submitted.order
                     if isinstance(order, eo.Build):
                         built = Unit(power, order.type if order.type is not None else ARMY, order.location)
-                        result = "SUC" if results.get(built) == ("ok",) else "NSO"
+                        result = "SUC" if results.get(built) == (Result.OK,) else "NSO"
                     elif isinstance(order, eo.Disband):
                         removed = before.unit_at.get(m.province_of[order.location])
                         removed_by_order.add(removed)
-                        result = "SUC" if removed is not None and results.get(removed) == ("ok",) else "NSO"
+                        result = "SUC" if removed is not None and results.get(removed) == (Result.OK,) else "NSO"
                     else:
                         result = "SUC"
                     out.append((order_from_engine(power, order, before), result, False))
             for unit, words in results.items():
-                if words == ("disband",) and unit not in removed_by_order:  # civil disorder removal
+                if words == (Result.DISBAND,) and unit not in removed_by_order:  # civil disorder removal
                     order = eo.Disband(unit.type, unit.location)
                     out.append((order_from_engine(unit.power, order, before), "SUC", False))
         return out
@@ -878,10 +879,20 @@ def _by_power(units: Iterable[Unit], powers: tuple[str, ...]) -> list[Unit]:
     return sorted(units, key=lambda u: (powers.index(u.power), u.location))
 
 
+#: The DAIDE result of an order (``ORD``) for the engine's first result word.
+DAIDE_RESULTS = {
+    Result.OK: "SUC",
+    Result.BOUNCE: "BNC",
+    Result.CUT: "CUT",
+    Result.DISRUPTED: "DSR",
+    Result.NO_CONVOY: "NSO",
+    Result.VOID: "NSO",
+}
+
+
 def _movement_result(words: tuple[str, ...]) -> tuple[str | None, bool]:
-    ret = "dislodged" in words
-    base = [w for w in words if w not in ("dislodged", "disband")]
-    names = {"ok": "SUC", "bounce": "BNC", "cut": "CUT", "disrupted": "DSR", "no convoy": "NSO", "void": "NSO"}
+    ret = Result.DISLODGED in words
+    base = [w for w in words if w not in (Result.DISLODGED, Result.DISBAND)]
     if base:
-        return names[base[0]], ret
+        return DAIDE_RESULTS[Result(base[0])], ret
     return (None, True) if ret else ("SUC", False)
