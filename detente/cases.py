@@ -1,7 +1,10 @@
-"""The adjudication-case JSON interface (``shared/spec/adjudication-case.md``).
+"""The adjudication-case JSON interface (``docs/adjudication-case.md``).
 
 The shape of a case is checked with pydantic at this edge; what is inside (phases,
 units, orders) is the engine's to judge, and a bad order is void, never an error.
+The start position is checked too: a retreat option of a dislodged unit that the unit
+could never take (not adjacent, not reachable by its type, occupied) is a
+:class:`StartError`, since no movement phase could have produced it.
 
 >>> case = {"start": {"phase": "S1901M", "units": {"FRANCE": ["A PAR"]}, "centers": {}},
 ...         "turns": [{"orders": {"FRANCE": ["A PAR - BUR"]}}]}
@@ -16,12 +19,24 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from engine.game import adjudicate, parse_orders
-from engine.maps import Map, standard_map
+from engine.maps import ARMY, LAND, SEA, Map, standard_map
 from engine.position import Position
 
 
 class CaseError(ValueError):
     """A case that is not of the documented shape (as opposed to a bad order in it)."""
+
+
+class StartError(CaseError):
+    """A start position with retreat options its dislodged units could not take.
+
+    ``problems`` holds ``(unit, message)`` for each bad option, the unit named as in the
+    answers (``"F TRI"``); ``str()`` of the error joins the messages with ``"; "``.
+    """
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(message for _, message in problems))
+        self.problems = problems
 
 
 class DislodgedUnit(BaseModel):
@@ -72,6 +87,9 @@ def run_case(case: Any, m: Map | None = None) -> list[dict[str, Any]]:
         )
     except (KeyError, ValueError) as error:
         raise CaseError(f"start: {error}") from None
+    problems = retreat_problems(position, {name: d.retreats for name, d in start.dislodged.items()})
+    if problems:
+        raise StartError(problems)
     answer = []
     for number, turn in enumerate(checked.turns):
         try:
@@ -89,7 +107,88 @@ def run_case(case: Any, m: Map | None = None) -> list[dict[str, Any]]:
     return answer
 
 
+def retreat_problems(position: Position, written: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """``(unit, message)`` for each retreat option of a dislodged unit that it could not take.
+
+    ``written`` maps each dislodged unit, as the case names it, to its retreat options as
+    written; ``position.dislodged`` holds the same units in the same order. An option is
+    wrong when its province is not adjacent to the unit's, when the unit's type cannot go
+    there (an army to a sea or onto a coast, a fleet inland or to a coast it cannot reach
+    from where it stands, or to a two-coast province without naming the coast), or when
+    a unit of the position stands there.
+
+    >>> start = Position.build("F1901R", {"ITALY": ["F TRI"]}, {}, {"A TRI": ("AUSTRIA", ["VIE", "ADR", "GAL"])})
+    >>> retreat_problems(start, {"A TRI": ["VIE", "ADR", "GAL"]})  # doctest: +NORMALIZE_WHITESPACE
+    [('A TRI', 'dislodged A TRI: retreat option ADR is a sea: an army cannot go there'),
+     ('A TRI', 'dislodged A TRI: retreat option GAL is not adjacent to TRI')]
+    """
+    m = position.map
+    province_of = m.province_of
+    problems = []
+    for dislodged, options in zip(position.dislodged, written.values(), strict=True):
+        unit = dislodged.unit
+        name = position.unit_name(unit)
+        here = province_of[unit.location]
+        for option in options:
+            target = m.location(option)  # Position.build has read it already
+            there = province_of[target]
+            shown = m.name_of(target)
+            if m.distances[here][there] != 1:
+                why = f"is not adjacent to {m.name_of(here)}"
+            elif unit.type == ARMY and m.kind[there] == SEA:
+                why = "is a sea: an army cannot go there"
+            elif unit.type == ARMY and target != there:
+                why = f"is a coast: an army retreats to the province ({m.name_of(there)})"
+            elif unit.type == ARMY and there not in m.army_moves[here]:
+                why = f"cannot be reached by an army from {m.name_of(here)}"
+            elif unit.type != ARMY and m.kind[there] == LAND:
+                why = "is inland: a fleet cannot go there"
+            elif unit.type != ARMY and target == there and reachable_coasts(m, unit.location, there):
+                why = f"names no coast: a fleet goes to {' or '.join(reachable_coasts(m, unit.location, there))}"
+            elif unit.type != ARMY and target not in m.fleet_moves[unit.location]:
+                why = f"cannot be reached by a fleet on {m.name_of(unit.location)}"
+            elif there in position.unit_at:
+                occupant = position.unit_at[there]
+                why = f"is occupied by {position.unit_name(occupant)} ({occupant.power})"
+            else:
+                continue
+            problems.append((name, f"dislodged {name}: retreat option {shown} {why}"))
+    return problems
+
+
+def reachable_coasts(m: Map, location: int, province: int) -> list[str]:
+    """The coasts of a two-coast ``province`` a fleet at ``location`` can move to, by name."""
+    return sorted(m.name_of(c) for c in m.coasts[province] if c in m.fleet_moves[location])
+
+
 def run_cases(data: Any, m: Map | None = None) -> list[list[dict[str, Any]]]:
-    """One case or a list of cases, as ``detente adjudicate`` reads them."""
+    """One case or a list of cases, as ``detente adjudicate`` reads them; the first error raises."""
     cases = data if isinstance(data, list) else [data]
     return [run_case(case, m) for case in cases]
+
+
+def answer_cases(data: Any, m: Map | None = None) -> tuple[list[list[dict[str, Any]] | None], list[dict[str, Any]]]:
+    """One case or a list of cases, answering every case whose start position holds.
+
+    A case whose start position fails :func:`retreat_problems` gets ``None`` in the
+    answers, and one error per bad retreat option: ``{"error": message, "case": index,
+    "unit": unit}`` (``name`` too when the case has one), the message naming the case
+    (``case 1 (its name): dislodged F TRI: retreat option ...``). A case of the wrong
+    shape still raises :class:`CaseError`, for the whole file.
+    """
+    cases = data if isinstance(data, list) else [data]
+    answers: list[list[dict[str, Any]] | None] = []
+    errors: list[dict[str, Any]] = []
+    for index, case in enumerate(cases):
+        try:
+            answers.append(run_case(case, m))
+        except StartError as error:
+            answers.append(None)
+            name = case.get("name") if isinstance(case, dict) else None
+            label = f"case {index}" + (f" ({name})" if name else "")
+            for unit, message in error.problems:
+                entry: dict[str, Any] = {"error": f"{label}: {message}", "case": index}
+                if name:
+                    entry["name"] = name
+                errors.append({**entry, "unit": unit})
+    return answers, errors

@@ -3,10 +3,13 @@
 ``detente check l|daide TEXT|-`` checks negotiation and DAIDE messages (see
 :mod:`detente.check`).
 
-``detente adjudicate FILE|-`` plays adjudication cases (``shared/spec/adjudication-case.md``)
+``detente adjudicate FILE|-`` plays adjudication cases (``docs/adjudication-case.md``)
 and prints the positions after each turn as JSON. A file that is not JSON, or not
 cases, gets a JSON error on standard error (with line and column where the JSON
-itself is broken) and exit status 2; a bad order is never an error, only void.
+itself is broken) and exit status 2; a bad order is never an error, only void. A case
+whose start position gives a dislodged unit a retreat option it could not take gets
+``null`` for its answer and one JSON error line per bad option on standard error; the
+other cases are answered, and the exit status is 2.
 
 ``detente serve [--host H] [--port P] [--db FILE] ...`` runs the game server (see
 :mod:`server.main`); ``detente nego --game-server URL ...`` the negotiation server (see
@@ -23,7 +26,7 @@ from importlib import resources
 
 from detente import bot_command, report_command, run_command
 from detente import play as play_command
-from detente.cases import CaseError, run_cases
+from detente.cases import CaseError, answer_cases
 
 
 def _error(message: str, **where: int) -> int:
@@ -48,16 +51,19 @@ def adjudicate_command(source: str) -> int:
     except json.JSONDecodeError as error:
         return _error(f"invalid JSON: {error.msg}", line=error.lineno, column=error.colno)
     try:
-        answer = run_cases(data)
+        answer, errors = answer_cases(data)
     except CaseError as error:
         return _error(str(error))
+    for error in errors:  # start positions that do not hold: those cases are null, the others answered
+        json.dump(error, sys.stderr)
+        sys.stderr.write("\n")
     try:
         json.dump(answer, sys.stdout, indent=1)
         sys.stdout.write("\n")
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away (``| head``): not our error
         sys.stdout = None  # type: ignore[assignment]  # keep the interpreter from flushing again
-    return 0
+    return 2 if errors else 0
 
 
 def build_parser() -> argparse.ArgumentParser:

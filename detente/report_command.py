@@ -5,7 +5,8 @@ run`` directory, a directory of them (one session each) or a game server databas
 the page. Input that cannot be read gets one line on standard error and exit status 2.
 
 :mod:`detente.report` (and so matplotlib) is imported only when the command runs, so that the
-other commands do not pay for it.
+other commands do not pay for it. matplotlib comes with the ``report`` extra (``pip install
+'detente[report]'``); without it the command says so in one line and exits with status 2.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import sys
 from pathlib import Path
 
 __all__ = ["add_arguments", "run"]
+
+#: What ``detente report`` says when matplotlib is not installed.
+MISSING_MATPLOTLIB = "needs matplotlib, which is not installed: pip install 'detente[report]'"
 
 
 def _count(text: str) -> int:
@@ -45,12 +49,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read the source, write the page; exit status 2 when the source or the output is unusable."""
-    from detente.report import ReportError, load, render
+    """Read the source, write the page; exit status 2 when the source or the output is unusable,
+    or matplotlib is not installed."""
 
     def fail(message: str) -> int:
         print(f"detente report: {message}", file=sys.stderr)
         return 2
+
+    try:
+        from detente.report import ReportError, load, render
+    except ImportError as error:
+        if (error.name or "").partition(".")[0] != "matplotlib":
+            raise
+        return fail(MISSING_MATPLOTLIB)
 
     try:
         experiment = load(args.source)

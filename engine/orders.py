@@ -172,7 +172,7 @@ def _place(m: Map, tokens: list[str], i: int) -> int:
 
 
 def parse_order(m: Map, text: str) -> Order:
-    """Parse one order in the usual short notation (see ``shared/spec/adjudication-case.md``).
+    """Parse one order in the usual short notation (see ``docs/adjudication-case.md``).
 
     ``A PAR H``, ``A PAR - BUR``, ``A LON - NWY VIA``, ``A BUR S A PAR - MAR``,
     ``A BUR S A PAR``, ``F NTH C A LON - NWY``, ``F TRI R ALB``, ``F TRI D``,

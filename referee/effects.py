@@ -4,7 +4,11 @@ The game master (:class:`referee.game_master.GameMaster`) and the negotiation
 (:class:`referee.negotiation.Negotiation`) take an input and return a :class:`Step`:
 the :class:`Record` values to store, then the effects to perform in order. A caller stores
 the records first and performs the effects only once they are durable, so that nothing is
-acknowledged that a crash could lose; replaying the stored records rebuilds the state.
+acknowledged that a crash could lose. A machine's state moves with the step; a caller
+whose store refuses the records performs none of the effects and rebuilds the machine
+from what is stored (:meth:`GameMaster.replay <referee.game_master.GameMaster.replay>`,
+:meth:`Negotiation.apply <referee.negotiation.Negotiation.apply>`), which is the state
+before the step: the step's new state counts only once its records are stored.
 
 The effects:
 

@@ -177,7 +177,7 @@ class DislodgedUnit(Body):
 
 
 class GamePosition(Body):
-    """A position in the format of the adjudication cases (``shared/spec/adjudication-case.md``)."""
+    """A position in the format of the adjudication cases (``docs/adjudication-case.md``)."""
 
     phase: str = Field(description="S1901M, F1901R, W1901A ...; COMPLETED for a finished game")
     units: dict[str, list[str]] = Field(description='power -> units such as "A PAR", "F STP/SC"')

@@ -13,7 +13,7 @@ From the game server:
 - ``{"type": "results", "game", "phase", "orders", "results", "before", "after"}``: a phase
   was adjudicated: the orders adjudicated by power (short notation, after binding; units
   without one held or disbanded), each unit's result words, and the positions before and
-  after in the format of ``shared/spec/adjudication-case.md``.
+  after in the adjudication-case format (``docs/adjudication-case.md``).
 - ``{"type": "press", "game", "phase", "sender", "recipients", "press"}``: press a DAIDE
   client sent (powers as DAIDE tokens; ``press`` the DAIDE press message as text).
 - ``{"type": "over", "game", "phase", "winner", "survivors"}``: the game ended.

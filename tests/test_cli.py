@@ -72,3 +72,128 @@ def test_every_command_is_wired(tmp_path: Path) -> None:
     commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     assert set(commands) == {"adjudicate", "check", "serve", "nego", "bot", "run", "report", "play"}
     assert main(["report", str(tmp_path / "nowhere"), "-o", str(tmp_path / "r.html")]) == 2
+
+
+# --- the start position is checked: retreat options a dislodged unit could not take ------------------------
+
+
+def retreat_case(name: str, dislodged: str, power: str, retreats: list[str]) -> dict:
+    """A fall retreat phase: Italy in Trieste, Spain and Budapest; ``dislodged`` waits to retreat."""
+    return {
+        "name": name,
+        "start": {
+            "phase": "F1901R",
+            "units": {"ITALY": ["A TRI", "F SPA/SC", "A BUD"]},
+            "centers": {},
+            "dislodged": {dislodged: {"power": power, "retreats": retreats}},
+        },
+        "turns": [{"orders": {}}],
+    }
+
+
+def adjudicate_errors(*cases: dict) -> tuple[subprocess.CompletedProcess[str], list, list[dict]]:
+    run = detente("adjudicate", "-", stdin=json.dumps(list(cases)))
+    assert "Traceback" not in run.stderr
+    return run, json.loads(run.stdout), [json.loads(line) for line in run.stderr.splitlines()]
+
+
+def test_a_retreat_option_not_adjacent_is_an_error_naming_case_and_unit() -> None:
+    run, answers, errors = adjudicate_errors(retreat_case("far away", "A TRI", "AUSTRIA", ["ALB", "VIE", "MOS"]))
+    assert run.returncode == 2
+    assert answers == [None]
+    assert errors == [
+        {
+            "error": "case 0 (far away): dislodged A TRI: retreat option MOS is not adjacent to TRI",
+            "case": 0,
+            "name": "far away",
+            "unit": "A TRI",
+        }
+    ]
+
+
+def test_a_retreat_option_occupied_in_the_start_position_is_an_error() -> None:
+    run, answers, errors = adjudicate_errors(retreat_case("occupied", "A TRI", "AUSTRIA", ["BUD", "VIE"]))
+    assert run.returncode == 2
+    assert answers == [None]
+    [error] = errors
+    assert error["error"] == "case 0 (occupied): dislodged A TRI: retreat option BUD is occupied by A BUD (ITALY)"
+    assert (error["case"], error["unit"]) == (0, "A TRI")
+
+
+def test_a_retreat_option_the_unit_type_cannot_reach_is_an_error() -> None:
+    army_to_sea = retreat_case("army to sea", "A TRI", "AUSTRIA", ["ADR", "VIE"])
+    fleet_inland = retreat_case("fleet inland", "F TRI", "AUSTRIA", ["ALB", "VIE"])
+    other_coast = retreat_case("other coast", "F SPA/SC", "FRANCE", ["WES", "GAS", "POR", "MAR"])
+    no_coast = retreat_case("no coast", "F MAO", "FRANCE", ["SPA", "SPA/NC"])
+    no_coast["start"]["units"]["ITALY"] = ["F MAO", "A BUD"]
+    run, answers, errors = adjudicate_errors(army_to_sea, fleet_inland, other_coast, no_coast)
+    assert run.returncode == 2
+    assert answers == [None, None, None, None]
+    assert [(e["case"], e["unit"], e["error"]) for e in errors] == [
+        (0, "A TRI", "case 0 (army to sea): dislodged A TRI: retreat option ADR is a sea: an army cannot go there"),
+        (1, "F TRI", "case 1 (fleet inland): dislodged F TRI: retreat option VIE is inland: a fleet cannot go there"),
+        (
+            2,
+            "F SPA/SC",
+            "case 2 (other coast): dislodged F SPA/SC: retreat option GAS cannot be reached by a fleet on SPA/SC",
+        ),
+        (
+            3,
+            "F MAO",
+            "case 3 (no coast): dislodged F MAO: retreat option SPA names no coast: a fleet goes to SPA/NC or SPA/SC",
+        ),
+    ]
+
+
+def test_other_cases_are_still_answered_and_the_exit_status_is_2(tmp_path: Path) -> None:
+    good_retreat = retreat_case("fine", "A TRI", "AUSTRIA", ["ALB", "VIE"])
+    good_retreat["turns"] = [{"orders": {"AUSTRIA": ["A TRI R VIE"]}}]
+    bad = retreat_case("bad", "A TRI", "AUSTRIA", ["ADR"])
+    bad.pop("name")
+    path = tmp_path / "cases.json"
+    path.write_text(json.dumps([CASE, bad, good_retreat]))
+    run = detente("adjudicate", str(path))
+    assert run.returncode == 2
+    first, second, third = json.loads(run.stdout)
+    assert first[0]["results"]["A PAR"] == ["bounce"]
+    assert second is None
+    assert third[0]["units"]["AUSTRIA"] == ["A VIE"] and third[0]["results"]["A TRI"] == ["ok"]
+    [error] = (json.loads(line) for line in run.stderr.splitlines())
+    assert error == {
+        "error": "case 1: dislodged A TRI: retreat option ADR is a sea: an army cannot go there",
+        "case": 1,
+        "unit": "A TRI",
+    }
+
+
+def test_a_sound_retreat_start_exits_0() -> None:
+    run, answers, errors = adjudicate_errors(retreat_case("fine", "A TRI", "AUSTRIA", ["ALB", "VIE", "SER"]))
+    assert run.returncode == 0 and errors == []
+    assert answers[0][0]["results"]["A TRI"] == ["disband"]
+
+
+# --- matplotlib is an extra: only ``detente report`` needs it ---------------------------------------------
+
+WITHOUT_MATPLOTLIB = (
+    "import sys; sys.modules['matplotlib'] = None; from detente.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def without_matplotlib(*args: str) -> subprocess.CompletedProcess[str]:
+    """``detente ARGS`` in a process where ``import matplotlib`` fails, as where it is not installed."""
+    return subprocess.run(
+        [sys.executable, "-c", WITHOUT_MATPLOTLIB, *args], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_report_without_matplotlib_says_how_to_install_it(tmp_path: Path) -> None:
+    run = without_matplotlib("report", str(tmp_path), "-o", str(tmp_path / "report.html"))
+    assert run.returncode == 2
+    assert run.stderr == "detente report: needs matplotlib, which is not installed: pip install 'detente[report]'\n"
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_other_commands_run_without_matplotlib() -> None:
+    run = without_matplotlib("adjudicate", "example")
+    assert run.returncode == 0, run.stderr
+    assert len(json.loads(run.stdout)) == 1

@@ -20,7 +20,7 @@ and every field of it is asserted:
 ``results`` (where given)
     the result words of some orders.
 
-Values are written from the DATC text (``shared/reference/datc-v3.0.html``), never
+Values are written from the DATC text (DATC v3.0, the Diplomacy Adjudicator Test Cases), never
 from this engine's output. Where the DATC does not state a value, it is *derived*
 and the field is named in the entry's ``derived`` list: ``retreats`` (the retreat
 options inside ``dislodged``), ``disbanded``, ``units``, ``centers`` or ``phase``. A

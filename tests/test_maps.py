@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from engine.maps import ARMY, COAST, FLEET, LAND, SEA, MapError, load_map, parse_map, standard_map
+from engine.maps import ARMY, COAST, FLEET, LAND, SEA, UNIT_LETTERS, MapError, parse_map, standard_map
 
 M = standard_map()
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "standard-map.cfg"
+# The reference map's facts (locations, borders, homes, starting units), extracted once from the
+# project's shared reference map file; the file's "source" field says where from.
+REFERENCE = Path(__file__).resolve().parent / "data" / "standard-map.json"
 
 
 def test_counts() -> None:
@@ -50,14 +53,24 @@ def test_known_geography() -> None:
     assert M.distances[L("LON")][L("PAR")] == 3  # LON - ECH - PIC - PAR
 
 
-@pytest.mark.skipif(not REFERENCE.exists(), reason="shared/reference is not beside the checkout")
 def test_shipped_map_agrees_with_the_reference_file() -> None:
-    reference = load_map(REFERENCE)
-    assert reference.locations == M.locations
-    assert reference.army_moves == M.army_moves
-    assert reference.fleet_moves == M.fleet_moves
-    assert reference.homes == M.homes
-    assert reference.starting_units == M.starting_units
+    reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    assert "standard-map.cfg" in reference["source"]
+    locations = tuple(reference["locations"])
+    index = {name: i for i, name in enumerate(locations)}
+
+    def moves(by_name: dict[str, list[str]]) -> tuple[frozenset[int], ...]:
+        assert set(by_name) == set(locations)
+        return tuple(frozenset(index[d] for d in by_name[name]) for name in locations)
+
+    assert locations == M.locations
+    assert moves(reference["army_moves"]) == M.army_moves
+    assert moves(reference["fleet_moves"]) == M.fleet_moves
+    assert {power: tuple(index[p] for p in homes) for power, homes in reference["homes"].items()} == M.homes
+    starting_units = tuple(
+        (power, UNIT_LETTERS.index(letter), index[loc]) for power, letter, loc in reference["starting_units"]
+    )
+    assert starting_units == M.starting_units
 
 
 def test_starting_units_are_on_fitting_places() -> None:

@@ -117,7 +117,7 @@ def test_a_game_that_fails_names_itself_and_the_cluster_stays(cluster: str) -> N
 @needs_ray
 def test_an_experiment_on_ray_writes_the_files_of_a_local_run(cluster: str, tmp_path: Path) -> None:
     def experiment(out: Path) -> Experiment:
-        return Experiment(slots=SLOTS, games=5, seed=8, out=out, year_limit=1903, press_level=10)
+        return Experiment(slots=SLOTS, games=5, seed=8, out=out, settings=GameSettings(year_limit=1903, press_level=10))
 
     done: list[int] = []
     runner = functools.partial(ray_runner.games_on_ray, address=cluster)

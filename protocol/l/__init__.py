@@ -1,4 +1,4 @@
-"""The L negotiation language of DipGame (spec: shared/spec/l-language.md), levels 1 to 8.
+"""The L negotiation language of DipGame (Fabregues's thesis, section 6.3), levels 1 to 8.
 
 Parse text into an immutable AST, print its normal form, find its level, and check it
 against the levels a game allows and the map it is played on:

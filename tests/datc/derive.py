@@ -1,6 +1,6 @@
 """Derive, from the rules and the map alone, the parts of a DATC case's position that the DATC text leaves unsaid.
 
-The DATC (``shared/reference/datc-v3.0.html``) states, per test case, the orders and
+The DATC (v3.0, the Diplomacy Adjudicator Test Cases) states, per test case, the orders and
 what happens to the units; it seldom states where a dislodged unit may retreat to,
 who owns the centres afterwards or which phase comes next. Those values in
 ``tests/datc/data/*.json`` are computed here and listed under ``derived`` in the
@@ -9,7 +9,7 @@ turn's ``expect`` entry; see the docstring of ``tests/test_datc.py``.
 This module never asks the engine to adjudicate: it does not import ``engine`` or
 ``detente`` at all. It reads the ``[borders]`` and ``[homes]`` of the map *file*
 (``engine/data/standard.map``, whose borders are those of the Parlance
-``standard-map.cfg`` in ``shared/reference``) and applies the rules to the orders of
+the standard map of the DAIDE reference (``standard-map.cfg``)) and applies the rules to the orders of
 the turn and to the units the DATC says stand on the board after it:
 
 * retreats: a unit dislodged in a movement turn may retreat to a place next to it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import json
 from pathlib import Path
 
 import pytest
@@ -36,7 +36,7 @@ from protocol.l import (
     to_text,
 )
 
-# Section 6 of shared/spec/l-language.md, with the level the spec gives each example.
+# The examples of section 6 of the L language spec, with the level the spec gives each example.
 SPEC_EXAMPLES = [
     (
         1,
@@ -67,15 +67,17 @@ SPEC_NORMAL_FORM = (
     "Commit(rus, [ita], Do(sup(Unit(rus, Region(spa, scs)), mto(Unit(ita, Region(mar, amy)), Region(par, amy)))))])"
 )
 
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "l-language.md"
+# The spec's examples and its one printed normal form, extracted once; the file's "source" field says where from.
+SPEC = Path(__file__).resolve().parents[1] / "data" / "l-spec-examples.json"
 
 
 def test_the_examples_here_are_those_of_the_spec():
-    if not SPEC.exists():
-        pytest.skip("the spec is not beside the repository")
-    section = SPEC.read_text(encoding="utf-8").split("## 6. Examples")[1].split("```")[1]
-    examples = [m.group(2) for m in re.finditer(r"^L(\d)  (.*?)(?=^L\d  |\Z)", section, re.M | re.S)]
+    spec = json.loads(SPEC.read_text(encoding="utf-8"))
+    assert "section 6" in spec["source"]
+    examples = [e["text"] for e in spec["examples"]]
     assert [" ".join(e.split()) for e in examples] == [" ".join(text.split()) for _, text in SPEC_EXAMPLES]
+    assert [e["level"] for e in spec["examples"]] == [expected for expected, _ in SPEC_EXAMPLES]
+    assert spec["normal_form_of_first_example"] == SPEC_NORMAL_FORM
 
 
 @pytest.mark.parametrize(("expected_level", "text"), SPEC_EXAMPLES)

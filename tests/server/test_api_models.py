@@ -222,3 +222,9 @@ def test_the_openapi_document_names_every_path_and_resolves_every_reference() ->
         assert reference in schemas, reference
     create = document["paths"]["/api/games"]["post"]
     assert set(create["responses"]) == {"201", "400", "401", "413", "422"}
+
+
+def test_the_api_body_and_the_referee_settings_write_the_same_json() -> None:
+    """The store and the feed keep a game's settings as this JSON, whichever side wrote it."""
+    for create in (GameCreate(), GameCreate(reserved={"FRANCE": "you"}, deadlines=None, press_phases=["retreat"])):
+        assert create.settings().to_json() == create.model_dump(mode="json")
