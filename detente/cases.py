@@ -161,12 +161,6 @@ def reachable_coasts(m: Map, location: int, province: int) -> list[str]:
     return sorted(m.name_of(c) for c in m.coasts[province] if c in m.fleet_moves[location])
 
 
-def run_cases(data: Any, m: Map | None = None) -> list[list[dict[str, Any]]]:
-    """One case or a list of cases, as ``detente adjudicate`` reads them; the first error raises."""
-    cases = data if isinstance(data, list) else [data]
-    return [run_case(case, m) for case in cases]
-
-
 def answer_cases(data: Any, m: Map | None = None) -> tuple[list[list[dict[str, Any]] | None], list[dict[str, Any]]]:
     """One case or a list of cases, answering every case whose start position holds.
 
