@@ -1,1 +1,1 @@
-"""The asyncio game and negotiation servers (issues 4 and 5)."""
+"""The I/O of the game and negotiation servers: asyncio services, Starlette apps, SQLite, DAIDE TCP, the page. A game's logic is in :mod:`referee`."""

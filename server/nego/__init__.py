@@ -1,1 +1,1 @@
-"""The negotiation server (issue 5): private L negotiation between bots and humans, with a notary."""
+"""The negotiation server's I/O: the /nego websocket, its frames, and the service that follows the game server (the negotiation itself is :mod:`referee.negotiation`)."""
