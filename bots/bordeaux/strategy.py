@@ -305,8 +305,11 @@ def find_strategy(
                 by_power.setdefault(u.power, []).append(o)
         outcome = adjudicate(board, by_power)
         worth = evaluate(outcome.position.units)
+        # in a fixed order: a float sum over a set's order (string hashes, new in each process)
+        # rounds differently, and a near tie then falls another way in another process
         return tuple(
-            sum(worth.get(p, 0.0) for p in a.members) - sum(worth.get(p, 0.0) for p in a.enemies) for a in alliances
+            sum(worth.get(p, 0.0) for p in sorted(a.members)) - sum(worth.get(p, 0.0) for p in sorted(a.enemies))
+            for a in alliances
         )
 
     start = value_of(current)

@@ -215,6 +215,26 @@ def test_the_same_seed_gives_the_same_files_whatever_the_hash_seed(tmp_path: Pat
     assert "games.jsonl" in outputs[0] and outputs[0] == outputs[1]
 
 
+def test_the_negotiating_bots_play_the_same_games_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """The papers' bots too: Bordeaux once summed its alliances' values in the order of a set of
+    names, so a near tie fell one way or the other with the process's string hashes (hash seeds
+    1 and 3 played game 2 of this run differently from 1904 on). Both processes run at once."""
+    script = (
+        "import sys, argparse; from detente import run_command as r; p = argparse.ArgumentParser();"
+        " r.add_arguments(p); sys.exit(r.run(p.parse_args(sys.argv[1:])))"
+    )
+    args = ["--bots", "dipblue,bordeaux,dbrane,randomnegotiator,dumbbot", "--games", "2", "--seed", "11"]
+    args += ["--year-limit", "1904", "--binding", "--jobs", "1"]
+    runs = []
+    for hash_seed in ("1", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        command = [sys.executable, "-c", script, *args, "--out", str(tmp_path / hash_seed)]
+        runs.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL))
+    assert [run.wait(timeout=600) for run in runs] == [0, 0]
+    first, second = files(tmp_path / "1"), files(tmp_path / "3")
+    assert "games/2.json" in first and first == second
+
+
 class CrashBot(Bot):
     """Fails in its first phase."""
 
