@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from engine import Adjudication, Position
+from engine import Adjudication, Position, Power
 from engine.position import PHASE_KINDS
 from protocol.l import format_levels, parse_levels
 from referee.deadlines import Deadlines
@@ -35,7 +35,7 @@ PressLevel = Annotated[
     Literal[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 8000], BeforeValidator(_not_a_bool)
 ]
 Protocol = Literal["free", "reply", "bilateral"]
-PhaseKind = Literal["movement", "retreat", "adjustment"]
+PhaseKind = Literal[tuple(PHASE_KINDS.values())]  # type: ignore[valid-type]  # the engine names them
 GameStatus = Literal["forming", "playing", "finished"]
 
 Seconds = Annotated[float, Field(gt=0, le=7 * 24 * 3600, description="seconds, more than 0")]
@@ -80,7 +80,7 @@ class DeadlinesBody(Body):
 DEFAULT_DEADLINES = DeadlinesBody(movement=60, retreat=30, adjustment=30)
 
 
-PowerName = Literal["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
+PowerName = Literal[tuple(p.value for p in Power)]  # type: ignore[valid-type]  # the engine names them
 
 
 class GameCreate(Body):
