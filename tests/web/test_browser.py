@@ -265,7 +265,9 @@ async def test_an_observer_watches_a_game_of_bots_to_its_end_and_back_through_ev
         await expect(page.locator("#power")).to_have_text("")
         await expect(page.locator("#orders")).to_contain_text("The game is over")
         phases = (await http("GET", f"{web.http}/api/games/{game}/history"))[1]["phases"]
-        assert len(phases) >= 5
+        # every movement phase to the year limit; a winter with nothing to build or remove is
+        # skipped, and which power each random bot plays depends on the order they join in
+        assert {"S1901M", "F1901M", "S1902M", "F1902M"} <= {p["phase"] for p in phases}
         await expect(page.locator("#history")).to_have_attribute("max", str(len(phases)))
         slider = page.locator("#history")
         for index, phase in enumerate(phases):
