@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import random
+import secrets
 import sys
 import urllib.request
 import webbrowser
@@ -35,7 +36,6 @@ from server.web import configure_logging
 
 __all__ = ["add_arguments", "run"]
 
-PERSON = "you"  # the NME name the page joins with; the kept power goes to it
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
         "l_levels": l_levels,
         "deadlines": None if deadlines is None else deadlines.model_dump(),
         "year_limit": args.year_limit,
-        "reserved": {power: PERSON},
+        # the kept power goes to the player who joins with this name: a secret, known only to
+        # the page the link opens (the lobby says which powers are kept, never for whom)
+        "reserved": {power: secrets.token_urlsafe(16)},
     }
     try:
         return asyncio.run(_play(args, seats, game, power, rng))
@@ -117,7 +119,7 @@ async def _play(
             bot = make_bot(name, rng.getrandbits(64))
             player = play_negotiating(bot, ws, nego, game_id) if bot.negotiates else play(bot, ws, game_id)
             bots.append(asyncio.create_task(player))
-        page = f"{base}/#/game/{game_id}?as=player&name={PERSON}"
+        page = f"{base}/#/game/{game_id}?as=player&name={game['reserved'][power]}"
         print(f"detente: you play {power}; your page: {page}", flush=True)
         if args.browser:
             with contextlib.suppress(Exception):

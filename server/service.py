@@ -250,7 +250,7 @@ class GameService:
             result = GameResult.model_validate(stored.result) if stored.result else None
             return GameInfo(
                 id=stored.id,
-                settings=GameCreate.model_validate(stored.settings),
+                settings=_public(GameCreate.model_validate(stored.settings)),
                 status="finished" if stored.finished else "forming",
                 phase=result.phase if result else None,
                 created=stored.created,
@@ -274,7 +274,7 @@ class GameService:
         observers = sum(1 for c in gm.roster.clients.values() if c.role is Role.OBSERVER)
         return GameInfo(
             id=game.id,
-            settings=game.create,
+            settings=_public(game.create),
             status=status,
             phase=None if gm.state == FORMING else str(gm.position.phase),
             created=gm.created,
@@ -489,6 +489,14 @@ class GameService:
     async def _tick(self, game: Game) -> None:
         async with game.lock:
             await self._commit(game, game.gm.tick(self.clock()))
+
+
+def _public(create: GameCreate) -> GameCreate:
+    """The settings as the API shows them: which powers are kept, never the name each is kept
+    for (whoever sends that name in ``NME`` gets the power)."""
+    if not create.reserved:
+        return create
+    return create.model_copy(update={"reserved": dict.fromkeys(create.reserved, "")})
 
 
 def _result(gm: GameMaster) -> GameResult:

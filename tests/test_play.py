@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import sys
+import urllib.request
 from pathlib import Path
 
 import websockets
@@ -43,9 +45,15 @@ async def test_play_seats_six_bots_and_keeps_the_chosen_power_for_the_person(tmp
                 pass
             assert match.group(1) == b"FRANCE"
             page = match.group(2).decode()
-            base, game = re.match(r"(http://[^/]+)/#/game/(\w+)\?as=player&name=you", page).groups()  # type: ignore[union-attr]
+            link = re.match(r"(http://[^/]+)/#/game/(\w+)\?as=player&name=([\w-]{20,})$", page)
+            assert link is not None, page
+            base, game, secret = link.groups()
+            # the lobby says FRANCE is kept, never for whom: the name in the link is the key
+            games = json.loads(urllib.request.urlopen(f"{base}/api/games", timeout=5).read())["games"]
+            listed = next(g for g in games if g["id"] == game)
+            assert listed["settings"]["reserved"] == {"FRANCE": ""} and secret not in json.dumps(games)
             person = DaideClient(await websockets.connect(f"ws{base[4:]}/daide?game={game}"))
-            await person.send("NME ('you') ('1.0')")
+            await person.send(f"NME ('{secret}') ('1.0')")
             await person.hello()
             assert person.power == "FRA"
             for _ in range(2):  # spring and fall 1901, then the year limit ends the game
