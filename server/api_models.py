@@ -38,7 +38,24 @@ Protocol = Literal["free", "reply", "bilateral"]
 PhaseKind = Literal[tuple(PHASE_KINDS.values())]  # type: ignore[valid-type]  # the engine names them
 GameStatus = Literal["forming", "playing", "finished"]
 
-Seconds = Annotated[float, Field(gt=0, le=7 * 24 * 3600, description="seconds, more than 0")]
+MIN_SECONDS = 0.1
+"""The shortest deadline: shorter ones would have a game adjudicate as fast as the CPU allows
+(and 1e-300 is no deadline anyone means). A tenth of a second keeps the tests of deadlines fast."""
+
+MAX_SECONDS = 7 * 24 * 3600
+
+
+def _not_a_bool_seconds(value: object) -> object:
+    if isinstance(value, bool):  # true == 1 in Python: a typo must not become a deadline of a second
+        raise ValueError("a number of seconds")  # noqa: TRY004 - pydantic turns ValueError into a validation error
+    return value
+
+
+Seconds = Annotated[
+    float,
+    BeforeValidator(_not_a_bool_seconds),
+    Field(ge=MIN_SECONDS, le=MAX_SECONDS, allow_inf_nan=False, description="seconds, from 0.1 to a week"),
+]
 
 
 class Body(BaseModel):
@@ -52,7 +69,7 @@ def normalise_l_levels(value: str) -> str:
     return format_levels(parse_levels(value))
 
 
-LLevels = Annotated[str, AfterValidator(normalise_l_levels)]
+LLevels = Annotated[str, Field(max_length=64), AfterValidator(normalise_l_levels)]
 """An L level list, kept in its canonical text."""
 
 
@@ -107,7 +124,7 @@ class GameCreate(Body):
         default=1935, ge=1901, le=9999, description="the game ends in a draw after this year; null for no limit"
     )
 
-    reserved: dict[PowerName, str] = Field(
+    reserved: dict[PowerName, Annotated[str, Field(max_length=100)]] = Field(
         default_factory=dict,
         description="powers kept for the players who join with these names (NME); the others are dealt at random",
     )

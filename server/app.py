@@ -174,7 +174,9 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         WebSocketRoute("/internal/feed", feed),
         *web_api.routes(service),
     ]
-    return Starlette(routes=routes, lifespan=lifespan(service.start, service.stop, manage_service))
+    app = Starlette(routes=routes, lifespan=lifespan(service.start, service.stop, manage_service))
+    app.state.limits = settings.limits()  # read by read_body, and by run_app for uvicorn
+    return app
 
 
 async def _feed_request(service: GameService, text: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from protocol.daide.framing import IM_TIMEOUT
 from server.app import create_app
 from server.daide_tcp import DaideTcpListener
 from server.service import GameService
-from server.settings import ServerSettings, load_settings
+from server.settings import LIMIT_OPTIONS, ServerSettings, add_limit_arguments, load_settings
 from server.store import Store
 from server.web import configure_logging, run_app, run_command
 
@@ -85,6 +85,7 @@ def add_serve_arguments(parser: Any) -> None:
     parser.add_argument("--protocol", choices=("free", "reply", "bilateral"), help="negotiation protocol (free)")
     parser.add_argument("--deadlines", help="movement,retreat,adjustment seconds, or none (60,30,30)")
     parser.add_argument("--year-limit", dest="year_limit", help="last year of the open game, or none (1935)")
+    add_limit_arguments(parser)
 
 
 _SERVE_KEYS = (
@@ -101,6 +102,7 @@ _SERVE_KEYS = (
     "protocol",
     "deadlines",
     "year_limit",
+    *LIMIT_OPTIONS,
 )
 
 

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from server.api_models import DEFAULT_DEADLINES, DeadlinesBody, GameCreate, LLevels, PressLevel, Protocol
+from server.web import Limits
 
 DEFAULT_DATA_DIR = Path("detente-data")
 DB_NAME = "detente.sqlite3"
@@ -38,10 +39,63 @@ class SettingsError(ValueError):
     """A setting that cannot be used; the message names the option and says why."""
 
 
-class ServerSettings(BaseModel):
-    """Everything ``detente serve`` needs to run; build it with :func:`load_settings`."""
+_LIMITS = Limits()
+
+
+class LimitSettings(BaseModel):
+    """What one client may hold of a server (see :class:`server.web.Limits`): the settings both
+    servers share, with the same names and safe defaults."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_body_bytes: int = Field(
+        default=_LIMITS.max_body_bytes, ge=1_024, le=16 * 1024 * 1024, description="the largest JSON body (413 beyond)"
+    )
+    max_header_bytes: int = Field(
+        default=_LIMITS.max_header_bytes, ge=1_024, le=1024 * 1024, description="request line and headers together"
+    )
+    request_timeout: float = Field(
+        default=_LIMITS.request_timeout, ge=0.1, le=3_600, description="seconds to send a request's headers and body"
+    )
+    keep_alive_timeout: float = Field(
+        default=_LIMITS.keep_alive_timeout, ge=0.1, le=3_600, description="seconds an idle connection stays open"
+    )
+    max_connections: int = Field(
+        default=_LIMITS.max_connections, ge=1, le=1_000_000, description="open HTTP and websocket connections"
+    )
+    ws_first_message_timeout: float = Field(
+        default=_LIMITS.ws_first_message_timeout,
+        ge=0.1,
+        le=3_600,
+        description="seconds a new websocket may stay silent before its first frame",
+    )
+
+    def limits(self) -> Limits:
+        """These settings as the web layer takes them."""
+        return Limits(**{name: getattr(self, name) for name in LIMIT_OPTIONS})
+
+
+LIMIT_OPTIONS = {
+    "max_body_bytes": "--max-body-bytes",
+    "max_header_bytes": "--max-header-bytes",
+    "request_timeout": "--request-timeout",
+    "keep_alive_timeout": "--keep-alive-timeout",
+    "max_connections": "--max-connections",
+    "ws_first_message_timeout": "--ws-first-message-timeout",
+}
+"""The limits each server takes, and the option that gives each."""
+
+
+def add_limit_arguments(parser: Any) -> None:
+    """The options of the limits, for ``detente serve`` and ``detente nego`` alike."""
+    for name, option in LIMIT_OPTIONS.items():
+        field = LimitSettings.model_fields[name]
+        kind = int if field.annotation is int else float
+        parser.add_argument(option, dest=name, type=kind, help=f"{field.description} (default {field.default})")
+
+
+class ServerSettings(LimitSettings):
+    """Everything ``detente serve`` needs to run; build it with :func:`load_settings`."""
 
     host: str = Field(default="127.0.0.1", min_length=1)
     port: int = Field(default=8700, ge=0, le=65535, description="HTTP and websocket port; 0 picks a free one")
@@ -93,6 +147,7 @@ _OPTIONS = {
     "protocol": "--protocol",
     "deadlines": "--deadlines",
     "year_limit": "--year-limit",
+    **LIMIT_OPTIONS,
 }
 """Each setting and the option of ``detente serve`` that gives it, for error messages."""
 
@@ -122,7 +177,15 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
             raise SettingsError(f"--deadlines: {_first_line(exc)}") from None
     if isinstance(values.get("year_limit"), str) and values["year_limit"].strip().lower() == "none":
         values["year_limit"] = None
-    for key in ("port", "daide_port", "press_level", "year_limit"):
+    for key in (
+        "port",
+        "daide_port",
+        "press_level",
+        "year_limit",
+        "max_body_bytes",
+        "max_header_bytes",
+        "max_connections",
+    ):
         # from the command line or a config file these may be text; ints are what the model checks
         if isinstance(values.get(key), str):
             try:

@@ -1,5 +1,9 @@
 """What both servers share on the web side: running an app with uvicorn and as a command,
-its lifespan, draining a queue into a websocket, and checking a bearer token."""
+its lifespan, draining a queue into a websocket, checking a bearer token, and the
+:class:`Limits` that bound what one client can hold: the body size, the header size, the
+time to send a request, the time a websocket may stay silent before its first frame, and
+the number of connections.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +11,23 @@ import asyncio
 import contextlib
 import gc
 import hmac
+import json
 import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+import h11
 import structlog
 import uvicorn
 from starlette.requests import Request
 from starlette.websockets import WebSocket
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 __all__ = [
     "MAX_FRAME_BYTES",
+    "Limits",
     "Outbox",
     "authorised",
     "configure_logging",
@@ -104,6 +112,170 @@ def configure_logging(json_logs: bool | None = None, level: int = logging.INFO) 
 MAX_FRAME_BYTES = 65_536
 """The websocket frame limit given to uvicorn (``ws_max_size``)."""
 
+UNGUARDED_WEBSOCKETS = frozenset({"/internal/feed"})
+"""Websocket paths without the first-frame timer: the feed's client is the negotiation
+server, authenticated by the shared secret, and it may have nothing to ask for a long time."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """What one client may hold of a server; the settings of both servers carry the same names.
+
+    - ``max_body_bytes``: the largest JSON body read (413 beyond, refused on its
+      ``Content-Length`` before any of it is read, or as soon as a chunked body passes it).
+    - ``max_header_bytes``: the request line and headers together (h11's
+      ``max_incomplete_event_size``); beyond, a 400 and the connection closes.
+    - ``request_timeout``: seconds from a request's first byte (or from the connection, for its
+      first request) to its last: headers and body. A client that has not finished by then gets
+      a 408 (or, mid-body, the connection closes): a slowloris holds a connection this long.
+    - ``keep_alive_timeout``: seconds an idle keep-alive connection stays open between requests.
+    - ``max_connections``: open connections, HTTP and websocket together; one more is answered
+      503 and closed at once.
+    - ``ws_first_message_timeout``: seconds a websocket may stay silent after it is accepted,
+      before its first frame (NME, OBS, IAM or a ``hello``): after that it is closed with 1008.
+      Silence after the first frame is normal (an observer, a player waiting for a phase);
+      a peer that is gone is caught by the websocket pings (20 s, 20 s to answer).
+    """
+
+    max_body_bytes: int = 65_536
+    max_header_bytes: int = 16_384
+    request_timeout: float = 10.0
+    keep_alive_timeout: float = 5.0
+    max_connections: int = 1_000
+    ws_first_message_timeout: float = 30.0
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def limits_of(app: Any) -> Limits:
+    """The limits an application was made with (``app.state.limits``), or the defaults."""
+    found = getattr(getattr(app, "state", None), "limits", None)
+    return found if isinstance(found, Limits) else DEFAULT_LIMITS
+
+
+def _raw_json_response(status: int, reason: str, message: str) -> bytes:
+    """A complete HTTP/1.1 answer with an ``ErrorBody``-shaped body, closing the connection: for
+    the answers given outside a request's cycle (a connection too many, a request too slow)."""
+    body = json.dumps({"error": message}).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with two guards it lacks: a connection over ``max_connections`` is
+    refused at once (uvicorn's own ``limit_concurrency`` is checked only on HTTP requests, and a
+    websocket upgrade passes it), and a request whose headers and body take longer than
+    ``request_timeout`` ends the connection (uvicorn has a keep-alive timeout between requests,
+    but none while one is being read: a slowloris client would hold its connection for ever).
+    Its 400 for a malformed request is JSON, as every error of the API is.
+
+    :func:`run_app` makes a subclass with the values of its :class:`Limits`.
+    """
+
+    request_timeout: float = DEFAULT_LIMITS.request_timeout
+    max_connections: int | None = DEFAULT_LIMITS.max_connections
+    _request_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if self.max_connections is not None and len(self.connections) > self.max_connections:
+            logging.getLogger("uvicorn.error").warning("refused a connection: %d open", len(self.connections) - 1)
+            transport.write(_raw_json_response(503, "Service Unavailable", "too many connections; try again later"))
+            transport.close()
+            return
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        if self._request_timer is None and self.conn.their_state is h11.IDLE:
+            self._arm()  # the first byte of the next request on a kept-alive connection starts its clock
+        super().data_received(data)
+        if self.transport.get_protocol() is not self or self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+            self._disarm()  # read whole, upgraded to a websocket, or over
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+        body = json.dumps({"error": msg}).encode()
+        for event in (
+            h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+            h11.Data(data=body),
+            h11.EndOfMessage(),
+        ):
+            self.transport.write(self.conn.send(event) or b"")
+        self.transport.close()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._request_timer = self.loop.call_later(self.request_timeout, self._timed_out)
+
+    def _disarm(self) -> None:
+        if self._request_timer is not None:
+            self._request_timer.cancel()
+            self._request_timer = None
+
+    def _timed_out(self) -> None:
+        self._request_timer = None
+        if self.transport.is_closing() or self.transport.get_protocol() is not self:
+            return
+        state = self.conn.their_state
+        if state is h11.IDLE and (self.cycle is None or self.cycle.response_complete):
+            # the headers never came whole: no request has begun, so the answer is ours to write
+            self.transport.write(_raw_json_response(408, "Request Timeout", "the request took too long to arrive"))
+            self.transport.close()
+        elif state is h11.SEND_BODY:
+            # mid-body: the application is reading it, and sees the client go
+            self.transport.close()
+
+
+def guard_first_message(app: Any, timeout: float | None, unguarded: frozenset[str] = UNGUARDED_WEBSOCKETS) -> Any:
+    """``app`` with a timer on each websocket (but those at ``unguarded`` paths): one that sends
+    no frame within ``timeout`` seconds of being accepted is closed with 1008, and the application
+    sees it disconnect. What the application sends after that is dropped."""
+    if timeout is None:
+        return app
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket" or scope.get("path") in unguarded:
+            await app(scope, receive, send)
+            return
+        deadline: float | None = None  # set on accept, cleared by the first frame
+        closed = False
+
+        async def guarded_send(message: Any) -> None:
+            nonlocal deadline
+            if closed:
+                return
+            if message["type"] == "websocket.accept":
+                deadline = asyncio.get_running_loop().time() + timeout
+            await send(message)
+
+        async def guarded_receive() -> Any:
+            nonlocal deadline, closed
+            if deadline is None or closed:
+                return await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                closed = True
+                with contextlib.suppress(Exception):
+                    await send({"type": "websocket.close", "code": 1008, "reason": "no message in time"})
+                return {"type": "websocket.disconnect", "code": 1008}
+            if message["type"] == "websocket.receive":
+                deadline = None
+            return message
+
+        await app(scope, guarded_receive, guarded_send)
+
+    return guarded
+
 
 async def run_app(
     app: Any,
@@ -112,13 +284,26 @@ async def run_app(
     ready: Callable[[str, int], None] | None = None,
     stop: asyncio.Event | None = None,
     started: Callable[[], Awaitable[None]] | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Serve ``app`` until a signal or ``stop``; once it listens, await ``started()`` and then
-    call ``ready(host, port)``. A port that cannot be bound raises ``OSError``."""
+    call ``ready(host, port)``. A port that cannot be bound raises ``OSError``.
+
+    ``limits`` (by default those the app was made with, see :func:`limits_of`) bound each
+    client: see :class:`Limits`."""
+    limits = limits or limits_of(app)
+    protocol = type(
+        "GuardedH11Protocol",
+        (GuardedH11Protocol,),
+        {"request_timeout": limits.request_timeout, "max_connections": limits.max_connections},
+    )
     config = uvicorn.Config(
-        app,
+        guard_first_message(app, limits.ws_first_message_timeout),
         host=host,
         port=port,
+        http=protocol,
+        h11_max_incomplete_event_size=limits.max_header_bytes,
+        timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]  # a float works: call_later
         ws_max_size=MAX_FRAME_BYTES,
         # frames are a few hundred bytes: deflate saves little and costs a good part of a send
         ws_per_message_deflate=False,

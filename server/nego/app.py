@@ -23,14 +23,20 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from server.metrics import CONTENT_TYPE
 from server.nego.frames import FrameError, Hello, error, parse_frame
 from server.nego.service import NegoService
-from server.web import authorised, drain, lifespan, stop_writer
+from server.web import Limits, authorised, drain, lifespan, stop_writer
 
 __all__ = ["MAX_FRAME_CHARS", "create_nego_app"]
 
 MAX_FRAME_CHARS = 32_768
 
 
-def create_nego_app(service: NegoService, admin_token: str, manage_service: bool = True) -> Starlette:
+def create_nego_app(
+    service: NegoService, admin_token: str, manage_service: bool = True, limits: Limits | None = None
+) -> Starlette:
+    """The application serving ``service``; with ``manage_service`` its lifespan starts and stops
+    it. ``limits`` (by default :class:`server.web.Limits`' defaults) bound each client when
+    :func:`server.web.run_app` serves it."""
+
     async def healthz(request: Request) -> Response:
         following = service.link.connected.is_set()
         body = {"status": "ok", "following": following, "games": len(service.games), "clients": len(service.clients)}
@@ -87,7 +93,9 @@ def create_nego_app(service: NegoService, admin_token: str, manage_service: bool
         Route("/api/games/{game_id}/log", game_log),
         WebSocketRoute("/nego", nego),
     ]
-    return Starlette(routes=routes, lifespan=lifespan(service.start, service.stop, manage_service))
+    app = Starlette(routes=routes, lifespan=lifespan(service.start, service.stop, manage_service))
+    app.state.limits = limits or Limits()
+    return app
 
 
 def _json(frame: dict) -> str:

@@ -18,12 +18,13 @@ import structlog
 from server.nego.app import create_nego_app
 from server.nego.service import NegoService
 from server.nego.settings import NegoSettings, load_nego_settings
+from server.settings import LIMIT_OPTIONS, add_limit_arguments
 from server.store import Store
 from server.web import run_app, run_command
 
 __all__ = ["add_nego_arguments", "run_nego", "serve_nego"]
 
-_KEYS = ("game_server", "host", "port", "db", "data_dir", "secret", "admin_token")
+_KEYS = ("game_server", "host", "port", "db", "data_dir", "secret", "admin_token", *LIMIT_OPTIONS)
 
 
 async def serve_nego(
@@ -34,7 +35,7 @@ async def serve_nego(
     store = await asyncio.to_thread(Store.open, settings.db)
     try:
         service = NegoService(store, settings.game_server, settings.secret)
-        app = create_nego_app(service, settings.admin_token)
+        app = create_nego_app(service, settings.admin_token, limits=settings.limits())
 
         def listening(host: str, port: int) -> None:
             logger.info("listening", host=host, port=port, game_server=settings.game_server)
@@ -55,6 +56,7 @@ def add_nego_arguments(parser: Any) -> None:
     parser.add_argument("--data-dir", dest="data_dir", help="where the store and the kept tokens live")
     parser.add_argument("--secret", help="the secret shared with the game server (or DETENTE_SECRET)")
     parser.add_argument("--admin-token", dest="admin_token", help="reads the full logs (or DETENTE_ADMIN_TOKEN)")
+    add_limit_arguments(parser)
 
 
 def run_nego(args: Any, env: Mapping[str, str] | None = None) -> int:

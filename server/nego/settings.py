@@ -18,19 +18,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from server.settings import DEFAULT_DATA_DIR, settle
+from server.settings import DEFAULT_DATA_DIR, LIMIT_OPTIONS, LimitSettings, settle
 
 __all__ = ["NegoSettings", "load_nego_settings"]
 
 DB_NAME = "nego.sqlite3"
 
 
-class NegoSettings(BaseModel):
-    """Everything ``detente nego`` needs to run; build it with :func:`load_nego_settings`."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class NegoSettings(LimitSettings):
+    """Everything ``detente nego`` needs to run; build it with :func:`load_nego_settings`.
+    The limits (:class:`server.settings.LimitSettings`) are those of the game server."""
 
     game_server: str = Field(pattern=r"^(https?|wss?)://", description="the game server's URL")
     host: str = Field(default="127.0.0.1", min_length=1)
@@ -49,6 +48,7 @@ _OPTIONS = {
     "data_dir": "--data-dir",
     "secret": "--secret",
     "admin_token": "--admin-token",
+    **LIMIT_OPTIONS,
 }
 
 

@@ -92,6 +92,13 @@ def test_l_levels_are_normalised() -> None:
         ({"binding": "perhaps"}, "binding"),
         ({"name": "x" * 101}, "name"),
         ({"press": 10}, "press"),  # a typo is an error, not ignored
+        ({"deadlines": {"movement": 1e-300, "retreat": 30, "adjustment": 30}}, "deadlines.movement"),
+        ({"deadlines": {"movement": 60, "retreat": 0.09, "adjustment": 30}}, "deadlines.retreat"),
+        ({"deadlines": {"movement": 60, "retreat": 30, "adjustment": 8 * 24 * 3600}}, "deadlines.adjustment"),
+        ({"deadlines": {"movement": True, "retreat": 30, "adjustment": 30}}, "deadlines.movement"),
+        ({"year_limit": 10**40}, "year_limit"),
+        ({"l_levels": "1-8," * 16 + "1"}, "l_levels"),
+        ({"reserved": {"FRANCE": "x" * 101}}, "reserved.FRANCE"),
     ],
 )
 def test_bad_game_bodies_are_refused(body: dict, field: str) -> None:
@@ -99,6 +106,13 @@ def test_bad_game_bodies_are_refused(body: dict, field: str) -> None:
         GameCreate.model_validate_json(json.dumps(body))
     locations = [".".join(str(part) for part in error["loc"]) for error in info.value.errors()]
     assert field in locations
+
+
+def test_the_shortest_deadline_is_a_tenth_of_a_second() -> None:
+    assert DeadlinesBody(movement=0.1, retreat=0.2, adjustment=7 * 24 * 3600).movement == 0.1
+    for bad in (0.0999, float("nan"), float("inf"), 1e-300):
+        with pytest.raises(ValidationError):
+            DeadlinesBody(movement=bad, retreat=30, adjustment=30)
 
 
 def test_every_press_level_of_the_daide_document() -> None:

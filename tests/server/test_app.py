@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import websockets
+from starlette.requests import Request
+from starlette.responses import JSONResponse
 
+from server.api_models import GameCreate
+from server.app import create_app
+from server.bodies import MAX_BODY_BYTES, read_body
+from server.settings import ServerSettings
 from tests.server.ws_helpers import TOKEN, DaideClient, Running, http
 
 
@@ -149,3 +158,95 @@ async def test_bad_frames_are_refused(server: Running) -> None:
     with pytest.raises(websockets.ConnectionClosed):
         async with asyncio.timeout(10):
             await big.ws.recv()
+
+
+# --- bodies: read no further than the limit, and every bad body a 4xx ------------------------
+
+
+def _request(chunks: list[bytes], headers: dict[str, str] | None = None) -> tuple[Request, list[int]]:
+    """A POST whose body arrives in ``chunks``; the list counts the chunks the reader took."""
+    taken: list[int] = []
+
+    async def receive() -> dict[str, Any]:
+        taken.append(len(taken))
+        i = len(taken) - 1
+        if i < len(chunks):
+            return {"type": "http.request", "body": chunks[i], "more_body": i + 1 < len(chunks)}
+        return {"type": "http.disconnect"}
+
+    raw_headers = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    scope = {"type": "http", "method": "POST", "path": "/", "headers": raw_headers, "query_string": b""}
+    return Request(scope, receive), taken
+
+
+def _answer(response: Any) -> tuple[int, dict[str, Any]]:
+    assert isinstance(response, JSONResponse)
+    return response.status_code, json.loads(bytes(response.body))
+
+
+async def test_a_body_over_the_limit_by_its_length_is_refused_unread() -> None:
+    request, taken = _request([b"{}"], {"content-length": str(100 * 1024 * 1024)})
+    status, body = _answer(await read_body(request, GameCreate))
+    assert status == 413 and "too large" in body["error"] and taken == []
+    request, taken = _request([b"{}"], {"content-length": "9" * 5_000})  # more digits than int() takes
+    assert _answer(await read_body(request, GameCreate))[0] == 413 and taken == []
+
+
+async def test_a_chunked_body_is_read_only_up_to_the_limit() -> None:
+    chunks = [b" " * 16_384] * 1_000  # 16 MB without a length: chunked
+    request, taken = _request(chunks)
+    status, body = _answer(await read_body(request, GameCreate))
+    assert status == 413 and "65536" in body["error"]
+    assert len(taken) == MAX_BODY_BYTES // 16_384 + 1  # the chunk that passed the limit, and no more
+
+
+async def test_a_body_at_the_limit_is_read() -> None:
+    text = json.dumps({"name": "x"}).encode()
+    request, _ = _request([text, b" " * (MAX_BODY_BYTES - len(text))])
+    assert isinstance(await read_body(request, GameCreate), GameCreate)
+
+
+@pytest.mark.parametrize(
+    ("raw", "status", "words", "where"),
+    [
+        (b"[" * 60_000, 400, "nested too deeply", None),
+        (b'{"name": "\xff"}', 400, "not UTF-8", (1, 11)),
+        (b'{\n  "name": "caf\xc3\xa9 \xc3"}', 400, "not UTF-8", (2, 17)),
+        (b'{"year_limit": ' + b"9" * 5_000 + b"}", 400, "too many digits", None),
+        (b'{"deadlines": {"movement": NaN, "retreat": 1, "adjustment": 1}}', 400, "NaN is not JSON", None),
+        (b'{"deadlines": {"movement": -Infinity, "retreat": 1, "adjustment": 1}}', 400, "Infinity", None),
+        (b'{"deadlines": {"movement": 1e999, "retreat": 1, "adjustment": 1}}', 400, "out of range", None),
+        (b'{"name": "x",\n "press_level": }', 400, "invalid JSON", (2, 17)),
+        (b'{"deadlines": {"movement": 1e-300, "retreat": 1, "adjustment": 1}}', 422, "deadlines.movement", None),
+        (b'{"deadlines": {"movement": true, "retreat": 1, "adjustment": 1}}', 422, "deadlines.movement", None),
+        (b'{"year_limit": 99999}', 422, "year_limit", None),
+        (b'{"name": "' + b"n" * 101 + b'"}', 422, "name", None),
+        (b'{"l_levels": "' + b"1-8," * 1_000 + b'1"}', 422, "l_levels", None),
+        (b'{"reserved": {"FRANCE": "' + b"r" * 101 + b'"}}', 422, "reserved.FRANCE", None),
+        (b"[1, 2]", 422, "body", None),
+    ],
+)
+async def test_bad_bodies_get_a_4xx_with_where_when_known(
+    raw: bytes, status: int, words: str, where: tuple[int, int] | None
+) -> None:
+    request, _ = _request([raw])
+    got, body = _answer(await read_body(request, GameCreate))
+    assert got == status and words in body["error"], body
+    assert (body.get("line"), body.get("column")) == (where or (None, None))
+    assert len(body["error"]) <= 1_000
+
+
+async def test_a_422_names_a_few_problems_and_counts_the_rest() -> None:
+    reserved = {power: "x" * 200 for power in ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")}
+    request, _ = _request([json.dumps({"reserved": reserved}).encode()])
+    status, body = _answer(await read_body(request, GameCreate))
+    assert status == 422 and body["error"].endswith("and 2 more")
+
+
+async def test_the_body_limit_is_the_applications() -> None:
+    service = SimpleNamespace(start=None, stop=None)  # create_app only hands these to the lifespan
+    app = create_app(service, ServerSettings(admin_token="t", secret="s", max_body_bytes=1_024))  # type: ignore[arg-type]
+    assert app.state.limits.max_body_bytes == 1_024
+    request, taken = _request([b" " * 2_000])
+    request.scope["app"] = app
+    assert _answer(await read_body(request, GameCreate))[0] == 413 and len(taken) == 1

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from server.api_models import DeadlinesBody, GameCreate
+from server.nego.settings import load_nego_settings
 from server.settings import (
     ADMIN_TOKEN_ENV,
     ADMIN_TOKEN_FILE,
@@ -17,6 +18,7 @@ from server.settings import (
     SettingsError,
     load_settings,
 )
+from server.web import Limits
 
 
 def _mode(path: Path) -> int:
@@ -156,6 +158,14 @@ def test_command_line_text_forms(tmp_path: Path) -> None:
         ({"year_limit": 1800}, "--year-limit"),
         ({"admin_token": "has space"}, "--admin-token"),
         ({"prot": "free"}, "unknown settings: prot"),
+        ({"deadlines": "1e-300,30,30"}, "--deadlines: movement"),
+        ({"max_body_bytes": 10}, "--max-body-bytes"),
+        ({"max_body_bytes": "lots"}, "--max-body-bytes: not a whole number"),
+        ({"max_header_bytes": 10**9}, "--max-header-bytes"),
+        ({"request_timeout": 0}, "--request-timeout"),
+        ({"keep_alive_timeout": -1}, "--keep-alive-timeout"),
+        ({"max_connections": 0}, "--max-connections"),
+        ({"ws_first_message_timeout": 1e-300}, "--ws-first-message-timeout"),
     ],
 )
 def test_bad_values_are_rejected_with_the_option_named(tmp_path: Path, cli: dict, message: str) -> None:
@@ -194,3 +204,31 @@ def test_open_game_carries_the_game_defaults(tmp_path: Path) -> None:
         1920,
     )
     assert ServerSettings.model_json_schema()["properties"]["port"]["maximum"] == 65535
+
+
+def test_the_limits_have_safe_defaults_and_reach_the_web_layer(tmp_path: Path) -> None:
+    settings, _ = load_settings({"data_dir": tmp_path, "secret": "s", "admin_token": "a"}, {})
+    assert settings.limits() == Limits()
+    assert settings.limits() == Limits(
+        max_body_bytes=65_536,
+        max_header_bytes=16_384,
+        request_timeout=10.0,
+        keep_alive_timeout=5.0,
+        max_connections=1_000,
+        ws_first_message_timeout=30.0,
+    )
+    given = {"max_body_bytes": "4096", "request_timeout": 2.5, "max_connections": 50, "ws_first_message_timeout": 5}
+    settings, _ = load_settings({"data_dir": tmp_path, "secret": "s", "admin_token": "a", **given}, {})
+    limits = settings.limits()
+    assert (limits.max_body_bytes, limits.request_timeout, limits.max_connections) == (4096, 2.5, 50)
+    assert limits.ws_first_message_timeout == 5.0
+
+
+def test_the_negotiation_server_takes_the_same_limits(tmp_path: Path) -> None:
+    base = {"game_server": "http://127.0.0.1:8700", "data_dir": tmp_path, "secret": "s", "admin_token": "a"}
+    settings, _ = load_nego_settings(base, {})
+    assert settings.limits() == Limits()
+    settings, _ = load_nego_settings({**base, "request_timeout": 3, "max_connections": 20}, {})
+    assert (settings.limits().request_timeout, settings.limits().max_connections) == (3.0, 20)
+    with pytest.raises(SettingsError, match="--max-connections"):
+        load_nego_settings({**base, "max_connections": 0}, {})
