@@ -13,6 +13,43 @@ phase result); :meth:`GameMaster.replay` rebuilds the game from those records.
 ["YES (NME ('bot') ('1.0'))", "MAP ('standard')"]
 >>> [e.kind for e in step.records]
 ['join']
+
+Hostile clients
+---------------
+
+A connection is one client, and none may spoil the game of the others. The limits are
+class attributes (a server, a test or a benchmark may set them on an instance); none of
+them is game state: nothing about them is recorded, and a restart resets them.
+
+- ``SND`` names each recipient once, and no more of them than there are powers: a list
+  with a power twice (or the sender) is refused with ``REJ``, so one message is one
+  ``FRM`` to each recipient.
+- ``ADM`` is taken only from a connection that has joined (``NME``, ``OBS`` or ``IAM``),
+  with a name of at most :attr:`GameMaster.ADM_MAX_NAME` characters and a text of at most
+  :attr:`GameMaster.ADM_MAX_TEXT`, and at most :attr:`GameMaster.ADM_PER_MINUTE` a minute
+  from one connection (a token bucket holding :attr:`GameMaster.ADM_BURST`); anything else
+  is ``REJ``.
+- ``IAM`` from a connection that has not joined, refused, is answered ``REJ (IAM ...)``
+  and the connection is closed (:class:`Close`); what it sends after that is ignored.
+  ``IAM`` never takes a seat whose player is connected: it is refused without looking at
+  the passcode. A wrong passcode counts against the seat: after
+  :attr:`GameMaster.IAM_FAILURES` wrong passcodes within :attr:`GameMaster.IAM_WINDOW`
+  seconds, every ``IAM`` for that seat is refused without being checked until the oldest
+  of them is that old. The failures are kept in memory only (not game state): a restart
+  forgets them.
+
+  With 5 failures a 300 s window an attacker makes at most one checked guess a minute at a
+  seat, on average. A passcode is drawn uniformly from 1..8191 (13 bits), so guessing
+  each value once takes on average (8191 + 1) / 2 = 4096 guesses: about 4096 minutes,
+  68 hours (2.8 days), and at worst 8191 minutes (5.7 days), for one seat, and only while
+  its player stays disconnected the whole time. Against the ``k`` disconnected seats of
+  a server at once the first hit comes after about 8192 / (k + 1) minutes (seven seats:
+  about 17 hours). The price is that an attacker who keeps a seat locked keeps its
+  rightful player out too, while that player is disconnected.
+- With :attr:`GameMaster.MESSAGE_RATE` set, every input of one connection passes a token
+  bucket (that many a second, :attr:`GameMaster.MESSAGE_BURST` at once); one beyond is
+  answered ``REJ`` and not handled. It is off (``None``) by default, since the game kept in
+  memory (:mod:`referee.table`) gives every input the time 0.0; a server turns it on.
 """
 
 from __future__ import annotations
@@ -112,6 +149,23 @@ class Turned:
     """The engine's outcome of the turn (the position before and after, each unit's result)."""
 
 
+@dataclass(slots=True)
+class _Bucket:
+    """A token bucket: ``rate`` tokens a second, at most ``burst`` kept; full when made."""
+
+    tokens: float
+    last: float
+
+    def take(self, now: float, rate: float, burst: float) -> bool:
+        """Take a token at ``now`` if there is one."""
+        self.tokens = min(float(burst), self.tokens + max(0.0, now - self.last) * rate)
+        self.last = max(self.last, now)
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
 # --- the game master ---------------------------------------------------------------------------
 
 FORMING, PLAYING, OVER = "forming", "playing", "over"
@@ -122,8 +176,26 @@ class GameMaster:
 
     Inputs are :meth:`connect`, :meth:`receive`, :meth:`disconnect` and :meth:`tick`; each
     returns a :class:`Step`. ``passcode_in_use`` lets a server keep passcodes unique
-    across its games (``IAM`` finds the game by passcode).
+    across its games (``IAM`` finds the game by passcode). The limits against hostile
+    clients (see the module) are the class attributes below.
     """
+
+    ADM_MAX_NAME = 64
+    """The longest name an ``ADM`` may give, in characters."""
+    ADM_MAX_TEXT = 400
+    """The longest text an ``ADM`` may carry, in characters."""
+    ADM_PER_MINUTE = 6.0
+    """``ADM`` taken from one connection a minute, on average."""
+    ADM_BURST = 3
+    """``ADM`` taken from one connection at once."""
+    IAM_FAILURES = 5
+    """Wrong passcodes for one seat within :attr:`IAM_WINDOW` after which its ``IAM`` are refused unchecked."""
+    IAM_WINDOW = 300.0
+    """The window, in seconds, over which :attr:`IAM_FAILURES` are counted."""
+    MESSAGE_RATE: float | None = None
+    """Inputs taken from one connection a second, on average; ``None``: no limit (see the module)."""
+    MESSAGE_BURST = 200
+    """Inputs taken from one connection at once, when :attr:`MESSAGE_RATE` is set."""
 
     def __init__(
         self,
@@ -154,6 +226,11 @@ class GameMaster:
         self.eliminated: dict[str, int] = {}  # power -> year it was eliminated
         self._effects: list[Effect] = []
         self._records: list[Record] = []
+        # not game state (never recorded): the limits against hostile clients
+        self._closed: set[str] = set()  # connections this game master closed: their input is ignored
+        self._adm_buckets: dict[str, _Bucket] = {}  # conn -> its ADM bucket
+        self._message_buckets: dict[str, _Bucket] = {}  # conn -> its bucket of inputs
+        self._iam_failures: dict[str, list[float]] = {}  # power -> when wrong passcodes came for it
 
     # --- public inputs ------------------------------------------------------------------------
 
@@ -172,6 +249,7 @@ class GameMaster:
     def connect(self, conn: str, now: float) -> Step:
         """A new connection: it may send NME, OBS or IAM."""
         self.roster.clients[conn] = Client(conn)
+        self._closed.discard(conn)
         return self._step()
 
     def disconnect(self, conn: str, now: float) -> Step:
@@ -181,6 +259,9 @@ class GameMaster:
 
     def _disconnect(self, conn: str, now: float) -> None:
         self.alarms.pop(conn, None)
+        self._closed.discard(conn)
+        self._adm_buckets.pop(conn, None)
+        self._message_buckets.pop(conn, None)
         client = self.roster.leave(conn)
         if client is not None and client.power is not None:
             if self.state == FORMING:
@@ -212,17 +293,28 @@ class GameMaster:
         return self._step()
 
     def receive(self, conn: str, message: Value | str, now: float) -> Step:
-        """A message from ``conn``, typed or as DAIDE text (parse errors get HUH or PRN)."""
+        """A message from ``conn``, typed or as DAIDE text (parse errors get HUH or PRN).
+
+        A connection this game master has closed is not heard; one over its message rate
+        (:attr:`MESSAGE_RATE`) gets ``REJ``."""
+        if conn in self._closed:
+            return self._step()
         if conn not in self.roster.clients:
             self.roster.clients[conn] = Client(conn)
+        over_rate = self.MESSAGE_RATE is not None and not self._take(
+            self._message_buckets, conn, now, self.MESSAGE_RATE, self.MESSAGE_BURST
+        )
         if isinstance(message, str):
             try:
                 message = parse(message)
             except DaideSyntaxError as error:
-                if error.may_reply:
+                if error.may_reply and not over_rate:
                     self._to(conn, error.reply)
                 return self._step()
-        self._handle(conn, message, now)
+        if over_rate:
+            self._to(conn, Rej(message))
+        else:
+            self._handle(conn, message, now)
         return self._step()
 
     # --- replay -------------------------------------------------------------------------------
@@ -300,6 +392,19 @@ class GameMaster:
             if conn != exclude:
                 self._to(conn, message)
 
+    def _close(self, conn: str) -> None:
+        """Close ``conn`` after what was sent it; until it is gone, nothing it says is heard."""
+        self._effects.append(Close(conn))
+        self._closed.add(conn)
+
+    @staticmethod
+    def _take(buckets: dict[str, _Bucket], conn: str, now: float, rate: float, burst: float) -> bool:
+        """A token from the bucket of ``conn`` in ``buckets`` (a full one made if it has none)."""
+        bucket = buckets.get(conn)
+        if bucket is None:
+            bucket = buckets[conn] = _Bucket(float(burst), now)
+        return bucket.take(now, rate, burst)
+
     def _notify(self, notice: Notice) -> None:
         self._effects.append(Notify(notice))
 
@@ -319,7 +424,7 @@ class GameMaster:
         elif isinstance(msg, Obs):
             self._obs(conn, client, msg)
         elif isinstance(msg, Iam):
-            self._iam(conn, client, msg)
+            self._iam(conn, client, msg, now)
         elif isinstance(msg, MapMessage):
             if msg.name is None:  # a request for another copy; a client never names a map
                 self._to(conn, MapMessage(MAP_NAME))
@@ -344,8 +449,7 @@ class GameMaster:
         elif isinstance(msg, Smr) and msg.turn is None:
             self._smr_request(conn)
         elif isinstance(msg, Adm):
-            self._record("admin", now, conn=conn, name=msg.name, text=msg.text)
-            self._broadcast(msg)
+            self._adm(conn, client, msg, now)
         elif isinstance(msg, Off):
             self._effects.append(Close(conn))
             self._disconnect(conn, now)
@@ -425,22 +529,61 @@ class GameMaster:
         self._to(conn, Yes(msg))
         self._to(conn, MapMessage(MAP_NAME))
 
-    def _iam(self, conn: str, client: Client, msg: Iam) -> None:
+    def _iam(self, conn: str, client: Client, msg: Iam, now: float) -> None:
+        """``IAM``: a player back on a new connection. Refused, it closes the connection (see the
+        module); a seat whose player is connected is never taken."""
+        if client.role is not Role.NEW:
+            self._to(conn, Rej(msg))  # already in the game: nothing is checked
+            return
         power = self._full(msg.power)
         player = self.roster.players.get(power) if power is not None else None
         if (
-            self.state == FORMING
-            or client.role is not Role.NEW
+            power is None
             or player is None
-            or player.passcode != msg.passcode
-            or player.power in self.roster.connection_of  # not waiting for a replacement
+            or self.state == FORMING
+            or power in self.roster.connection_of  # its player is connected: not waiting for a replacement
+            or self._iam_locked(power, now)
         ):
-            self._to(conn, Rej(msg))
+            self._refuse_iam(conn, msg)
             return
+        if player.passcode != msg.passcode:
+            self._iam_failures.setdefault(power, []).append(now)
+            self._refuse_iam(conn, msg)
+            return
+        self._iam_failures.pop(power, None)
         self.roster.seat(conn, player)
         self._to(conn, Yes(msg))
         if self.state == PLAYING:
             self._broadcast(Not(Ccd(msg.power)), exclude=conn)
+
+    def _refuse_iam(self, conn: str, msg: Iam) -> None:
+        self._to(conn, Rej(msg))
+        self._close(conn)
+
+    def _iam_locked(self, power: str, now: float) -> bool:
+        """Whether ``power`` had :attr:`IAM_FAILURES` wrong passcodes in the last :attr:`IAM_WINDOW` seconds."""
+        failures = self._iam_failures.get(power)
+        if not failures:
+            return False
+        recent = [t for t in failures if now - t < self.IAM_WINDOW]
+        if recent:
+            self._iam_failures[power] = recent
+        else:
+            del self._iam_failures[power]
+        return len(recent) >= self.IAM_FAILURES
+
+    def _adm(self, conn: str, client: Client, msg: Adm, now: float) -> None:
+        """``ADM``: stored and sent to every player and observer, from one that joined, short, not too often."""
+        if (
+            client.role is Role.NEW
+            or len(msg.name) > self.ADM_MAX_NAME
+            or len(msg.text) > self.ADM_MAX_TEXT
+            or not self._take(self._adm_buckets, conn, now, self.ADM_PER_MINUTE / 60.0, self.ADM_BURST)
+        ):
+            self._to(conn, Rej(msg))
+            return
+        self._record("admin", now, conn=conn, name=msg.name, text=msg.text)
+        self._broadcast(msg)
 
     # --- information -------------------------------------------------------------------------
 
@@ -797,10 +940,13 @@ class GameMaster:
         sender = self._abbr(power)
         kind = PHASE_KINDS[self.position.phase.kind]
         press_kinds = self.settings.press_phases
+        recipients = msg.recipients
         if (
             self.state != PLAYING
             or power in self.eliminated
-            or sender in msg.recipients
+            or len(recipients) > len(self.powers)
+            or len(set(recipients)) != len(recipients)  # each recipient once: one FRM each
+            or sender in recipients
             or kind not in press_kinds
             or (msg.turn is not None and msg.turn != turn_from_phase(self.position.phase))
         ):
@@ -835,7 +981,7 @@ class GameMaster:
         recipients = tuple(recipients)
         self._record("press", now, sender=sender, recipients=list(recipients), press=str(press), via="nego")
         delivered = Frm(sender, recipients, press)
-        for abbreviation in recipients:
+        for abbreviation in dict.fromkeys(recipients):  # one FRM to each, however often named
             power = self._full(abbreviation)
             self._to(self.roster.connection_of.get(power) if power is not None else None, delivered)
         return self._step()

@@ -10,10 +10,11 @@ import pytest
 from engine import Position, legal_orders
 from engine.orders import Build, Waive
 from engine.position import ADJUSTMENTS
-from protocol.daide.messages import POWERS, Sub
+from protocol.daide.messages import POWERS, Snd, Sub
 from protocol.daide.orders import order_from_engine
+from protocol.daide.parser import parse
 from referee.deadlines import Deadlines
-from referee.effects import Record, Step
+from referee.effects import Close, Record, Step
 from referee.game_master import GameMaster
 from referee.settings import GameSettings
 
@@ -299,8 +300,11 @@ def test_rejoin_with_iam_and_a_wrong_passcode_refused() -> None:
     step = gm.disconnect(eng, 1.0)
     assert texts(step, by_power["FRA"]) == ["CCD (ENG)"] and texts(step, "obs") == ["CCD (ENG)"]
     wrong = passcode % 8191 + 1
+    gm.connect("guess", 2.0)
+    step = gm.receive("guess", f"IAM (ENG) ({wrong})", 2.0)
+    assert texts(step, "guess") == [f"REJ (IAM (ENG) ({wrong}))"] and step.effects[-1] == Close("guess")
+    gm.disconnect("guess", 2.0)
     gm.connect("back", 2.0)
-    assert texts(gm.receive("back", f"IAM (ENG) ({wrong})", 2.0), "back") == [f"REJ (IAM (ENG) ({wrong}))"]
     step = gm.receive("back", f"IAM (ENG) ({passcode})", 2.0)
     assert texts(step, "back") == [f"YES (IAM (ENG) ({passcode}))"]
     assert texts(step, by_power["FRA"]) == ["NOT (CCD (ENG))"]
@@ -308,6 +312,101 @@ def test_rejoin_with_iam_and_a_wrong_passcode_refused() -> None:
         texts(gm.receive("back", "SUB ((ENG FLT LON) MTO NTH)", 3.0), "back")[0] == "THX ((ENG FLT LON) MTO NTH) (MBV)"
     )
     assert texts(gm.receive("back", "HLO", 3.0), "back") == [f"HLO (ENG) ({passcode}) ((LVL 0))"]
+
+
+def test_a_refused_iam_closes_the_connection_and_what_it_says_after_is_not_heard() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm)
+    passcode = gm.roster.players["ENGLAND"].passcode
+    gm.disconnect(by_power["ENG"], 1.0)
+    gm.connect("x", 1.0)
+    step = gm.receive("x", f"IAM (ENG) ({passcode % 8191 + 1})", 1.0)
+    assert [type(e).__name__ for e in step.effects] == ["Send", "Close"] and step.effects[1] == Close("x")
+    assert step.records == ()
+    # closed: even the right passcode, or a request, is not heard until the connection is gone
+    assert gm.receive("x", f"IAM (ENG) ({passcode})", 1.0).effects == ()
+    assert gm.receive("x", "NOW", 1.0).effects == ()
+    assert "ENGLAND" not in gm.roster.connection_of
+    # a player (or observer) who says IAM is refused but keeps its connection: nothing is checked
+    step = gm.receive(by_power["FRA"], f"IAM (ENG) ({passcode})", 1.0)
+    assert texts(step, by_power["FRA"]) == [f"REJ (IAM (ENG) ({passcode}))"]
+    assert not any(isinstance(e, Close) for e in step.effects)
+    # before the game starts there is nothing to come back to
+    forming = new_game()
+    forming.connect("a", 0.0)
+    forming.receive("a", "NME ('a') ('1')", 0.0)
+    code = next(iter(forming.roster.players.values())).passcode
+    power = forming.map.abbreviation_of[next(iter(forming.roster.players))]
+    step = forming.receive("b", f"IAM ({power}) ({code})", 0.0)
+    assert texts(step, "b") == [f"REJ (IAM ({power}) ({code}))"] and step.effects[-1] == Close("b")
+
+
+def test_iam_never_takes_the_seat_of_a_connected_player() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm, observer=True)
+    eng = by_power["ENG"]
+    passcode = gm.roster.players["ENGLAND"].passcode
+    for i in range(GameMaster.IAM_FAILURES + 3):  # the right passcode, over and over: never a failure
+        step = gm.receive(f"thief{i}", f"IAM (ENG) ({passcode})", 1.0)
+        assert texts(step, f"thief{i}") == [f"REJ (IAM (ENG) ({passcode}))"] and step.effects[-1] == Close(f"thief{i}")
+        assert texts(step, by_power["FRA"]) == [] and texts(step, eng) == []
+    assert gm.roster.connection_of["ENGLAND"] == eng
+    assert texts(gm.receive(eng, "SUB ((ENG FLT LON) MTO NTH)", 2.0), eng)[0] == "THX ((ENG FLT LON) MTO NTH) (MBV)"
+    # the rightful player drops and comes back at once (no failure was counted against the seat)
+    gm.disconnect(eng, 3.0)
+    step = gm.receive("back", f"IAM (ENG) ({passcode})", 3.0)
+    assert texts(step, "back") == [f"YES (IAM (ENG) ({passcode}))"]
+    assert gm.roster.connection_of["ENGLAND"] == "back"
+
+
+def test_iam_guesses_for_a_seat_are_limited_in_a_window() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm)
+    passcode = gm.roster.players["ENGLAND"].passcode
+    gm.disconnect(by_power["ENG"], 0.0)
+    wrong = [c for c in range(1, 100) if c != passcode]
+    k, window = GameMaster.IAM_FAILURES, GameMaster.IAM_WINDOW
+    for i in range(k):
+        step = gm.receive(f"g{i}", f"IAM (ENG) ({wrong[i]})", 10.0 + i)
+        assert texts(step, f"g{i}") == [f"REJ (IAM (ENG) ({wrong[i]}))"] and step.effects[-1] == Close(f"g{i}")
+        gm.disconnect(f"g{i}", 10.0 + i)
+    # locked: even the right passcode is refused, unchecked, until the first failure is a window old
+    step = gm.receive("locked", f"IAM (ENG) ({passcode})", 10.0 + window - 0.5)
+    assert texts(step, "locked") == [f"REJ (IAM (ENG) ({passcode}))"] and step.effects[-1] == Close("locked")
+    assert "ENGLAND" not in gm.roster.connection_of
+    # another seat is not locked
+    fra_code = gm.roster.players["FRANCE"].passcode
+    gm.disconnect(by_power["FRA"], 11.0)
+    assert texts(gm.receive("fra", f"IAM (FRA) ({fra_code})", 12.0), "fra") == [f"YES (IAM (FRA) ({fra_code}))"]
+    # one failure has aged out: one more guess is checked (and this one is right)
+    step = gm.receive("back", f"IAM (ENG) ({passcode})", 10.0 + window)
+    assert texts(step, "back") == [f"YES (IAM (ENG) ({passcode}))"]
+    # the failures were not stored: nothing of them is in the records, nor in a replayed game
+    assert gm._iam_failures == {}
+
+
+def test_iam_failures_are_not_game_state_and_a_replay_forgets_them() -> None:
+    gm = new_game()
+    by_power, records, _ = start(gm)
+    passcode = gm.roster.players["ENGLAND"].passcode
+    records += gm.disconnect(by_power["ENG"], 0.0).records
+    for i in range(GameMaster.IAM_FAILURES):
+        step = gm.receive(f"g{i}", f"IAM (ENG) ({passcode % 8191 + 1})", 1.0)
+        assert step.records == ()
+    assert texts(gm.receive("late", f"IAM (ENG) ({passcode})", 2.0), "late")[0].startswith("REJ")
+    again = GameMaster.replay("g1", gm.settings, 0.0, records)
+    assert texts(again.receive("back", f"IAM (ENG) ({passcode})", 2.0), "back")[0].startswith("YES")
+
+
+def test_the_iam_limits_are_attributes_a_caller_may_change() -> None:
+    gm = new_game()
+    gm.IAM_FAILURES = 1
+    by_power, _, _ = start(gm)
+    passcode = gm.roster.players["ENGLAND"].passcode
+    gm.disconnect(by_power["ENG"], 0.0)
+    gm.receive("g", f"IAM (ENG) ({passcode % 8191 + 1})", 1.0)
+    assert texts(gm.receive("h", f"IAM (ENG) ({passcode})", 2.0), "h")[0].startswith("REJ")
+    assert GameMaster.IAM_FAILURES == 5  # the class keeps its default
 
 
 def test_leaving_before_the_start_frees_the_power() -> None:
@@ -351,6 +450,106 @@ def test_press_delivered_at_level_10_to_the_named_power_only() -> None:
     assert texts(step, eng) == ["CCD (GER) (SND (FRA GER) (PRP (PCE (ENG FRA GER))))"]
     assert texts(step, fra) == []
     assert texts(gm.receive("obs", "SND (FRA) (PRP (PCE (ENG FRA)))", 2.0), "obs")[0].startswith("REJ")
+
+
+def test_snd_naming_a_recipient_twice_or_too_many_is_refused() -> None:
+    gm = new_game(press_level=10)
+    by_power, _, _ = start(gm, observer=True)
+    eng, fra = by_power["ENG"], by_power["FRA"]
+    flood = "SND (" + " ".join(["FRA"] * 500) + ") (PRP (PCE (ENG FRA)))"
+    step = gm.receive(eng, flood, 1.0)
+    assert texts(step, eng) == [f"REJ ({flood})"]
+    assert texts(step, fra) == [] and step.records == ()
+    step = gm.receive(eng, "SND (FRA GER FRA) (PRP (PCE (ENG FRA GER)))", 1.0)
+    assert texts(step, eng) == ["REJ (SND (FRA GER FRA) (PRP (PCE (ENG FRA GER))))"] and texts(step, fra) == []
+    # more recipients than powers, all of them known
+    many = "SND (" + " ".join(["FRA", "GER", "ITA", "AUS", "RUS", "TUR"] * 2) + ") (PRP (PCE (ENG FRA)))"
+    assert texts(gm.receive(eng, many, 1.0), eng)[0].startswith("REJ (SND")
+    # each of the six others once: one FRM each
+    six = "SND (FRA GER ITA AUS RUS TUR) (PRP (PCE (ENG FRA)))"
+    step = gm.receive(eng, six, 1.0)
+    assert texts(step, eng) == [f"YES ({six})"]
+    assert sorted(s.to for s in step.sends if str(s.message).startswith("FRM")) == sorted(
+        c for p, c in by_power.items() if p != "ENG"
+    )
+
+
+def test_relayed_press_naming_a_power_twice_is_delivered_once() -> None:
+    gm = new_game(press_level=10)
+    by_power, _, _ = start(gm)
+    snd = parse("SND (FRA) (PRP (PCE (ENG FRA)))")
+    assert isinstance(snd, Snd)
+    step = gm.deliver("ENG", ["FRA", "FRA", "FRA"], snd.press, 1.0)
+    assert texts(step, by_power["FRA"]) == ["FRM (ENG) (FRA FRA FRA) (PRP (PCE (ENG FRA)))"]
+
+
+# --- admin messages ---------------------------------------------------------------------------------
+
+
+def test_adm_only_from_a_connection_that_joined() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm, observer=True)
+    gm.connect("stranger", 1.0)
+    step = gm.receive("stranger", "ADM ('evil') ('server going down')", 1.0)
+    assert texts(step, "stranger") == ["REJ (ADM ('evil') ('server going down'))"]
+    assert step.records == () and [s.to for s in step.sends] == ["stranger"]
+    # a player and an observer may
+    step = gm.receive(by_power["ENG"], "ADM ('eng') ('lagging')", 2.0)
+    assert [r.kind for r in step.records] == ["admin"]
+    assert {s.to for s in step.sends} == {*by_power.values(), "obs"}
+    step = gm.receive("obs", "ADM ('obs') ('hi')", 2.0)
+    assert [r.kind for r in step.records] == ["admin"] and texts(step, by_power["FRA"]) == ["ADM ('obs') ('hi')"]
+    # a forming game too, from a player who joined but not from a newcomer
+    forming = new_game()
+    forming.receive("a", "NME ('a') ('1')", 0.0)
+    assert [r.kind for r in forming.receive("a", "ADM ('a') ('hello')", 0.0).records] == ["admin"]
+    assert texts(forming.receive("b", "ADM ('b') ('hello')", 0.0), "b") == ["REJ (ADM ('b') ('hello'))"]
+
+
+def test_adm_is_bounded_in_length_and_rate() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm, observer=True)
+    eng = by_power["ENG"]
+    long_text = "a" * (GameMaster.ADM_MAX_TEXT + 1)
+    step = gm.receive(eng, f"ADM ('eng') ('{long_text}')", 1.0)
+    assert texts(step, eng)[0].startswith("REJ (ADM") and step.records == ()
+    long_name = "n" * (GameMaster.ADM_MAX_NAME + 1)
+    assert texts(gm.receive(eng, f"ADM ('{long_name}') ('x')", 1.0), eng)[0].startswith("REJ (ADM")
+    edge = "a" * GameMaster.ADM_MAX_TEXT
+    assert [r.kind for r in gm.receive(eng, f"ADM ('eng') ('{edge}')", 1.0).records] == ["admin"]
+    # the burst (one already spent), then refusals, then one more a refill later
+    burst = GameMaster.ADM_BURST
+    kinds = [[r.kind for r in gm.receive(eng, f"ADM ('eng') ('{i}')", 1.0).records] for i in range(burst + 5)]
+    assert kinds == [["admin"]] * (burst - 1) + [[]] * 6
+    refused = gm.receive(eng, "ADM ('eng') ('again')", 1.0)
+    assert texts(refused, eng) == ["REJ (ADM ('eng') ('again'))"] and texts(refused, by_power["FRA"]) == []
+    later = 1.0 + 60.0 / GameMaster.ADM_PER_MINUTE
+    assert [r.kind for r in gm.receive(eng, "ADM ('eng') ('later')", later).records] == ["admin"]
+    assert gm.receive(eng, "ADM ('eng') ('too soon')", later).records == ()
+    # the bucket is per connection: another player still may
+    assert [r.kind for r in gm.receive(by_power["FRA"], "ADM ('fra') ('x')", 1.0).records] == ["admin"]
+
+
+# --- the message rate ---------------------------------------------------------------------------------
+
+
+def test_the_message_rate_is_off_by_default_and_limits_one_connection_when_set() -> None:
+    gm = new_game()
+    by_power, _, _ = start(gm)
+    eng, fra = by_power["ENG"], by_power["FRA"]
+    for _ in range(1000):  # off: everything at time 0.0 is heard (as the game in memory does)
+        assert texts(gm.receive(eng, "NOW", 0.0), eng)[0].startswith("NOW (SPR 1901)")
+    gm.MESSAGE_RATE, gm.MESSAGE_BURST = 10.0, 20
+    answers = [texts(gm.receive(eng, "NOW", 5.0), eng)[0] for _ in range(25)]
+    assert all(a.startswith("NOW (SPR") for a in answers[:20]) and answers[20:] == ["REJ (NOW)"] * 5
+    step = gm.receive(eng, "SUB ((ENG FLT LON) MTO NTH)", 5.0)
+    assert texts(step, eng) == ["REJ (SUB ((ENG FLT LON) MTO NTH))"] and step.records == ()
+    assert gm.receive(eng, "SUB ((ENG FLT LON) MTO NTH", 5.0).effects == ()  # no PRN beyond the rate
+    assert texts(gm.receive(fra, "NOW", 5.0), fra)[0].startswith("NOW (SPR")  # another connection
+    assert texts(gm.receive(eng, "NOW", 5.15), eng)[0].startswith("NOW (SPR")  # a token came back
+    assert texts(gm.receive(eng, "NOW", 5.15), eng) == ["REJ (NOW)"]
+    gm.disconnect(eng, 6.0)
+    assert eng not in gm._message_buckets
 
 
 # --- the end of the game -----------------------------------------------------------------------
