@@ -115,7 +115,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
             await websocket.close(code=4404, reason="no such game")
             return
         await websocket.accept()
-        conn = service.connect(requested)
+        conn = service.connect(requested, websocket.client.host if websocket.client else None)
         writer = asyncio.create_task(drain(websocket, conn.outbox, str, lambda: conn.dropped))
         try:
             while not conn.closed:

@@ -156,7 +156,7 @@ class _TcpSession:
             if not await self._await_im():
                 return
             self._write(RepresentationMessage())  # empty: the standard powers and provinces
-            self.conn = self.service.connect(None)
+            self.conn = self.service.connect(None, self.peer[0] if isinstance(self.peer, tuple) else None)
             log.info("daide tcp connected", conn=self.conn.id, peer=str(self.peer))
             pump = asyncio.create_task(self._pump(self.conn))
             reading = asyncio.create_task(self._read_loop(self.conn))

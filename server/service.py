@@ -23,6 +23,7 @@ import itertools
 import random
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,6 +52,38 @@ OPEN_GAME_META = "open_game"
 log = structlog.get_logger("detente.server")
 
 
+#: Inputs a second one DAIDE connection may send (at most 200 at once); one beyond gets ``REJ``.
+MESSAGE_RATE = 50.0
+
+
+@dataclass
+class GuessLimit:
+    """Wrong passcodes (``IAM``) by client address: after ``failures`` within ``window``
+    seconds, that address's ``IAM`` are refused without being checked. Kept in memory only
+    (a restart forgets them); the game master limits the guesses per seat the same way."""
+
+    failures: int = GameMaster.IAM_FAILURES * 4
+    window: float = GameMaster.IAM_WINDOW
+    seen: dict[str, deque[float]] = field(default_factory=dict)
+
+    def failed(self, address: str | None, now: float) -> None:
+        if address is not None:
+            times = self.seen.setdefault(address, deque())
+            times.append(now)
+            while len(times) > self.failures:
+                times.popleft()
+
+    def locked(self, address: str | None, now: float) -> bool:
+        times = self.seen.get(address or "")
+        if not times:
+            return False
+        while times and now - times[0] >= self.window:
+            times.popleft()
+        if not times:
+            del self.seen[address or ""]
+        return len(times) >= self.failures
+
+
 @dataclass(eq=False)
 class Connection(Outbox[str]):
     """One client connection: where it is bound, and what the transport sends it (DAIDE texts).
@@ -61,6 +94,7 @@ class Connection(Outbox[str]):
 
     id: str
     requested_game: str | None = None
+    address: str | None = None
     game: str | None = None
 
 
@@ -86,6 +120,7 @@ class GameService:
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
         queue_size: int = DEFAULT_QUEUE_SIZE,
+        message_rate: float | None = MESSAGE_RATE,
     ) -> None:
         self.store = store
         self.open_settings = open_settings
@@ -95,6 +130,8 @@ class GameService:
         self.games: dict[str, Game] = {}
         self.connections: dict[str, Connection] = {}
         self.open_game_id: str | None = None
+        self.message_rate: float | None = message_rate
+        self._guesses = GuessLimit()
         self._conn_ids = itertools.count(1)
         self._background: set[asyncio.Task[None]] = set()
         self.feed = Feed()
@@ -125,6 +162,7 @@ class GameService:
                 rng=self.rng,
                 passcode_in_use=self.passcode_in_use,
             )
+            gm.MESSAGE_RATE = self.message_rate
             game = Game(stored.id, create, gm)
             self.games[stored.id] = game
             log.info("game restored", game=stored.id, state=gm.state, phase=str(gm.position.phase), events=len(events))
@@ -162,6 +200,7 @@ class GameService:
         now = self.clock()
         await asyncio.to_thread(self.store.create_game, game_id, create.model_dump(mode="json"), now)
         gm = GameMaster(game_id, create.settings(), now, rng=self.rng, passcode_in_use=self.passcode_in_use)
+        gm.MESSAGE_RATE = self.message_rate
         game = Game(game_id, create, gm)
         self.games[game_id] = game
         log.info("game created", game=game_id, name=create.name)
@@ -326,9 +365,10 @@ class GameService:
 
     # --- connections ----------------------------------------------------------------------
 
-    def connect(self, requested_game: str | None = None) -> Connection:
-        """A new connection, not yet in any game; ``requested_game`` is its ``?game=ID``."""
-        conn = Connection(f"c{next(self._conn_ids)}", requested_game, outbox=asyncio.Queue(self.queue_size))
+    def connect(self, requested_game: str | None = None, address: str | None = None) -> Connection:
+        """A new connection, not yet in any game; ``requested_game`` is its ``?game=ID``,
+        ``address`` the client's (for the limit on passcode guesses)."""
+        conn = Connection(f"c{next(self._conn_ids)}", requested_game, address, outbox=asyncio.Queue(self.queue_size))
         self.connections[conn.id] = conn
         return conn
 
@@ -341,8 +381,14 @@ class GameService:
             message = parse(text)
         except DaideSyntaxError:
             message = text  # the game master answers HUH or PRN
+        if isinstance(message, Iam) and self._guesses.locked(conn.address, self.clock()):
+            self._refuse_iam(conn, message)  # too many wrong passcodes from this address: unchecked
+            return
         for _attempt in range(5):
             game = await self._game_for(conn, message)
+            if game is None and isinstance(message, Iam):
+                self._refuse_iam(conn, message)
+                return
             if game is None:
                 conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")
                 return
@@ -395,7 +441,10 @@ class GameService:
                 if player is not None and player.passcode == message.passcode and game.gm.state != OVER:
                     await self._leave_current(conn)
                     return game
-            return current
+            # a wrong passcode: counted for the address here, and for the seat by the game it
+            # goes to (the one named, or the current one), which refuses it and closes
+            self._guesses.failed(conn.address, self.clock())
+            return self.games.get(conn.requested_game or "") or current
         if conn.requested_game is not None:
             return self.games.get(conn.requested_game)
         if current is not None and (current.gm.state == FORMING or not isinstance(message, Nme)):
@@ -403,6 +452,12 @@ class GameService:
         await self._leave_current(conn)
         assert self.open_game_id is not None
         return self.games[self.open_game_id]
+
+    def _refuse_iam(self, conn: Connection, message: Iam) -> None:
+        """``REJ (IAM ...)`` and the connection closed, as the game master refuses one."""
+        self.metrics.count("iam_refused_total", "IAM refused by the server, before any game")
+        conn.put(str(Rej(message)))
+        conn.close()
 
     async def _leave_current(self, conn: Connection) -> None:
         if conn.game is None:

@@ -3,9 +3,14 @@ a seat and take with it. Each attack is bounded in count and time."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
+import pytest
+import websockets
+
+from server.service import GuessLimit
 from tests.server.ws_helpers import TOKEN, DaideClient, http, running_server
 
 SECRET = "k3pt-for-the-person-only"
@@ -38,4 +43,44 @@ async def test_the_lobby_says_which_powers_are_kept_but_never_for_whom(tmp_path:
             await client.hello()
         assert person.power == "FRA" and all(c.power != "FRA" for c in [*strangers, *others])
         for client in [*strangers, *others, person]:
+            await client.close()
+
+
+ATTACKER = "127.0.0.2"
+
+
+async def _refused(url: str, text: str) -> str:
+    """Send ``text`` on a new connection from the attacker's address; the answer, then the close awaited."""
+    async with websockets.connect(url, open_timeout=10, local_addr=(ATTACKER, 0)) as ws:
+        await ws.send(text)
+        answer = await asyncio.wait_for(ws.recv(), 10)
+        with pytest.raises(websockets.ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 10)  # the server closes after REJ
+    assert isinstance(answer, str)
+    return answer
+
+
+async def test_passcode_guesses_are_refused_and_closed_and_limited_per_address(tmp_path: Path) -> None:
+    """IAM finds a game by passcode alone, so a stranger may guess without naming a game: every
+    wrong guess gets REJ and a close, and after GuessLimit.failures of them the address is
+    refused unchecked, even with the right passcode, while the player's own address rejoins."""
+    async with running_server(tmp_path) as server:
+        players = [await DaideClient.open(server.ws) for _ in range(7)]
+        for client in players:
+            await client.join()
+        for client in players:
+            await client.hello()
+        victim = players[0]
+        token, passcode = victim.power, victim.passcode
+        await victim.close()
+        wrong = [code for code in range(1, 8192) if code != passcode]
+        limit = GuessLimit().failures
+        for code in wrong[:limit]:
+            assert (await _refused(server.ws, f"IAM ({token}) ({code})")).startswith("REJ (IAM")
+        # locked: the right passcode from the attacker's address is refused too, unchecked
+        assert (await _refused(server.ws, f"IAM ({token}) ({passcode})")).startswith("REJ (IAM")
+        back = await DaideClient.open(server.ws)  # the player, from its own address
+        await back.send(f"IAM ({token}) ({passcode})")
+        assert (await back.expect("YES")).startswith("YES (IAM")
+        for client in [back, *players[1:]]:
             await client.close()
