@@ -96,7 +96,10 @@ def test_the_engine_imports_nothing_of_ours() -> None:
 
 
 def test_the_protocols_import_only_the_engine_and_the_grammars() -> None:
-    assert offences("protocol", {"engine", "grammar"}, IO_MODULES) == []
+    # the DAIDE parser keeps the message being parsed in thread-local storage (its grammar's
+    # callbacks read the echo of a HUH from it), so that one parser serves every thread: no I/O
+    no_io = tuple(m for m in IO_MODULES if m != "threading")
+    assert offences("protocol", {"engine", "grammar"}, no_io) == []
 
 
 def test_the_referee_imports_only_the_engine_and_the_protocols_and_does_no_io() -> None:

@@ -26,6 +26,7 @@ A message whose brackets do not match raises :class:`PrnError`, any other bad me
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from importlib import resources
 
@@ -127,12 +128,13 @@ from protocol.daide.messages import (
     Xoy,
     Ydo,
     Yes,
-    join_tokens,
     quote,
     to_text,
 )
 
 __all__ = [
+    "MAX_DEPTH",
+    "MAX_TOKENS",
     "DaideParser",
     "DaideSyntaxError",
     "HuhError",
@@ -493,31 +495,37 @@ class _Build(Transformer):
     def tme(self, seconds: Token | None = None) -> Tme:
         return Tme(None if seconds is None else int(seconds.value))
 
-    def huh(self, *children: Token | list[str]) -> Huh:
+    def huh(self, *children: _Token | tuple) -> Huh:
         return Huh(self._echo(children, "start"))
 
-    def huh_press(self, *children: Token | list[str]) -> Huh:
+    def huh_press(self, *children: _Token | tuple) -> Huh:
         return Huh(self._echo(children, "press_message"))
 
-    def _echo(self, children: tuple[Token | list[str], ...], start: str) -> tuple[str, ...]:
-        """The echo of ``HUH ( ... )`` from its children: HUH, '(', the groups of tokens, ')'."""
-        *_, closing = children
-        echo = tuple(text for group in children[2:-1] for text in group)
-        if "ERR" not in echo:
-            # HUH (message) echoes a whole message: it must then be one
-            try:
-                self._parser.parse(join_tokens(list(echo)), start=start)
-            except DaideSyntaxError:
-                what = "message" if start == "start" else "press message"
-                assert isinstance(closing, _Token)
-                raise _Misplaced(closing.start_pos, f"HUH without ERR must echo a {what}") from None
+    def _echo(self, children: tuple[_Token | tuple, ...], start: str) -> tuple[str, ...]:
+        """The echo of ``HUH ( ... )`` from its children: HUH, '(', the raw tokens and groups, ')'.
+
+        The parser hands the LALR parser ``HUH ( )`` without the inside (see :func:`_collapse`):
+        the inside is then the tokens of the message between that '(' and that ')'.
+        """
+        opening, closing = children[1], children[-1]
+        assert isinstance(opening, _Token) and isinstance(closing, _Token)
+        if len(children) > 3:
+            tokens = _flatten(children[2:-1])
+        else:
+            tokens = self._parser._local.root[opening.start_pos + 1 : closing.start_pos]
+        echo = tuple(token.value for token in tokens)
+        # HUH (message) echoes a whole message: it must then be one
+        if "ERR" not in echo and not self._parser._is_message(tokens, start):
+            what = "message" if start == "start" else "press message"
+            raise _Misplaced(closing.start_pos, f"HUH without ERR must echo a {what}")
         return echo
 
-    def raw_token(self, token: Token) -> list[str]:
-        return [token.value]
+    def raw_token(self, token: _Token) -> _Token:
+        return token
 
-    def raw_group(self, *children: Token | list[str]) -> list[str]:
-        return ["(", *(text for group in children[1:-1] for text in group), ")"]
+    def raw_group(self, *children: _Token | tuple) -> tuple:
+        # the group as it came, '(' and ')' included: flattened once, by _echo, not at every level
+        return children
 
     def ccd(self, power: Token, extra: Turn | Snd | None = None) -> Ccd:
         if isinstance(extra, Turn):
@@ -744,6 +752,24 @@ class _Build(Transformer):
 
 # --- the parser ----------------------------------------------------------------------------------------
 
+#: Brackets nested deeper than this are refused with ``HUH``. The deepest message DAIDE defines
+#: (press at level 130 inside ``SND``, a ``HUH`` echoing it) nests about 15 deep; the typed
+#: messages, their text and their press levels are walked by recursion, which this bounds.
+MAX_DEPTH = 64
+#: Messages of more tokens than this are refused with ``HUH``, their echo cut after as many
+#: tokens. The longest message the game sends, the standard map's ``MDF``, has 1,281 tokens;
+#: a DAIDE ``DM`` carries 32,767 at most.
+MAX_TOKENS = 8192
+#: How many echoes within echoes are read as messages: ``HUH (message)`` without ``ERR``, and
+#: ``PRN (message)`` with matching brackets, must echo a message, which is parsed again; an
+#: echo inside that echo again, and so on. Each level reads its part of the message once more,
+#: so this bounds the work at a few times the length of the message.
+MAX_ECHO_NESTING = 3
+#: A number of more characters than this is no DAIDE number (those have 14 bits): an unknown token.
+_MAX_NUMBER_CHARS = 18
+#: How many texts that failed to parse are remembered, and the longest remembered.
+_FAILURES, _FAILURE_CHARS = 16, 16_384
+
 
 class DaideParser:
     """Parses the text form of DAIDE messages of one map's powers and provinces.
@@ -751,6 +777,13 @@ class DaideParser:
     The default is the standard map. A variant names its own powers and its provinces by
     category (the keys of :data:`~protocol.daide.messages.PROVINCES_BY_CATEGORY`), as its
     representation message does; they must not clash with the other token names.
+
+    Parsing takes time linear in the length of the text: the tokens are read once, the brackets
+    checked in one pass (matching, nested at most :data:`MAX_DEPTH` deep, at most
+    :data:`MAX_TOKENS` tokens), then the LALR parser runs; the echoes of ``HUH`` and ``PRN`` are
+    parsed again without reading the text again, at most :data:`MAX_ECHO_NESTING` within each
+    other. A text that failed is remembered for a while: a server that parses a message, then
+    hands the text that failed to the game master which parses it for its reply, pays once.
     """
 
     def __init__(
@@ -772,12 +805,14 @@ class DaideParser:
         self._lark = Lark(
             _grammar(), parser="lalr", lexer=_Given, transformer=_Build(self), start=["start", "press_message"]
         )
+        self._local = threading.local()  # how many echoes deep the parse of this thread is
+        self._failures: dict[tuple[str, str], tuple[type[DaideSyntaxError], tuple]] = {}
 
-    def tokenize(self, text: str) -> list[_Token]:
+    def tokenize(self, text: str, limit: int | None = None) -> list[_Token]:
         """The tokens of ``text`` for the grammar; a token's ``start_pos`` is its index.
 
         Never fails: a word that is no token becomes an ``UNKNOWN`` token, which only the echo
-        of a ``HUH`` or ``PRN`` accepts.
+        of a ``HUH`` or ``PRN`` accepts. With ``limit``, stops after that many tokens.
         """
         types = self._types
         tokens: list[_Token] = []
@@ -800,13 +835,18 @@ class DaideParser:
             elif group == _TEXT:
                 kind, value = _STRING, lexeme
             elif group == _NUMBER:
-                kind, value = _INT, str(int(lexeme))
+                if len(lexeme) > _MAX_NUMBER_CHARS:
+                    kind, value = _UNKNOWN, lexeme
+                else:
+                    kind, value = _INT, str(int(lexeme))
             elif group == _UNTERMINATED:
                 kind, value = _UNKNOWN, quote(lexeme[1:])
             else:
                 kind, value = _UNKNOWN, lexeme
             column = match.start() - line_start + 1
             tokens.append(_Token(kind, value, len(tokens), line, column, column + len(lexeme)))
+            if limit is not None and len(tokens) >= limit:
+                break
         return tokens
 
     def parse(self, text: str, start: str = "start") -> Value | str:
@@ -815,16 +855,60 @@ class DaideParser:
         ``start="press_message"`` parses a press message alone (as inside ``SND (...) (...)``),
         which may be free text (a ``str``).
         """
-        tokens = self.tokenize(text)
+        key = (text, start)
+        failure = self._failures.get(key)
+        if failure is not None:
+            kind, arguments = failure
+            raise kind(*arguments)
+        try:
+            return self._parse(text, start)
+        except DaideSyntaxError as error:
+            if len(text) <= _FAILURE_CHARS:
+                self._remember(key, error)
+            raise
+
+    def _remember(self, key: tuple[str, str], error: DaideSyntaxError) -> None:
+        failures = self._failures
+        while len(failures) >= _FAILURES:
+            try:
+                del failures[next(iter(failures))]  # the oldest
+            except (KeyError, RuntimeError, StopIteration):  # pragma: no cover - another thread's
+                break
+        failures[key] = (type(error), (error.description, error.echo, error.index, error.line, error.column))
+
+    def _parse(self, text: str, start: str) -> Value | str:
+        tokens = self.tokenize(text, limit=MAX_TOKENS + 1)
+        if len(tokens) > MAX_TOKENS:
+            raise _too_long(tokens)
+        # the tokens of the message, where the echo of a HUH is found (see _collapse)
+        local = self._local
+        outer = getattr(local, "root", None)
+        local.root = tokens
+        try:
+            return self._parse_tokens(tokens, start)
+        finally:
+            local.root = outer
+
+    def _parse_tokens(self, tokens: list[_Token], start: str) -> Value | str:
         echo = tuple(t.value for t in tokens)
+        stray, unclosed, deep = _scan(tokens)
         if start == "start":
             if not tokens:
                 raise HuhError("the message is empty", echo, 0, 1, 1)
             if tokens[0].type == "_PRN":
-                return self._prn(tokens, echo)
-        _check_brackets(tokens, echo)
+                if deep is not None:
+                    raise _too_deep(echo, tokens, deep)
+                return self._prn(tokens, echo, matched=stray is None and unclosed is None)
+        if stray is not None:
+            token = tokens[stray]
+            raise PrnError("')' closes no bracket", echo, stray, token.line, token.column)
+        if unclosed is not None:
+            token = tokens[unclosed]
+            raise PrnError("'(' is never closed", echo, unclosed, token.line, token.column)
+        if deep is not None:
+            raise _too_deep(echo, tokens, deep)
         try:
-            return self._lark.parse(tokens, start=start)  # type: ignore[arg-type,return-value]
+            return self._lark.parse(_collapse(tokens), start=start)  # type: ignore[arg-type,return-value]
         except UnexpectedInput as error:
             token = error.token  # type: ignore[attr-defined]
             expected = _expected(getattr(error, "expected", ()) or ())
@@ -837,26 +921,42 @@ class DaideParser:
         except _Misplaced as error:
             raise _huh(error.description, echo, tokens, error.index) from None
 
-    def _prn(self, tokens: list[_Token], echo: tuple[str, ...]) -> Prn:
+    def _prn(self, tokens: list[_Token], echo: tuple[str, ...], matched: bool) -> Prn:
         """``PRN (...)``: the echo may have brackets that do not match, so no grammar reads it."""
         if len(tokens) < 2 or tokens[1].type != _LP:
-            _check_brackets(tokens, echo)
+            if not matched:
+                _check_brackets(tokens, echo)
             raise _huh("PRN must be followed by '('", echo, tokens, 1)
         if len(tokens) < 3 or tokens[-1].type != _RP:
-            _check_brackets(tokens, echo)
+            if not matched:
+                _check_brackets(tokens, echo)
             raise _huh("PRN (...) must end with ')'", echo, tokens, len(tokens))
-        inside = echo[2:-1]
-        depth = 0
-        for text in inside:
-            depth += (text == "(") - (text == ")")
-            if depth < 0:
-                break
-        if depth == 0:
-            try:
-                self.parse(join_tokens(list(inside)))
-            except DaideSyntaxError:
-                raise _huh("PRN with matching brackets must echo a message", echo, tokens, len(tokens) - 1) from None
-        return Prn(inside)
+        inside = tokens[2:-1]
+        if _balanced(inside) and not self._is_message(inside, "start"):
+            raise _huh("PRN with matching brackets must echo a message", echo, tokens, len(tokens) - 1)
+        return Prn(echo[2:-1])
+
+    def _is_message(self, tokens: list[_Token], start: str) -> bool:
+        """Whether ``tokens``, an echo whose brackets match, are a message (or a press message).
+
+        The tokens are parsed as they are, not read from text again, and only so many echoes
+        within echoes (:data:`MAX_ECHO_NESTING`): deeper, the echo is no message.
+        """
+        local = self._local
+        level = getattr(local, "level", 0)
+        if level >= MAX_ECHO_NESTING or (start == "start" and not tokens):
+            return False
+        local.level = level + 1
+        try:
+            if start == "start" and tokens[0].type == "_PRN":
+                self._prn(tokens, tuple(t.value for t in tokens), matched=True)
+            else:
+                self._lark.parse(_collapse(tokens), start=start)  # type: ignore[arg-type]
+        except (UnexpectedInput, _Misplaced, DaideSyntaxError):
+            return False
+        finally:
+            local.level = level
+        return True
 
 
 def _huh(description: str, echo: tuple[str, ...], tokens: list[_Token], index: int) -> HuhError:
@@ -866,18 +966,113 @@ def _huh(description: str, echo: tuple[str, ...], tokens: list[_Token], index: i
     return HuhError(description, echo, index, last.end_line if last else 1, last.end_column if last else 1)
 
 
-def _check_brackets(tokens: list[_Token], echo: tuple[str, ...]) -> None:
-    opened: list[_Token] = []
+def _scan(tokens: list[_Token]) -> tuple[int | None, int | None, int | None]:
+    """One pass over the brackets: the index of the first ')' that closes nothing, of the first
+    '(' never closed, and of the first '(' nested more than :data:`MAX_DEPTH` deep (or None)."""
+    opened: list[int] = []
+    stray = deep = None
+    for index, token in enumerate(tokens):
+        kind = token.type
+        if kind == _LP:
+            opened.append(index)
+            if deep is None and len(opened) > MAX_DEPTH:
+                deep = index
+        elif kind == _RP:
+            if opened:
+                opened.pop()
+            elif stray is None:
+                stray = index
+    return stray, (opened[0] if opened and stray is None else None), deep
+
+
+def _balanced(tokens: list[_Token]) -> bool:
+    depth = 0
     for token in tokens:
+        kind = token.type
+        if kind == _LP:
+            depth += 1
+        elif kind == _RP:
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _check_brackets(tokens: list[_Token], echo: tuple[str, ...]) -> None:
+    stray, unclosed, _deep = _scan(tokens)
+    if stray is not None:
+        token = tokens[stray]
+        raise PrnError("')' closes no bracket", echo, stray, token.line, token.column)
+    if unclosed is not None:
+        token = tokens[unclosed]
+        raise PrnError("'(' is never closed", echo, unclosed, token.line, token.column)
+
+
+def _too_deep(echo: tuple[str, ...], tokens: list[_Token], index: int) -> HuhError:
+    return _huh(f"brackets nested more than {MAX_DEPTH} deep", echo, tokens, index)
+
+
+def _too_long(tokens: list[_Token]) -> HuhError:
+    """A message of more than :data:`MAX_TOKENS` tokens: ``HUH`` echoes as many, ``ERR``, and the
+    brackets that close those left open (so that the reply is a message)."""
+    kept = tokens[:MAX_TOKENS]
+    opened = 0
+    for token in kept:
         if token.type == _LP:
-            opened.append(token)
-        elif token.type == _RP:
-            if not opened:
-                raise PrnError("')' closes no bracket", echo, token.start_pos, token.line, token.column)
-            opened.pop()
-    if opened:
-        first = opened[0]
-        raise PrnError("'(' is never closed", echo, first.start_pos, first.line, first.column)
+            opened += 1
+        elif token.type == _RP and opened:
+            opened -= 1
+    echo = tuple(t.value for t in kept) + (")",) * opened
+    first = tokens[MAX_TOKENS]
+    return HuhError(f"a message has {MAX_TOKENS} tokens at most", echo, MAX_TOKENS, first.line, first.column)
+
+
+def _collapse(tokens: list[_Token]) -> list[_Token]:
+    """The tokens for the LALR parser: ``HUH (`` and its ``)`` without what is between them.
+
+    The echo of a ``HUH`` is any tokens; the LALR parser would read each of them, and read
+    them again when the echo must be a message. Left out, they are read (as a message) only
+    where they must be one: :meth:`_Build._echo` finds them by the indices of the brackets.
+    One pass: the inside of a HUH is skipped over, not read again.
+    """
+    out: list[_Token] = []
+    append = out.append
+    i, n = 0, len(tokens)
+    while i < n:
+        token = tokens[i]
+        append(token)
+        i += 1
+        if token.type == "_HUH" and i < n and tokens[i].type == _LP:
+            depth, j = 0, i
+            while j < n:
+                kind = tokens[j].type
+                if kind == _LP:
+                    depth += 1
+                elif kind == _RP:
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            if j < n:
+                append(tokens[i])
+                append(tokens[j])
+                i = j + 1
+    return out
+
+
+def _flatten(items: Iterable[_Token | tuple]) -> list[_Token]:
+    """The tokens of the raw groups of a ``HUH`` echo, in order, found without recursion."""
+    out: list[_Token] = []
+    stack = [iter(items)]
+    while stack:
+        for item in stack[-1]:
+            if isinstance(item, tuple):
+                stack.append(iter(item))
+                break
+            out.append(item)
+        else:
+            stack.pop()
+    return out
 
 
 _default: DaideParser | None = None

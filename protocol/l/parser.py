@@ -31,7 +31,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, Un
 from protocol.l import ast as a
 from protocol.l.errors import LSyntaxError, located
 
-__all__ = ["GRAMMAR", "parse", "parse_tree"]
+__all__ = ["GRAMMAR", "MAX_CHARS", "MAX_DEPTH", "parse", "parse_tree"]
 
 GRAMMAR = files("grammar").joinpath("l.lark").read_text(encoding="utf-8")
 
@@ -39,6 +39,15 @@ _MAX_YEAR_DIGITS = 9
 # Nodes nested deeper than this are refused: the printer, the checks and hash() recurse,
 # and a real message is nowhere near (the spec's deepest example is 10 deep).
 MAX_DEPTH = 100
+#: Longer messages are refused before they are parsed: parsing takes time in proportion to
+#: the length (about 2 ms a kilobyte). A real message has a few hundred characters; a deal of
+#: a commitment for every unit on the board, under 3,000.
+MAX_CHARS = 8_192
+#: Texts up to this long are memoised (8,192 of them at most): the memo holds the messages
+#: negotiators repeat, and at most a few tens of megabytes.
+MEMO_CHARS = 1_024
+# What the scan before parsing counts: brackets, negations, and what ends a run of negations.
+_NESTING = re.compile(r"[(\[]|[)\]]|[~¬]|(?<![a-z0-9_])not(?![a-z0-9_])|->|[,&;<>=∧→]", re.IGNORECASE)
 
 
 class _BadToken(Exception):
@@ -101,14 +110,23 @@ def _tree_parser() -> Lark:
 def parse(text: str) -> a.Message:
     """The message that ``text`` is; raises :class:`LSyntaxError` if it is none.
 
-    Memoised: messages are immutable, and negotiators say the same things again and again
-    (a server parses every message it receives, and its normal form when it replays).
+    Memoised for texts up to :data:`MEMO_CHARS` long: messages are immutable, and negotiators
+    say the same things again and again (a server parses every message it receives, and its
+    normal form when it replays). Texts longer than :data:`MAX_CHARS`, or nested more than
+    :data:`MAX_DEPTH` deep, are refused before the parser runs, in time linear in their length.
     """
-    return _parse_cached(text)
+    if len(text) <= MEMO_CHARS:
+        return _parse_cached(text)
+    return _parse(text)
 
 
 @functools.lru_cache(maxsize=8192)
 def _parse_cached(text: str) -> a.Message:
+    return _parse(text)
+
+
+def _parse(text: str) -> a.Message:
+    _check_size(text)
     try:
         # Lark's annotations speak of the parse tree; the transformer makes it a message.
         message = cast(a.Message, _parser().parse(text))
@@ -118,12 +136,48 @@ def _parse_cached(text: str) -> a.Message:
         raise _syntax_error(text, e) from None
     except LarkError as e:  # pragma: no cover - the LALR parser raises UnexpectedInput for every bad text
         raise _error(text, 0, str(e)) from None
-    except RecursionError:
+    except RecursionError:  # pragma: no cover - _check_size refuses what nests so deep
         raise _error(text, 0, f"the message is nested more than {MAX_DEPTH} deep") from None
     # Every level of nesting takes one character at least, so only long texts can be too deep.
     if len(text) > MAX_DEPTH and _depth(message) > MAX_DEPTH:
         raise _error(text, 0, f"the message is nested more than {MAX_DEPTH} deep")
     return message
+
+
+def _check_size(text: str) -> None:
+    """Refuses, in one pass, a text longer than :data:`MAX_CHARS` or nested more than
+    :data:`MAX_DEPTH` deep, at the character where it goes too far.
+
+    The nesting counted is that of the brackets, ``(`` and ``[``, and of the negations (``~``,
+    ``¬``, ``not``) in front of each: a node of a message takes one of them at least, so a
+    message this refuses would have nodes nested too deep, or brackets that mean nothing
+    (``((((pce(eng))))``). A run of negations ends where what they negate does: at a closing
+    bracket, a comma, an operator or a comparison.
+    """
+    if len(text) > MAX_CHARS:
+        raise _error(text, MAX_CHARS, f"a message has {MAX_CHARS} characters at most")
+    negations: list[int] = []  # for each bracket open, the negations in front of it
+    pending = run = 0  # the negations in front of the open brackets, and in front of what follows
+    for match in _NESTING.finditer(text):
+        found = match.group()
+        if found in "([":
+            negations.append(run)
+            pending += run
+            run = 0
+            depth = len(negations) + pending
+        elif found in ")]":
+            if negations:
+                pending -= negations.pop()
+            run = 0
+            continue
+        elif found in "~¬" or found.lower() == "not":
+            run += 1
+            depth = len(negations) + pending + run
+        else:
+            run = 0
+            continue
+        if depth > MAX_DEPTH:
+            raise _error(text, match.start(), f"the message is nested more than {MAX_DEPTH} deep")
 
 
 _FIELD_NAMES: dict[type[a.Node], tuple[str, ...]] = {}

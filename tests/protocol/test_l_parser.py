@@ -35,6 +35,7 @@ from protocol.l import (
     parse,
     to_text,
 )
+from protocol.l.parser import MAX_CHARS
 
 # The examples of section 6 of the L language spec, with the level the spec gives each example.
 SPEC_EXAMPLES = [
@@ -345,8 +346,60 @@ def test_years_and_nesting_have_limits_and_errors_not_crashes():
         assert result["ok"] is ok and (ok or "nested more than 100 deep" in result["message"])
     with pytest.raises(LSyntaxError):
         parse("inform(eng, fra, " + "inform(eng, fra, " * 200 + "pce(eng)" + ")" * 201)
+    # brackets count as nesting too, though they add no node: refused where they go too deep
     nested = "inform(eng, fra, " + "(" * 3000 + "pce(eng) & ~~pce(fra)" + ")" * 3000 + ")"
-    assert check(nested)["ok"] is True
+    result = check(nested)
+    assert result["ok"] is False and "nested more than 100 deep" in result["message"]
+    assert (result["line"], result["column"]) == (1, len("inform(eng, fra, ") + 100)
+    assert check("inform(eng, fra, " + "(" * 90 + "pce(eng) & ~~pce(fra)" + ")" * 90 + ")")["ok"] is True
+
+
+def _ok_deal(commits: int) -> str:
+    commit = "Commit(eng, fra, Do(mto(Unit(eng, Region(lon, coast)), Region(nth, sea))))"
+    return "propose(eng, fra, [" + " ".join([commit] * commits) + "])"
+
+
+def test_the_size_of_a_message_is_bounded_before_it_is_parsed():
+    assert len(_ok_deal(100)) < MAX_CHARS < len(_ok_deal(120))
+    assert isinstance(parse(_ok_deal(100)), Propose)  # longer than the memo's texts, and parsed
+    with pytest.raises(LSyntaxError) as caught:
+        parse(_ok_deal(120))
+    error = caught.value
+    assert f"{MAX_CHARS} characters at most" in error.message
+    assert (error.line, error.column) == (1, MAX_CHARS + 1)
+    # 64 kB, on several lines: refused, with the place, before any parsing
+    with pytest.raises(LSyntaxError) as caught:
+        parse("inform(eng, fra,\n" + "pce([eng fra]) &\n" * 4000 + "pce(eng))")
+    assert caught.value.line is not None and caught.value.line > 1
+
+
+@pytest.mark.parametrize(
+    "opening, closing",
+    [("(", ")"), ("~", ""), ("not ", ""), ("¬(", ")"), ("Belief(eng, ", ")"), ("inform(eng, fra, ", ")")],
+)
+def test_deep_nesting_is_refused_at_the_place_before_it_is_parsed(opening: str, closing: str):
+    head = "inform(eng, fra, "
+    for size in (16_384 // 2, MAX_CHARS - 50):
+        count = (size - len(head)) // (len(opening) + len(closing) or 1)
+        text = head + opening * count + "pce(eng)" + closing * count + ")"
+        with pytest.raises(LSyntaxError) as caught:
+            parse(text)
+        error = caught.value
+        assert "nested more than 100 deep" in error.message or "characters at most" in error.message
+        assert error.line == 1 and error.column is not None and error.column > len(head)
+        assert error.to_dict()["kind"] == "syntax"
+
+
+def test_memo_keeps_short_texts_only():
+    from protocol.l.parser import MEMO_CHARS, _parse_cached
+
+    short = "propose(eng, fra, Commit(eng, fra, pce([eng fra])))"
+    assert parse(short) is parse(short)  # memoised
+    long = _ok_deal(20)
+    assert len(long) > MEMO_CHARS
+    before = _parse_cached.cache_info().currsize
+    assert parse(long) == parse(long)
+    assert _parse_cached.cache_info().currsize == before
 
 
 def test_nodes_are_immutable_and_hashable():
