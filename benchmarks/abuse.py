@@ -13,7 +13,7 @@ attack is measured against. The goal: p99 under 100 ms under every attack.
 The attacks:
 
 - ``iam-guess``: ``IAM`` with random passcodes for random powers, a new connection each;
-- ``nested``: 16 kB of nested brackets as one DAIDE message (the parser's worst case);
+- ``nested``: 16 kB of ``PRN`` nested in ``PRN`` as one DAIDE message (the parser's worst case);
 - ``adm``: ``ADM`` from connections that never joined;
 - ``deep-json``: ``POST /api/games`` with 100,000 nested arrays and no token;
 - ``big-body``: ``POST /api/games`` announcing 100 MiB and sending 64 kB of it;
@@ -105,9 +105,9 @@ async def _http_raw(port: int, head: bytes, body: bytes = b"", drip: float = 0.0
 def _one(attack: str, port: int, rng: random.Random) -> asyncio.Future[None] | asyncio.Task[None]:
     if attack == "iam-guess":
         return asyncio.ensure_future(_ws_send(port, f"IAM ({rng.choice(POWERS)}) ({rng.randrange(8192)})"))
-    if attack == "nested":
-        depth = 16 * 1024 // 4
-        return asyncio.ensure_future(_ws_send(port, "PRN " + "( " * depth + ") " * depth))
+    if attack == "nested":  # PRN within PRN: each echo was parsed again, 9 s for 16 kB before issue 14
+        depth = 16 * 1024 // 8
+        return asyncio.ensure_future(_ws_send(port, "PRN ( " * depth + ") " * depth))
     if attack == "adm":
         return asyncio.ensure_future(_ws_send(port, "ADM ('x') ('" + "y" * 200 + "')", wait=0.2))
     if attack == "deep-json":
@@ -216,14 +216,13 @@ async def measure(
             honest = await start_clients(CLIENTS, config)
             assert honest.stdout is not None
             result: dict[str, object] | None = None
-            async with asyncio.timeout(120 + phases * (think + 30)):
-                async for line in honest.stdout:
-                    message = json.loads(line)
-                    if "ready" not in message:
-                        result = message
-                await honest.wait()
-            if result is None:
-                raise RuntimeError(f"the honest games did not finish under {attack}")
+            with contextlib.suppress(TimeoutError):  # a frozen server: the games never finish
+                async with asyncio.timeout(60 + phases * (think + 10)):
+                    async for line in honest.stdout:
+                        message = json.loads(line)
+                        if "ready" not in message:
+                            result = message
+                    await honest.wait()
         finally:
             for proc in (honest, attack_proc):
                 if proc is not None and proc.returncode is None:
@@ -235,7 +234,10 @@ async def measure(
                         sent = max(sent, int(json.loads(line).get("sent", 0)))
             stop.set()
             await asyncio.wait_for(server, 30)
-    latencies = [float(x) for x in result["latencies"]]  # type: ignore[union-attr]
+    if result is None:
+        return float("inf"), 0, sent  # not finished: printed as such
+    latencies = [float(x) for x in result["latencies"]]
+    assert isinstance(latencies, list)
     return p99(latencies), len(latencies), sent
 
 
@@ -271,7 +273,8 @@ async def main(argv: list[str] | None = None) -> int:
         figure, timed, sent = await measure(attack, args.rate, args.games, args.phases, args.think, args.seed)
         rate = f"{args.rate:g} open" if attack in HELD else f"{args.rate:g}/s"
         verdict = "met" if figure < LIMIT_MS else "NOT met"
-        print(f"{attack:<11} {rate:>12} {sent:>7} {timed:>6} {figure:>10.1f} {base:>10.1f}  {verdict}", flush=True)
+        shown = "unfinished" if figure == float("inf") else f"{figure:.1f}"
+        print(f"{attack:<11} {rate:>12} {sent:>7} {timed:>6} {shown:>10} {base:>10.1f}  {verdict}", flush=True)
     return 0
 
 
