@@ -34,4 +34,6 @@ EXPOSE 8700 16713 8701
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8700/healthz', timeout=4)"]
 
-CMD ["detente", "serve", "--host", "0.0.0.0", "--port", "8700", "--daide-port", "16713", "--data-dir", "/data"]
+# --allowed-hosts: the names the server answers to (the Host header): this machine's loopback and
+# the compose service name; reached by another name, say it (--allowed-hosts NAME,... or * for any).
+CMD ["detente", "serve", "--host", "0.0.0.0", "--port", "8700", "--daide-port", "16713", "--data-dir", "/data", "--allowed-hosts", "game,127.0.0.1,localhost,::1"]

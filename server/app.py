@@ -3,7 +3,8 @@
 - ``/daide``: one DAIDE message per text frame, in text form. ``?game=ID`` picks the game
   for ``NME`` and ``OBS``; otherwise a client lands in the open game; ``IAM`` finds its game
   by the passcode. Binary frames and over-long messages close the connection.
-- ``/healthz``; ``/metrics`` (Prometheus text format); ``GET /api/config``; ``GET /api/games``; ``GET /api/games/{id}`` (settings
+- ``/healthz``; ``/metrics`` (Prometheus text format, with the admin token unless
+  ``--public-metrics``); ``GET /api/config``; ``GET /api/games``; ``GET /api/games/{id}`` (settings
   and the public position); ``GET /api/games/{id}/history`` (each phase played: the orders
   given by power in the short notation, such as ``A PAR - BUR``, without the orders that
   defaulted; each unit's result words; the public position after); ``POST /api/games``
@@ -12,6 +13,10 @@
 - ``/``: the web page and its endpoints (see :mod:`server.web_api`).
 - ``/internal/feed``: the negotiation server's websocket, with ``Authorization: Bearer
   <secret>`` (see :mod:`server.feed`).
+
+Served by :func:`server.web.run_app`, each request's ``Host`` and each websocket's ``Origin``
+are checked first (:func:`server.web.guard_requests`): a page of another site cannot open
+``/daide``, nor reach the server through a rebound DNS name.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ from server.feed import AuthRequest, DeliverRequest, parse_request
 from server.metrics import CONTENT_TYPE
 from server.service import GameService
 from server.settings import ServerSettings
-from server.web import authorised, drain, lifespan, stop_writer
+from server.web import authorised, drain, lifespan, metrics_refused, stop_writer
 
 __all__ = ["MAX_MESSAGE_CHARS", "create_app"]
 
@@ -62,6 +67,9 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         return JSONResponse({"status": "ok", "games": len(service.games), "connections": len(service.connections)})
 
     async def metrics(request: Request) -> Response:
+        refused = metrics_refused(request, settings.admin_token)
+        if refused is not None:
+            return refused
         return PlainTextResponse(service.metrics.render(), media_type=CONTENT_TYPE)
 
     async def config(request: Request) -> Response:

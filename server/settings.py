@@ -15,7 +15,9 @@ from a file kept in the data directory, or are generated and written to that fil
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import secrets
 import tempfile
 from collections.abc import Mapping
@@ -25,7 +27,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from server.api_models import DEFAULT_DEADLINES, DeadlinesBody, GameCreate, LLevels, PressLevel, Protocol
-from server.web import Limits
+from server.web import Limits, default_allowed_hosts, origin_of
 
 DEFAULT_DATA_DIR = Path("detente-data")
 DB_NAME = "detente.sqlite3"
@@ -70,10 +72,101 @@ class LimitSettings(BaseModel):
         description="seconds a new websocket may stay silent before its first frame",
     )
 
+    max_connections_per_address: int = Field(
+        default=_LIMITS.max_connections_per_address,
+        ge=1,
+        le=1_000_000,
+        description="open connections from one address (behind a --trusted-proxy: one forwarded client)",
+    )
+    allowed_hosts: tuple[str, ...] | None = Field(
+        default=None,
+        description="the names the Host header may give, comma-separated, or * for any "
+        "(default 127.0.0.1,localhost,::1 and the --host bound to, unless 0.0.0.0 or ::)",
+    )
+    allowed_origins: tuple[str, ...] = Field(
+        default=(),
+        description="origins (scheme://host:port) whose pages may open websockets, comma-separated, "
+        "besides the server's own (and, for the negotiation server, the game server's)",
+    )
+    public_metrics: bool = Field(default=False, description="serve /metrics without the admin token")
+    trusted_proxy: tuple[str, ...] = Field(
+        default=(),
+        description="addresses or networks of reverse proxies whose X-Forwarded-For is believed, "
+        "comma-separated (default none)",
+    )
+
+    @field_validator("allowed_hosts", "allowed_origins", "trusted_proxy", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is None:
+            return None
+        if not value:
+            raise ValueError("names no host (* allows any)")
+        hosts = tuple(host.lower().strip("[]").rstrip(".") for host in value)
+        for host in hosts:
+            if host != "*" and not re.fullmatch(r"[a-z0-9_.:-]+", host):
+                raise ValueError(f"not a host name: {host!r}")
+        return hosts
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        origins = []
+        for given in value:
+            origin = origin_of(given)
+            if origin is None:
+                raise ValueError(f"not an origin (scheme://host:port): {given!r}")
+            origins.append(origin)
+        return tuple(origins)
+
+    @field_validator("trusted_proxy")
+    @classmethod
+    def _proxies(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for proxy in value:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(f"not an address or network: {proxy!r}") from None
+        return value
+
+    def hosts_allowed(self) -> frozenset[str] | None:
+        """The ``Host`` names answered (``None``: any): those given, or the defaults for the bind."""
+        hosts = self.allowed_hosts
+        if hosts is None:
+            hosts = default_allowed_hosts(getattr(self, "host", None))
+        return None if "*" in hosts else frozenset(hosts)
+
+    def extra_origins(self) -> frozenset[str]:
+        """Origins allowed besides those configured; the negotiation server adds the game page's."""
+        return frozenset()
+
     def limits(self) -> Limits:
         """These settings as the web layer takes them."""
-        return Limits(**{name: getattr(self, name) for name in LIMIT_OPTIONS})
+        return Limits(
+            **{name: getattr(self, name) for name in _NUMBERS},
+            allowed_hosts=self.hosts_allowed(),
+            allowed_origins=frozenset(self.allowed_origins) | self.extra_origins(),
+            public_metrics=self.public_metrics,
+            trusted_proxies=self.trusted_proxy,
+        )
 
+
+_NUMBERS = (
+    "max_body_bytes",
+    "max_header_bytes",
+    "request_timeout",
+    "keep_alive_timeout",
+    "max_connections",
+    "ws_first_message_timeout",
+    "max_connections_per_address",
+)
 
 LIMIT_OPTIONS = {
     "max_body_bytes": "--max-body-bytes",
@@ -82,16 +175,26 @@ LIMIT_OPTIONS = {
     "keep_alive_timeout": "--keep-alive-timeout",
     "max_connections": "--max-connections",
     "ws_first_message_timeout": "--ws-first-message-timeout",
+    "max_connections_per_address": "--max-connections-per-address",
+    "allowed_hosts": "--allowed-hosts",
+    "allowed_origins": "--allowed-origins",
+    "public_metrics": "--public-metrics",
+    "trusted_proxy": "--trusted-proxy",
 }
-"""The limits each server takes, and the option that gives each."""
+"""The limits and guards each server takes, and the option that gives each."""
 
 
 def add_limit_arguments(parser: Any) -> None:
     """The options of the limits, for ``detente serve`` and ``detente nego`` alike."""
     for name, option in LIMIT_OPTIONS.items():
         field = LimitSettings.model_fields[name]
-        kind = int if field.annotation is int else float
-        parser.add_argument(option, dest=name, type=kind, help=f"{field.description} (default {field.default})")
+        if field.annotation is bool:  # a flag: absent is None, "not given"
+            parser.add_argument(option, dest=name, action="store_const", const=True, help=field.description)
+        elif field.annotation in (int, float):
+            kind = int if field.annotation is int else float
+            parser.add_argument(option, dest=name, type=kind, help=f"{field.description} (default {field.default})")
+        else:  # a comma-separated list, split by the settings
+            parser.add_argument(option, dest=name, help=field.description)
 
 
 class ServerSettings(LimitSettings):
@@ -185,6 +288,7 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
         "max_body_bytes",
         "max_header_bytes",
         "max_connections",
+        "max_connections_per_address",
     ):
         # from the command line or a config file these may be text; ints are what the model checks
         if isinstance(values.get(key), str):

@@ -11,28 +11,38 @@ import asyncio
 import contextlib
 import gc
 import hmac
+import ipaddress
 import json
 import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
+from urllib.parse import urlsplit
 
 import h11
 import structlog
 import uvicorn
 from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 __all__ = [
+    "LOOPBACK_HOSTS",
     "MAX_FRAME_BYTES",
+    "AddressCounter",
     "Limits",
     "Outbox",
     "authorised",
     "configure_logging",
+    "default_allowed_hosts",
     "drain",
+    "guard_requests",
     "lifespan",
+    "metrics_refused",
+    "origin_of",
+    "page_origins",
     "run_app",
     "run_command",
     "stop_writer",
@@ -135,6 +145,16 @@ class Limits:
       before its first frame (NME, OBS, IAM or a ``hello``): after that it is closed with 1008.
       Silence after the first frame is normal (an observer, a player waiting for a phase);
       a peer that is gone is caught by the websocket pings (20 s, 20 s to answer).
+    - ``max_connections_per_address``: open connections from one peer address (or, behind a
+      trusted proxy, one forwarded client); one more is answered 503 and closed.
+    - ``allowed_hosts``: the names a request's ``Host`` may give (without the port; ``None``: any);
+      another is answered 421 — a page of another site whose name was rebound to this address.
+    - ``allowed_origins``: the ``Origin`` a websocket handshake (or a request that is not GET,
+      HEAD or OPTIONS) may come from, besides none (not a browser) and the server's own; another
+      is refused with 403. Each is ``scheme://host:port``, as :func:`origin_of` writes it.
+    - ``public_metrics``: ``/metrics`` without the admin token.
+    - ``trusted_proxies``: addresses or networks of the reverse proxies whose ``X-Forwarded-For``
+      (and ``X-Forwarded-Proto``) is believed: the client it names is the one counted and seen.
     """
 
     max_body_bytes: int = 65_536
@@ -143,9 +163,111 @@ class Limits:
     keep_alive_timeout: float = 5.0
     max_connections: int = 1_000
     ws_first_message_timeout: float = 30.0
+    max_connections_per_address: int = 64
+    allowed_hosts: frozenset[str] | None = frozenset({"127.0.0.1", "localhost", "::1"})
+    allowed_origins: frozenset[str] = frozenset()
+    public_metrics: bool = False
+    trusted_proxies: tuple[str, ...] = ()
 
 
 DEFAULT_LIMITS = Limits()
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""The names of this machine that no other site can be given: allowed whatever the bind."""
+
+WILDCARD_BINDS = frozenset({"", "0.0.0.0", "::", "*"})
+
+
+def default_allowed_hosts(bind_host: str | None) -> tuple[str, ...]:
+    """The hosts allowed when none are configured: the loopback names, and the address the
+    server binds to when it is a specific one (not ``0.0.0.0`` or ``::``)."""
+    hosts = list(LOOPBACK_HOSTS)
+    name = host_name(bind_host or "")
+    if name not in WILDCARD_BINDS and name not in hosts:
+        hosts.append(name)
+    return tuple(hosts)
+
+
+def host_name(host: str) -> str:
+    """A ``Host`` header's name, without the port, lower case: ``[::1]:8700`` -> ``::1``."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    if host.count(":") == 1:
+        host = host.partition(":")[0]
+    return host.rstrip(".")
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_WEB_SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
+
+
+def origin_of(url: str) -> str | None:
+    """The origin of a URL as a browser writes it in ``Origin``, with the port always given:
+    ``ws://LocalHost:8701/nego`` -> ``http://localhost:8701``; ``None`` if it has none."""
+    try:
+        parts = urlsplit(url.strip())
+        scheme = _WEB_SCHEMES.get(parts.scheme.lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if scheme is None or not parts.hostname:
+        return None
+    host = parts.hostname.lower().rstrip(".")
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{scheme}://{host}:{port or _DEFAULT_PORTS[scheme]}"
+
+
+def page_origins(url: str) -> frozenset[str]:
+    """The origins of a page served at ``url``: its own, and, when it names this machine's loopback,
+    the same port under each loopback name (``localhost:8700`` is ``127.0.0.1:8700`` here)."""
+    origin = origin_of(url)
+    if origin is None:
+        return frozenset()
+    parts = urlsplit(origin)
+    if parts.hostname not in LOOPBACK_HOSTS:
+        return frozenset({origin})
+    return frozenset(
+        origin_of(f"{parts.scheme}://{'[::1]' if h == '::1' else h}:{parts.port}") or origin for h in LOOPBACK_HOSTS
+    )
+
+
+def _networks(proxies: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(proxy, strict=False) for proxy in proxies)
+
+
+def _in(address: str | None, networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]) -> bool:
+    if not address or not networks:
+        return False
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+class AddressCounter:
+    """The connections open from each address, and the most one may hold."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.open: dict[str, int] = {}
+
+    def acquire(self, address: str) -> bool:
+        """Count one more from ``address``, unless it holds the most already (then ``False``)."""
+        held = self.open.get(address, 0)
+        if self.limit is not None and held >= self.limit:
+            return False
+        self.open[address] = held + 1
+        return True
+
+    def release(self, address: str) -> None:
+        held = self.open.get(address, 0) - 1
+        if held > 0:
+            self.open[address] = held
+        else:
+            self.open.pop(address, None)
 
 
 def limits_of(app: Any) -> Limits:
@@ -178,7 +300,13 @@ class GuardedH11Protocol(H11Protocol):
 
     request_timeout: float = DEFAULT_LIMITS.request_timeout
     max_connections: int | None = DEFAULT_LIMITS.max_connections
+    addresses: AddressCounter | None = None
+    """The connections open per peer address (shared by a server's connections): see
+    ``max_connections_per_address``. A trusted proxy's are not counted here, but by the client it
+    forwards, in :func:`guard_requests`."""
+    trusted: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     _request_timer: asyncio.TimerHandle | None = None
+    _address: str | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -187,7 +315,34 @@ class GuardedH11Protocol(H11Protocol):
             transport.write(_raw_json_response(503, "Service Unavailable", "too many connections; try again later"))
             transport.close()
             return
+        peer = self.client[0] if self.client else None
+        if self.addresses is not None and peer and not _in(peer, self.trusted):
+            if not self.addresses.acquire(peer):
+                logging.getLogger("uvicorn.error").warning("refused a connection: %s holds too many", peer)
+                message = "too many connections from this address; try again later"
+                transport.write(_raw_json_response(503, "Service Unavailable", message))
+                transport.close()
+                return
+            self._address = peer
         self._arm()
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        address, self._address = self._address, None
+        super().handle_websocket_upgrade(event)
+        upgraded = self.transport.get_protocol()
+        if address is None or self.addresses is None:
+            return
+        if upgraded is self:  # pragma: no cover - uvicorn always hands the transport over
+            self._address = address
+            return
+        # the websocket's protocol now gets the transport's end: it gives the address's place back
+        counter, lost = self.addresses, upgraded.connection_lost
+
+        def connection_lost(exc: Exception | None) -> None:
+            counter.release(address)
+            lost(exc)
+
+        upgraded.connection_lost = connection_lost  # type: ignore[method-assign]
 
     def data_received(self, data: bytes) -> None:
         if self._request_timer is None and self.conn.their_state is h11.IDLE:
@@ -198,6 +353,9 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._address is not None and self.addresses is not None:
+            self.addresses.release(self._address)
+            self._address = None
         super().connection_lost(exc)
 
     def send_400_response(self, msg: str) -> None:
@@ -277,6 +435,99 @@ def guard_first_message(app: Any, timeout: float | None, unguarded: frozenset[st
     return guarded
 
 
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def guard_requests(app: Any, limits: Limits, addresses: AddressCounter | None = None) -> Any:
+    """``app`` behind the guards of ``limits`` that look at a request's headers:
+
+    - from a trusted proxy (``trusted_proxies``), the client is the last address of
+      ``X-Forwarded-For`` that is not a trusted proxy (and the scheme ``X-Forwarded-Proto``);
+      that client is counted in ``addresses`` while its request or websocket lasts (503 beyond
+      ``max_connections_per_address``);
+    - a ``Host`` not in ``allowed_hosts`` is answered 421 (a rebound DNS name);
+    - a websocket handshake, or a request other than GET, HEAD or OPTIONS, whose ``Origin`` is
+      neither the server's own (the scheme and the ``Host`` asked) nor in ``allowed_origins`` is
+      answered 403. No ``Origin`` passes: bots, scripts and tests are not browsers, and a
+      browser always sends one on a websocket.
+
+    A refused websocket gets its answer before the handshake (a JSON body where the server
+    can send one, a bare 403 elsewhere). Lifespan events pass untouched."""
+    trusted = _networks(limits.trusted_proxies)
+    hosts = limits.allowed_hosts
+    origins = limits.allowed_origins
+    log = logging.getLogger("uvicorn.error")
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        kind = scope["type"]
+        if kind not in ("http", "websocket"):
+            await app(scope, receive, send)
+            return
+        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        peer = scope["client"][0] if scope.get("client") else None
+        scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme", "http"), scope.get("scheme", "http"))
+        counted: str | None = None
+        if _in(peer, trusted):
+            client = _forwarded_client(headers.get("x-forwarded-for", ""), trusted) or peer
+            proto = headers.get("x-forwarded-proto", "").split(",")[-1].strip().lower()
+            if proto in _WEB_SCHEMES:
+                scheme = _WEB_SCHEMES[proto]
+            scope = {**scope, "client": (client, 0)}
+            if addresses is not None and client and not _in(client, trusted):
+                if not addresses.acquire(client):
+                    log.warning("refused a request: %s holds too many (through a proxy)", client)
+                    await _refuse(scope, receive, send, 503, "too many connections from this address; try again later")
+                    return
+                counted = client
+        try:
+            host = headers.get("host", "")
+            if hosts is not None and host_name(host) not in hosts:
+                await _refuse(scope, receive, send, 421, f"this server does not answer to the host {host_name(host)!r}")
+                return
+            origin = headers.get("origin")
+            if origin is not None and (kind == "websocket" or scope.get("method") not in SAFE_METHODS):
+                given = origin_of(origin)
+                if given is None or (given != origin_of(f"{scheme}://{host}") and given not in origins):
+                    await _refuse(scope, receive, send, 403, f"requests from the origin {origin!r} are not allowed")
+                    return
+            await app(scope, receive, send)
+        finally:
+            if counted is not None and addresses is not None:
+                addresses.release(counted)
+
+    return guarded
+
+
+def _forwarded_client(header: str, trusted: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]) -> str | None:
+    """The client a chain of trusted proxies forwards: the last address of ``X-Forwarded-For``
+    that is not one of them (the earlier ones are the client's word, not a proxy's)."""
+    for entry in reversed([part.strip() for part in header.split(",") if part.strip()]):
+        address = entry[1:].partition("]")[0] if entry.startswith("[") else entry
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            return None  # not an address: believe nothing further left
+        if not _in(address, trusted):
+            return address
+    return None
+
+
+async def _refuse(scope: Any, receive: Any, send: Any, status: int, message: str) -> None:
+    """Answer ``status`` with ``{"error": message}``: a response, or a websocket refused in its handshake."""
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if scope["type"] == "http":
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        return
+    await receive()  # websocket.connect
+    if "websocket.http.response" in scope.get("extensions", {}):
+        await send({"type": "websocket.http.response.start", "status": status, "headers": headers})
+        await send({"type": "websocket.http.response.body", "body": body})
+    else:  # pragma: no cover - uvicorn's websocket protocols have the extension
+        await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
+
+
 async def run_app(
     app: Any,
     host: str,
@@ -292,16 +543,25 @@ async def run_app(
     ``limits`` (by default those the app was made with, see :func:`limits_of`) bound each
     client: see :class:`Limits`."""
     limits = limits or limits_of(app)
+    addresses = AddressCounter(limits.max_connections_per_address)
     protocol = type(
         "GuardedH11Protocol",
         (GuardedH11Protocol,),
-        {"request_timeout": limits.request_timeout, "max_connections": limits.max_connections},
+        {
+            "request_timeout": limits.request_timeout,
+            "max_connections": limits.max_connections,
+            "addresses": addresses,
+            "trusted": _networks(limits.trusted_proxies),
+        },
     )
     config = uvicorn.Config(
-        guard_first_message(app, limits.ws_first_message_timeout),
+        guard_requests(guard_first_message(app, limits.ws_first_message_timeout), limits, addresses),
         host=host,
         port=port,
         http=protocol,
+        # X-Forwarded-For is read by guard_requests, from the trusted proxies alone (uvicorn's
+        # own reading would believe any local process)
+        proxy_headers=False,
         h11_max_incomplete_event_size=limits.max_header_bytes,
         timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]  # a float works: call_later
         ws_max_size=MAX_FRAME_BYTES,
@@ -355,6 +615,18 @@ def authorised(request: Request | WebSocket, token: str) -> bool:
     header = request.headers.get("authorization", "")
     scheme, _, given = header.partition(" ")
     return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+def metrics_refused(request: Request, token: str) -> Response | None:
+    """``None`` when ``request`` may read ``/metrics`` (the admin token, or ``public_metrics`` in
+    the app's limits); else the 401 to answer."""
+    if limits_of(request.app).public_metrics or authorised(request, token):
+        return None
+    return JSONResponse(
+        {"error": "an admin token is needed: Authorization: Bearer <token> (or --public-metrics)"},
+        status_code=401,
+        headers={"WWW-Authenticate": "Bearer"},
+    )
 
 
 def lifespan(

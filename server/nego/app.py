@@ -6,7 +6,12 @@
   :data:`MAX_FRAME_CHARS` closes the connection.
 - ``GET /api/games/{id}/log`` with ``Authorization: Bearer <admin token>``: every record of
   a game, private messages included, oldest first.
-- ``/healthz``; ``/metrics`` (Prometheus text format).
+- ``/healthz``; ``/metrics`` (Prometheus text format), with ``Authorization: Bearer <admin
+  token>`` unless the limits say ``public_metrics``.
+
+The ``Origin`` and ``Host`` of each request are checked before it reaches the application
+(:func:`server.web.guard_requests`): ``/nego`` accepts, besides no ``Origin``, its own and the
+game server's page (``--game-server``).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from server.metrics import CONTENT_TYPE
 from server.nego.frames import FrameError, Hello, error, parse_frame
 from server.nego.service import NegoService
-from server.web import Limits, authorised, drain, lifespan, stop_writer
+from server.web import Limits, authorised, drain, lifespan, metrics_refused, stop_writer
 
 __all__ = ["MAX_FRAME_CHARS", "create_nego_app"]
 
@@ -43,6 +48,9 @@ def create_nego_app(
         return JSONResponse(body)
 
     async def metrics(request: Request) -> Response:
+        refused = metrics_refused(request, admin_token)
+        if refused is not None:
+            return refused
         return PlainTextResponse(service.metrics.render(), media_type=CONTENT_TYPE)
 
     async def game_log(request: Request) -> Response:

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import Field
 
 from server.settings import DEFAULT_DATA_DIR, LIMIT_OPTIONS, LimitSettings, settle
+from server.web import page_origins
 
 __all__ = ["NegoSettings", "load_nego_settings"]
 
@@ -38,6 +39,10 @@ class NegoSettings(LimitSettings):
     db: Path = DEFAULT_DATA_DIR / DB_NAME
     secret: str = Field(min_length=1, repr=False)
     admin_token: str = Field(min_length=1, repr=False)
+
+    def extra_origins(self) -> frozenset[str]:
+        """The game page's origin (the game server's URL): its chat opens ``/nego`` from there."""
+        return page_origins(self.game_server)
 
 
 _OPTIONS = {

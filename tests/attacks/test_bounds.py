@@ -93,13 +93,13 @@ def parsed(answer: bytes) -> tuple[int, dict[str, str], Any]:
 def post(path: str, body: bytes, token: str | None = TOKEN, extra: str = "") -> bytes:
     auth = f"Authorization: Bearer {token}\r\n" if token else ""
     return (
-        f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n{auth}{extra}"
+        f"POST {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n{auth}{extra}"
         f"Content-Length: {len(body)}\r\n\r\n"
     ).encode() + body
 
 
 def get(path: str) -> bytes:
-    return f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
+    return f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode()
 
 
 # --- bodies --------------------------------------------------------------------------------
@@ -108,7 +108,7 @@ def get(path: str) -> bytes:
 async def test_an_oversize_body_is_refused_on_its_length_before_it_is_sent(server: Running) -> None:
     declared = 100 * 1024 * 1024
     head = (
-        f"POST /api/games HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+        f"POST /api/games HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {declared}\r\n\r\n"
     ).encode()
     answer, took = await exchange(server.port, head + b'{"name": ', wait=5)  # 9 bytes of 100 MiB
@@ -119,7 +119,7 @@ async def test_an_oversize_body_is_refused_on_its_length_before_it_is_sent(serve
 
 async def test_a_chunked_body_is_cut_off_at_the_limit(server: Running) -> None:
     head = (
-        f"POST /api/games HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+        f"POST /api/games HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\n"
         "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
     ).encode()
     chunk = b"1000\r\n" + b" " * 4_096 + b"\r\n"
@@ -161,7 +161,7 @@ async def test_the_web_pages_endpoints_answer_bad_input_with_a_4xx(server: Runni
         (get("/api/games/%FF%00" + "x" * 3_000), 404),
         (get("/api/games/x/legal?power=%FF%00" + "Z" * 3_000), 422),
         (get("/api/games/" + "y" * 3_000 + "/history"), 404),
-        (b"GET /api/games/\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n", 400),  # not ASCII: h11 refuses it
+        (b"GET /api/games/\xff\xfe HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),  # not ASCII: h11 refuses it
     ]
     for request, status in cases:
         answer, _ = await exchange(server.port, request, wait=5)
@@ -174,7 +174,9 @@ async def test_the_web_pages_endpoints_answer_bad_input_with_a_4xx(server: Runni
 
 async def test_oversize_headers_get_a_400(server: Running) -> None:
     # more than max_header_bytes (4 KiB) with the headers still unfinished: h11 gives up
-    answer, took = await exchange(server.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"p" * 8_192, wait=5)
+    answer, took = await exchange(
+        server.port, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Pad: " + b"p" * 8_192, wait=5
+    )
     status, _, body = parsed(answer)
     assert status == 400 and "error" in body and took < QUICK
 
@@ -182,13 +184,13 @@ async def test_oversize_headers_get_a_400(server: Running) -> None:
 async def test_slowloris_clients_are_cut_off_while_healthz_answers(server: Running) -> None:
     async def slowloris() -> tuple[bytes, float]:
         # headers begun and never finished
-        return await exchange(server.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ", wait=QUICK + 5)
+        return await exchange(server.port, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ", wait=QUICK + 5)
 
     async def trickler() -> float:
         # a byte at a time, each before the last one is old: sending does not put the clock back
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         begun = time.monotonic()
-        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
         async with asyncio.timeout(QUICK + 5):
             while not reader.at_eof():
                 writer.write(b"a")
@@ -213,7 +215,7 @@ async def test_slowloris_clients_are_cut_off_while_healthz_answers(server: Runni
 
 async def test_a_body_sent_too_slowly_ends_the_connection(server: Running) -> None:
     head = (
-        f"POST /api/games HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\nContent-Length: 100\r\n\r\n"
+        f"POST /api/games HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\nContent-Length: 100\r\n\r\n"
     ).encode()
     answer, took = await exchange(server.port, head + b'{"name"', wait=QUICK + 5)
     assert answer == b"" and QUICK * 0.9 <= took < QUICK + 3  # closed; the application saw the client go
@@ -271,7 +273,7 @@ async def test_a_silent_nego_websocket_is_closed(server: Running, tmp_path: Path
         silent = await websockets.connect(f"ws://127.0.0.1:{port}/nego", open_timeout=TIMEOUT)
         begun = time.monotonic()
         assert await closed_code(silent) == 1008 and time.monotonic() - begun < QUICK + 3
-        answer, _ = await exchange(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ", wait=QUICK + 5)
+        answer, _ = await exchange(port, b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ", wait=QUICK + 5)
         assert parsed(answer)[0] == 408
     finally:
         stop.set()

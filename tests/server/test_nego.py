@@ -202,7 +202,7 @@ async def test_both_servers_expose_metrics(pair: Pair) -> None:
     await nego["ENG"].say("propose(eng, fra")
     now_texts = [await p.expect("NOW") for p in players.values()]
     await play_holds(list(players.values()), now_texts)
-    game_metrics = await _text(f"{pair.game.http}/metrics")
+    game_metrics = await _text(f"{pair.game.http}/metrics")  # with the admin token (TOKEN, both servers)
     assert 'detente_games{state="playing"} 1' in game_metrics
     assert "detente_connections 7" in game_metrics
     assert "detente_phases_total 1" in game_metrics
@@ -217,7 +217,8 @@ async def test_both_servers_expose_metrics(pair: Pair) -> None:
 
 async def _text(url: str) -> str:
     def get() -> str:
-        with urllib.request.urlopen(url, timeout=10) as response:
+        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {TOKEN}"})  # /metrics needs it
+        with urllib.request.urlopen(request, timeout=10) as response:
             assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
             return str(response.read().decode())
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -227,8 +229,77 @@ def test_the_limits_have_safe_defaults_and_reach_the_web_layer(tmp_path: Path) -
 def test_the_negotiation_server_takes_the_same_limits(tmp_path: Path) -> None:
     base = {"game_server": "http://127.0.0.1:8700", "data_dir": tmp_path, "secret": "s", "admin_token": "a"}
     settings, _ = load_nego_settings(base, {})
-    assert settings.limits() == Limits()
+    # the same limits, but that the game server's page may open /nego (under each loopback name)
+    page = frozenset({"http://127.0.0.1:8700", "http://localhost:8700", "http://[::1]:8700"})
+    assert settings.limits() == replace(Limits(), allowed_origins=page)
     settings, _ = load_nego_settings({**base, "request_timeout": 3, "max_connections": 20}, {})
     assert (settings.limits().request_timeout, settings.limits().max_connections) == (3.0, 20)
     with pytest.raises(SettingsError, match="--max-connections"):
         load_nego_settings({**base, "max_connections": 0}, {})
+
+
+def test_the_guards_have_safe_defaults_and_reach_the_web_layer(tmp_path: Path) -> None:
+    base = {"data_dir": tmp_path, "secret": "s", "admin_token": "a"}
+    settings, _ = load_settings(base, {})
+    limits = settings.limits()
+    assert limits.allowed_hosts == {"127.0.0.1", "localhost", "::1"}
+    assert (limits.allowed_origins, limits.public_metrics, limits.trusted_proxies) == (frozenset(), False, ())
+    assert limits.max_connections_per_address == 64
+    # a specific address bound to is allowed too; a wildcard bind adds nothing (see --allowed-hosts)
+    assert load_settings({**base, "host": "10.1.2.3"}, {})[0].limits().allowed_hosts == {
+        "127.0.0.1",
+        "localhost",
+        "::1",
+        "10.1.2.3",
+    }
+    assert load_settings({**base, "host": "0.0.0.0"}, {})[0].limits().allowed_hosts == {"127.0.0.1", "localhost", "::1"}
+    given = {
+        "allowed_hosts": "Game, nego.,[::1]",
+        "allowed_origins": "https://play.example, http://LOCALHOST:9000/",
+        "public_metrics": True,
+        "trusted_proxy": "10.0.0.0/8,::1",
+        "max_connections_per_address": "5",
+    }
+    limits = load_settings({**base, **given}, {})[0].limits()
+    assert limits.allowed_hosts == {"game", "nego", "::1"}
+    assert limits.allowed_origins == {"https://play.example:443", "http://localhost:9000"}
+    assert (limits.public_metrics, limits.trusted_proxies, limits.max_connections_per_address) == (
+        True,
+        ("10.0.0.0/8", "::1"),
+        5,
+    )
+    assert load_settings({**base, "allowed_hosts": "*"}, {})[0].limits().allowed_hosts is None
+
+
+@pytest.mark.parametrize(
+    ("values", "option"),
+    [
+        ({"allowed_hosts": "a b"}, "--allowed-hosts"),
+        ({"allowed_hosts": ","}, "--allowed-hosts"),
+        ({"allowed_origins": "evil"}, "--allowed-origins"),
+        ({"trusted_proxy": "proxy.example"}, "--trusted-proxy"),
+        ({"max_connections_per_address": 0}, "--max-connections-per-address"),
+    ],
+)
+def test_bad_guards_name_their_option(tmp_path: Path, values: dict[str, object], option: str) -> None:
+    with pytest.raises(SettingsError, match=option):
+        load_settings({"data_dir": tmp_path, "secret": "s", "admin_token": "a", **values}, {})
+    with pytest.raises(SettingsError, match=option):
+        load_nego_settings({"game_server": "http://g:8700", "data_dir": tmp_path, "secret": "s", **values}, {})
+
+
+def test_both_commands_take_the_guards_as_options() -> None:
+    from server.main import add_serve_arguments
+    from server.nego.main import add_nego_arguments
+
+    for add, required in ((add_serve_arguments, []), (add_nego_arguments, ["--game-server", "http://g:8700"])):
+        parser = argparse.ArgumentParser()
+        add(parser)
+        args = parser.parse_args(
+            [*required, "--allowed-hosts", "a,b", "--allowed-origins", "http://x:1", "--public-metrics"]
+            + ["--trusted-proxy", "10.0.0.1", "--max-connections-per-address", "3"]
+        )
+        assert (args.allowed_hosts, args.allowed_origins, args.public_metrics) == ("a,b", "http://x:1", True)
+        assert (args.trusted_proxy, args.max_connections_per_address) == ("10.0.0.1", 3)
+        unset = parser.parse_args(required)
+        assert unset.public_metrics is None and unset.allowed_hosts is None
