@@ -899,12 +899,7 @@ class DaideParser:
                 if deep is not None:
                     raise _too_deep(echo, tokens, deep)
                 return self._prn(tokens, echo, matched=stray is None and unclosed is None)
-        if stray is not None:
-            token = tokens[stray]
-            raise PrnError("')' closes no bracket", echo, stray, token.line, token.column)
-        if unclosed is not None:
-            token = tokens[unclosed]
-            raise PrnError("'(' is never closed", echo, unclosed, token.line, token.column)
+        _unmatched(tokens, echo, stray, unclosed)
         if deep is not None:
             raise _too_deep(echo, tokens, deep)
         try:
@@ -1000,6 +995,11 @@ def _balanced(tokens: list[_Token]) -> bool:
 
 def _check_brackets(tokens: list[_Token], echo: tuple[str, ...]) -> None:
     stray, unclosed, _deep = _scan(tokens)
+    _unmatched(tokens, echo, stray, unclosed)
+
+
+def _unmatched(tokens: list[_Token], echo: tuple[str, ...], stray: int | None, unclosed: int | None) -> None:
+    """``PRN`` for the bracket :func:`_scan` found unmatched, if any."""
     if stray is not None:
         token = tokens[stray]
         raise PrnError("')' closes no bracket", echo, stray, token.line, token.column)

@@ -16,47 +16,22 @@ import pytest
 import websockets
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from server.main import serve
 from server.nego.app import create_nego_app
 from server.nego.service import NegoService
-from server.settings import load_settings
 from server.store import Store
 from server.web import Limits, run_app
-from tests.server.ws_helpers import TIMEOUT, TOKEN, Running, http
+from tests.server.ws_helpers import TIMEOUT, TOKEN, Running, http, running_server
 
 SECRET = "s3cret"
 QUICK = 0.5
 """The request and first-message timeouts of these servers: short, so the attacks end soon."""
 
 
-@contextlib.asynccontextmanager
-async def bounded_server(tmp_path: Path, **limits: Any) -> AsyncIterator[Running]:
-    """A real game server on free loopback ports, as ``running_server`` starts one, with these limits."""
-    db = tmp_path / "d.sqlite3"
-    values = {"request_timeout": QUICK, "ws_first_message_timeout": QUICK, **limits}
-    settings, _ = load_settings(
-        {"port": 0, "daide_port": 0, "db": str(db), "admin_token": TOKEN, "secret": SECRET, "deadlines": "none"}
-        | values,
-        {},
+def bounded_server(tmp_path: Path, **limits: Any) -> contextlib.AbstractAsyncContextManager[Running]:
+    """A real game server on free loopback ports with short timeouts and these limits."""
+    return running_server(
+        tmp_path, **{"request_timeout": QUICK, "ws_first_message_timeout": QUICK, "secret": SECRET, **limits}
     )
-    loop = asyncio.get_running_loop()
-    started: asyncio.Future[int] = loop.create_future()
-    daide: asyncio.Future[int] = loop.create_future()
-    stop = asyncio.Event()
-    task = asyncio.create_task(
-        serve(
-            settings,
-            lambda host, port: started.set_result(port),
-            stop,
-            daide_ready=lambda host, port: daide.set_result(port),
-        )
-    )
-    port = await asyncio.wait_for(started, TIMEOUT)
-    try:
-        yield Running(port, daide.result(), db)
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, TIMEOUT)
 
 
 @pytest.fixture

@@ -17,60 +17,22 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from server.main import serve
-from server.nego.main import serve_nego
-from server.nego.settings import load_nego_settings
-from server.settings import load_settings
-from tests.server.nego_helpers import following
-from tests.server.ws_helpers import TIMEOUT, TOKEN, Running
+from tests.server.nego_helpers import running_nego
+from tests.server.ws_helpers import TIMEOUT, TOKEN, Running, running_server
 
 SECRET = "s3cret"
 FOREIGN = "http://evil.example"
 ATTACKER = "127.0.0.2"
 
 
-@contextlib.asynccontextmanager
-async def game_server(tmp_path: Path, **values: Any) -> AsyncIterator[Running]:
-    """A real game server on free loopback ports, as ``running_server`` starts one, with these settings."""
-    db = tmp_path / "d.sqlite3"
-    settings, _ = load_settings(
-        {"port": 0, "daide_port": 0, "db": str(db), "admin_token": TOKEN, "secret": SECRET, "deadlines": "none"}
-        | values,
-        {},
-    )
-    loop = asyncio.get_running_loop()
-    started: asyncio.Future[int] = loop.create_future()
-    daide: asyncio.Future[int] = loop.create_future()
-    stop = asyncio.Event()
-    task = asyncio.create_task(
-        serve(settings, lambda h, p: started.set_result(p), stop, daide_ready=lambda h, p: daide.set_result(p))
-    )
-    port = await asyncio.wait_for(started, TIMEOUT)
-    try:
-        yield Running(port, daide.result(), db)
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, TIMEOUT)
+def game_server(tmp_path: Path, **values: Any) -> contextlib.AbstractAsyncContextManager[Running]:
+    """A real game server on free loopback ports with these settings."""
+    return running_server(tmp_path, **{"secret": SECRET, **values})
 
 
-@contextlib.asynccontextmanager
-async def nego_server(game: Running, tmp_path: Path, **values: Any) -> AsyncIterator[int]:
-    """A negotiation server following ``game`` (as ``running_nego`` starts one, with these settings): its port."""
-    settings, _ = load_nego_settings(
-        {"game_server": game.http, "port": 0, "db": str(tmp_path / "n.sqlite3"), "secret": SECRET, "admin_token": TOKEN}
-        | values,
-        {},
-    )
-    started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    stop = asyncio.Event()
-    task = asyncio.create_task(serve_nego(settings, lambda h, p: started.set_result(p), stop))
-    port = await asyncio.wait_for(started, TIMEOUT)
-    try:
-        await following(port)
-        yield port
-    finally:
-        stop.set()
-        await asyncio.wait_for(task, TIMEOUT)
+def nego_server(game: Running, tmp_path: Path, **values: Any) -> contextlib.AbstractAsyncContextManager[int]:
+    """A negotiation server following ``game``, with these settings: its port."""
+    return running_nego(game, tmp_path / "n.sqlite3", **values)
 
 
 @pytest.fixture

@@ -36,10 +36,11 @@ class Pair:
 
 
 @contextlib.asynccontextmanager
-async def running_nego(game: Running, db: Path) -> AsyncIterator[int]:
-    """A negotiation server following ``game``, until the block ends."""
+async def running_nego(game: Running, db: Path, **values: Any) -> AsyncIterator[int]:
+    """A negotiation server following ``game``, until the block ends; ``values`` are settings
+    besides the test's own."""
     settings, _ = load_nego_settings(
-        {"game_server": game.http, "port": 0, "db": str(db), "secret": SECRET, "admin_token": TOKEN}, {}
+        {"game_server": game.http, "port": 0, "db": str(db), "secret": SECRET, "admin_token": TOKEN} | values, {}
     )
     started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     stop = asyncio.Event()

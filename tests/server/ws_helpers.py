@@ -15,7 +15,7 @@ from typing import Any
 import websockets
 
 from protocol.daide.framing import IM_TIMEOUT
-from protocol.daide.messages import Hlo, Hold, Now, Sub, DaideUnit
+from protocol.daide.messages import DaideUnit, Hlo, Hold, Now, Sub
 from protocol.daide.parser import parse
 from server.main import serve
 from server.settings import load_settings
@@ -42,8 +42,9 @@ class Running:
 
 
 @contextlib.asynccontextmanager
-async def running_server(tmp_path: Path, im_timeout: float = IM_TIMEOUT) -> AsyncIterator[Running]:
-    """A real server (uvicorn and the DAIDE listener) on free loopback ports, stopped after."""
+async def running_server(tmp_path: Path, im_timeout: float = IM_TIMEOUT, **values: Any) -> AsyncIterator[Running]:
+    """A real server (uvicorn and the DAIDE listener) on free loopback ports, stopped after;
+    ``values`` are settings besides the test's own (limits, allowed hosts, ...)."""
     db = tmp_path / "d.sqlite3"
     settings, _ = load_settings(
         {
@@ -53,7 +54,8 @@ async def running_server(tmp_path: Path, im_timeout: float = IM_TIMEOUT) -> Asyn
             "admin_token": TOKEN,
             "secret": "s3cret",
             "deadlines": "none",
-        },
+        }
+        | values,
         {},
     )
     loop = asyncio.get_running_loop()
