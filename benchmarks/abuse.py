@@ -45,9 +45,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.machine import print_header, start_clients  # noqa: E402
-from benchmarks.server_load import TOKEN  # noqa: E402  # the honest clients create their game with it
+from benchmarks.server_load import server_settings  # noqa: E402
 from server.main import configure_logging, serve  # noqa: E402
-from server.settings import load_settings  # noqa: E402
 
 LIMIT_MS = 100.0
 ATTACKER_HOST = "127.0.0.2"
@@ -175,18 +174,7 @@ async def measure(
 ) -> tuple[float, int, int]:
     """A fresh server, the honest games and (if any) the attacker: (p99 ms, phases timed, attacks sent)."""
     with tempfile.TemporaryDirectory() as tmp:
-        settings, _ = load_settings(
-            {
-                "host": "127.0.0.1",
-                "port": 0,
-                "daide_port": 0,
-                "db": str(Path(tmp) / "abuse.sqlite3"),
-                "admin_token": TOKEN,
-                "secret": "abuse-secret",
-                "deadlines": "none",
-            },
-            {},
-        )
+        settings = server_settings(Path(tmp) / "abuse.sqlite3")  # the default limits: they are what is measured
         started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
         server = asyncio.create_task(serve(settings, lambda host, port: started.set_result(port), stop))

@@ -90,16 +90,14 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.machine import print_header, start_clients  # noqa: E402
-from benchmarks.server_load import TOKEN, cpu_seconds  # noqa: E402
+from benchmarks.server_load import BENCH_LIMITS, SECRET, TOKEN, cpu_seconds, server_settings  # noqa: E402
 from protocol.daide.messages import Hlo  # noqa: E402
 from protocol.daide.parser import parse as parse_daide  # noqa: E402
 from protocol.l import check  # noqa: E402
 from server.main import configure_logging, serve  # noqa: E402
 from server.nego.main import serve_nego  # noqa: E402
 from server.nego.settings import load_nego_settings  # noqa: E402
-from server.settings import load_settings  # noqa: E402
 
-SECRET = "bench-secret"
 GOAL_RATE = 2000
 LIMIT_MS = 50.0
 BEHIND = 0.10  # the share of the window the last send may be late before the row says so
@@ -444,18 +442,7 @@ async def run_benchmark(args: argparse.Namespace, rates: list[int], ready: Any, 
     """Both servers here, the clients in a second process: ``ready(message)`` once every client is
     welcomed, ``report(row, server_cpu)`` for each rate."""
     with tempfile.TemporaryDirectory() as tmp:
-        settings, _ = load_settings(
-            {
-                "host": "127.0.0.1",
-                "port": 0,
-                "daide_port": 0,
-                "db": str(Path(tmp) / "game.sqlite3"),
-                "admin_token": TOKEN,
-                "secret": SECRET,
-                "deadlines": "none",
-            },
-            {},
-        )
+        settings = server_settings(Path(tmp) / "game.sqlite3", **BENCH_LIMITS)
         loop = asyncio.get_running_loop()
         game_started: asyncio.Future[int] = loop.create_future()
         nego_started: asyncio.Future[int] = loop.create_future()
@@ -473,6 +460,7 @@ async def run_benchmark(args: argparse.Namespace, rates: list[int], ready: Any, 
                     "db": str(Path(tmp) / "nego.sqlite3"),
                     "secret": SECRET,
                     "admin_token": TOKEN,
+                    **BENCH_LIMITS,
                 },
                 {},
             )

@@ -70,9 +70,13 @@ from protocol.daide.messages import Hlo, MrtUnit, Now, Sco, Sub, DaideUnit  # no
 from protocol.daide.orders import location_to_engine, order_from_engine, phase_from_turn, unit_to_engine  # noqa: E402
 from protocol.daide.parser import parse  # noqa: E402
 from server.main import configure_logging, serve  # noqa: E402
-from server.settings import load_settings  # noqa: E402
+from server.settings import ServerSettings, load_settings  # noqa: E402
 
 TOKEN = "bench-admin-token"
+SECRET = "bench-secret"
+#: Every client of a benchmark runs on 127.0.0.1, so its servers raise the caps on connections
+#: per address and in total past what a level opens (set here, explicitly, as issue 14 asks).
+BENCH_LIMITS = {"max_connections": 100_000, "max_connections_per_address": 100_000}
 GOAL_GAMES = 100
 LIMIT_MS = 100.0
 MAP = standard_map()
@@ -260,6 +264,24 @@ class Row:
         return self.pct(0.99)
 
 
+def server_settings(db: Path, **values: object) -> ServerSettings:
+    """A benchmark's game server: loopback, free ports, no deadlines, ``db``, and ``values``."""
+    settings, _ = load_settings(
+        {
+            "host": "127.0.0.1",
+            "port": 0,
+            "daide_port": 0,
+            "db": str(db),
+            "admin_token": TOKEN,
+            "secret": SECRET,
+            "deadlines": "none",
+            **values,
+        },
+        {},
+    )
+    return settings
+
+
 def cpu_seconds() -> float:
     """User plus system CPU seconds of this process so far, all its threads included."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -317,18 +339,7 @@ async def run_clients(port: int, games: int, phases: int, think: float, seed: in
 async def run_level(games: int, phases: int, think: float, seed: int) -> Row:
     """A fresh server here, ``games`` games, and a fresh client process playing ``phases`` phases of each."""
     with tempfile.TemporaryDirectory() as tmp:
-        settings, _ = load_settings(
-            {
-                "host": "127.0.0.1",
-                "port": 0,
-                "daide_port": 0,
-                "db": str(Path(tmp) / "load.sqlite3"),
-                "admin_token": TOKEN,
-                "secret": "bench-secret",
-                "deadlines": "none",
-            },
-            {},
-        )
+        settings = server_settings(Path(tmp) / "load.sqlite3", **BENCH_LIMITS)
         started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
         server = asyncio.create_task(serve(settings, lambda host, port: started.set_result(port), stop))
