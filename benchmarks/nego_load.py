@@ -460,6 +460,7 @@ async def run_benchmark(args: argparse.Namespace, rates: list[int], ready: Any, 
                     "db": str(Path(tmp) / "nego.sqlite3"),
                     "secret": SECRET,
                     "admin_token": TOKEN,
+                    "say_rate": 100_000,  # the offered rate is the benchmark's to set
                     **BENCH_LIMITS,
                 },
                 {},

@@ -67,7 +67,7 @@ def create_nego_app(
 
     async def nego(websocket: WebSocket) -> None:
         await websocket.accept()
-        client = service.connect()
+        client = service.connect(websocket.client.host if websocket.client else None)
         writer = asyncio.create_task(drain(websocket, client.outbox, _json, lambda: client.dropped))
         try:
             while not client.closed:

@@ -43,7 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 __all__ = ["ERROR_CODES", "FrameError", "Hello", "Say", "error", "parse_frame"]
 
-ERROR_CODES = ("syntax", "level", "ontology", "identity", "recipient", "protocol", "closed", "auth", "frame")
+ERROR_CODES = ("syntax", "level", "ontology", "identity", "recipient", "protocol", "closed", "auth", "frame", "rate")
 MAX_TEXT = 16_384
 
 

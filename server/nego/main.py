@@ -24,7 +24,7 @@ from server.web import run_app, run_command
 
 __all__ = ["add_nego_arguments", "run_nego", "serve_nego"]
 
-_KEYS = ("game_server", "host", "port", "db", "data_dir", "secret", "admin_token", *LIMIT_OPTIONS)
+_KEYS = ("game_server", "host", "port", "db", "data_dir", "secret", "admin_token", "say_rate", *LIMIT_OPTIONS)
 
 
 async def serve_nego(
@@ -34,7 +34,7 @@ async def serve_nego(
     logger = structlog.get_logger("detente.nego")
     store = await asyncio.to_thread(Store.open, settings.db)
     try:
-        service = NegoService(store, settings.game_server, settings.secret)
+        service = NegoService(store, settings.game_server, settings.secret, say_rate=settings.say_rate)
         app = create_nego_app(service, settings.admin_token, limits=settings.limits())
 
         def listening(host: str, port: int) -> None:
@@ -56,6 +56,7 @@ def add_nego_arguments(parser: Any) -> None:
     parser.add_argument("--data-dir", dest="data_dir", help="where the store and the kept tokens live")
     parser.add_argument("--secret", help="the secret shared with the game server (or DETENTE_SECRET)")
     parser.add_argument("--admin-token", dest="admin_token", help="reads the full logs (or DETENTE_ADMIN_TOKEN)")
+    parser.add_argument("--say-rate", dest="say_rate", type=float, help="messages a second one client may say (20)")
     add_limit_arguments(parser)
 
 

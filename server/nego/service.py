@@ -23,13 +23,16 @@ from typing import Any
 import structlog
 import websockets
 
+from engine import Power
 from referee import notices
 from referee.effects import Bind, Relay, Reply, Send, Step
+from referee.game_master import GameMaster
 from referee.negotiation import Negotiation
 from referee.notices import GameNotice, OverNotice
 from referee.settings import GameSettings
 from server.metrics import Metrics
 from server.nego.frames import error
+from server.service import GuessLimit
 from server.store import Store
 from server.web import Outbox
 from server.writer import Writer
@@ -37,6 +40,10 @@ from server.writer import Writer
 __all__ = ["Client", "GameServerLink", "NegoService", "iso_time"]
 
 REQUEST_TIMEOUT = 10.0
+#: Messages a second one /nego connection may say, over its last SAY_BURST; beyond, an
+#: ``error`` frame with code ``rate``.
+SAY_RATE = 20.0
+SAY_BURST = 50
 CLIENT_QUEUE_SIZE = 1024
 
 log = structlog.get_logger("detente.nego")
@@ -54,8 +61,10 @@ class Client(Outbox[dict[str, Any]]):
     """One ``/nego`` connection: who it is, once it said hello, and its frames to send."""
 
     id: int
+    address: str | None = None
     game: str | None = None
     power: str | None = None
+    said: list[float] = field(default_factory=list)  # when its last messages came (the rate limit)
 
 
 @dataclass(eq=False)
@@ -127,8 +136,16 @@ class GameServerLink:
 class NegoService:
     """Every game's negotiation in one process."""
 
-    def __init__(self, store: Store, game_server_url: str, secret: str, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: Store,
+        game_server_url: str,
+        secret: str,
+        clock: Callable[[], float] = time.time,
+        say_rate: float = SAY_RATE,
+    ) -> None:
         self.store = store
+        self.say_rate = say_rate
         self.games: dict[str, Game] = {}
         self.clients: dict[int, Client] = {}
         self._ids = itertools.count(1)
@@ -137,6 +154,8 @@ class NegoService:
         self._task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.clock = clock
+        self.guesses = GuessLimit()  # wrong passcodes by client address
+        self.seat_guesses = GuessLimit(failures=GameMaster.IAM_FAILURES)  # and by seat, as IAM is
         self.metrics = Metrics("detente_nego")
         self.metrics.gauge("games", "games followed", lambda: {(): len(self.games)})
         self.metrics.gauge("clients", "negotiation clients connected", lambda: {(): len(self.clients)})
@@ -193,8 +212,8 @@ class NegoService:
 
     # --- clients --------------------------------------------------------------------------------
 
-    def connect(self) -> Client:
-        client = Client(next(self._ids), outbox=asyncio.Queue(CLIENT_QUEUE_SIZE))
+    def connect(self, address: str | None = None) -> Client:
+        client = Client(next(self._ids), address, outbox=asyncio.Queue(CLIENT_QUEUE_SIZE))
         self.clients[client.id] = client
         return client
 
@@ -214,16 +233,23 @@ class NegoService:
         """Check the power and passcode with the game server; the ``welcome`` or ``error`` frame."""
         if client.power is not None:
             return error("auth", "this connection has said hello already")
+        now, seat = self._now(), _seat(game_id, power)
+        if self.guesses.locked(client.address, now) or self.seat_guesses.locked(seat, now):
+            return self._refused(client, "too many wrong passcodes: try again later")
         try:
             answer = await self.link.request({"type": "auth", "game": game_id, "power": power, "passcode": passcode})
         except (ConnectionError, TimeoutError):
             return error("auth", "the game server cannot check the passcode now; try again")
         game = self.games.get(answer.get("game") or "")
         if not answer.get("ok") or game is None:
-            return error("auth", "wrong game, power or passcode")
+            self.guesses.failed(client.address, now)
+            self.seat_guesses.failed(seat, now)
+            return self._refused(client, "wrong game, power or passcode")
         game_id = game.id
         n = game.negotiation
         token = n.map.abbreviation_of[answer["power"]]
+        if game.clients.get(token):  # the passcode never takes the place of a connected client
+            return self._refused(client, f"{token} is connected already")
         async with game.lock:
             client.game, client.power = game_id, token
             game.clients.setdefault(token, set()).add(client)
@@ -246,6 +272,24 @@ class NegoService:
             client.put(frame)
         return welcome
 
+    def _refused(self, client: Client, message: str) -> dict[str, Any]:
+        """A refused hello: the ``error`` frame, and the connection closed after it."""
+        self.metrics.count("hello_refused_total", "hello refused")
+        client.put(error("auth", message))
+        client.close()
+        return error("auth", message)
+
+    def allowed(self, client: Client) -> bool:
+        """Whether ``client`` may say one more message now: :attr:`say_rate` a second over its
+        last :data:`SAY_BURST` messages."""
+        now = self._now()
+        said = client.said
+        if len(said) >= SAY_BURST and now - said[0] < SAY_BURST / self.say_rate:
+            return False
+        said.append(now)
+        del said[:-SAY_BURST]
+        return True
+
     def _mail(self, game_id: str, power: str) -> list[dict[str, Any]]:
         frames = []
         for event in self.store.events(game_id):
@@ -267,6 +311,9 @@ class NegoService:
         game = self.games.get(client.game) if client.game is not None else None
         if game is None or client.power is None:
             client.put(error("auth", "say hello first", request_id))
+            return
+        if not self.allowed(client):
+            client.put(error("rate", f"more than {self.say_rate:g} messages a second", request_id))
             return
         started = time.perf_counter()
         async with game.lock:
@@ -316,6 +363,15 @@ class NegoService:
 
     def _now(self) -> float:
         return self.clock()
+
+
+def _seat(game_id: str | None, power: str) -> str:
+    """The seat a hello names, for the limit on guesses: the game (or any) and the power's token."""
+    try:
+        token = Power.of(power).token
+    except KeyError:
+        token = power.upper()[:16]
+    return f"{game_id or '*'}/{token}"
 
 
 def _feed_url(game_server: str) -> str:

@@ -39,6 +39,9 @@ class NegoSettings(LimitSettings):
     db: Path = DEFAULT_DATA_DIR / DB_NAME
     secret: str = Field(min_length=1, repr=False)
     admin_token: str = Field(min_length=1, repr=False)
+    say_rate: float = Field(
+        default=20.0, gt=0, le=100_000, description="messages a second one /nego connection may say (burst 50)"
+    )
 
     def extra_origins(self) -> frozenset[str]:
         """The game page's origin (the game server's URL): its chat opens ``/nego`` from there."""
@@ -53,6 +56,7 @@ _OPTIONS = {
     "data_dir": "--data-dir",
     "secret": "--secret",
     "admin_token": "--admin-token",
+    "say_rate": "--say-rate",
     **LIMIT_OPTIONS,
 }
 

@@ -1,0 +1,82 @@
+"""Attacks on the negotiation server's hello and say, against real servers on loopback: a
+stranger guessing passcodes, taking a connected power's place, or flooding. Bounded in count
+and time."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+
+from server.service import GuessLimit
+from tests.server.nego_helpers import NegoClient, Pair, negotiators, press_game, running_pair
+
+ATTACKER = "127.0.0.2"
+PROPOSAL = "propose(eng, fra, Agree([eng fra], pce([eng fra])))"
+
+
+async def _hello_from_attacker(pair: Pair, game: str | None, power: str, passcode: int) -> dict[str, Any]:
+    """A hello on a new connection from the attacker's address: the answer, and the close awaited."""
+    async with websockets.connect(pair.nego, open_timeout=10, local_addr=(ATTACKER, 0)) as ws:
+        client = NegoClient(ws, power)
+        hello = {"type": "hello", "power": power, "passcode": passcode}
+        await client.send(hello if game is None else {**hello, "game": game})
+        answer = await client.expect(lambda f: f.get("type") in ("welcome", "error"))
+        if answer["type"] == "error":
+            with pytest.raises(websockets.ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), 10)  # refused: the server closes
+    return answer
+
+
+async def test_hello_guesses_are_refused_closed_and_limited(tmp_path: Path) -> None:
+    async with running_pair(tmp_path) as pair:
+        game, players = await press_game(pair, press_level=0)
+        passcode = players["ENG"].passcode
+        assert passcode is not None
+        wrong = [code for code in range(1, 8192) if code != passcode]
+        for code in wrong[: GuessLimit().failures]:
+            answer = await _hello_from_attacker(pair, None, "ENG", code)
+            assert answer["type"] == "error" and answer["code"] == "auth"
+        # locked for the attacker's address and for the seat: even the right passcode is refused
+        answer = await _hello_from_attacker(pair, None, "ENG", passcode)
+        assert answer["type"] == "error" and "too many" in answer["message"]
+        for player in players.values():
+            await player.close()
+
+
+async def test_a_passcode_never_takes_a_connected_powers_place(tmp_path: Path) -> None:
+    async with running_pair(tmp_path) as pair:
+        game, players = await press_game(pair, press_level=0)
+        clients = await negotiators(pair, game, players, "ENG", "FRA")
+        passcode = players["ENG"].passcode
+        assert passcode is not None
+        answer = await _hello_from_attacker(pair, game, "ENG", passcode)
+        assert answer["type"] == "error" and "connected" in answer["message"]
+        # the rightful client still speaks and is heard
+        assert (await clients["ENG"].say(PROPOSAL))["type"] == "ack"
+        assert (await clients["FRA"].expect("message"))["from"] == "ENG"
+        for client in clients.values():
+            await client.close()
+        for player in players.values():
+            await player.close()
+
+
+async def test_a_flood_of_messages_is_refused_past_the_rate_and_the_others_are_heard(tmp_path: Path) -> None:
+    async with running_pair(tmp_path) as pair:
+        game, players = await press_game(pair, press_level=0)
+        clients = await negotiators(pair, game, players, "ENG", "FRA", "GER")
+        flood = clients["ENG"]
+        for request in range(1, 121):  # all at once: more than the burst of 50
+            await flood.send({"type": "say", "id": request, "text": "(("})
+        answers = [await flood.answer(request) for request in range(1, 121)]
+        codes = [a["code"] for a in answers]
+        assert "rate" in codes and codes.count("syntax") >= 50
+        assert (await clients["GER"].say("propose(ger, fra, Agree([fra ger], pce([fra ger])))"))["type"] == "ack"
+        assert (await clients["FRA"].expect("message"))["from"] == "GER"
+        for client in clients.values():
+            await client.close()
+        for player in players.values():
+            await player.close()
