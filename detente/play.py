@@ -94,7 +94,16 @@ async def _play(
     nego_port = args.port + 1 if args.port else 0
     nego_url = f"ws://127.0.0.1:{nego_port}/nego" if nego_port else None
     settings, messages = load_settings(
-        {"port": args.port, "daide_port": 0, "data_dir": str(data), "nego_url": nego_url, "deadlines": "none"}, {}
+        # max_open_games 0: no game for strangers; the person's game is created below and named by id
+        {
+            "port": args.port,
+            "daide_port": 0,
+            "data_dir": str(data),
+            "nego_url": nego_url,
+            "deadlines": "none",
+            "max_open_games": 0,
+        },
+        {},
     )
     for message in messages:
         print(f"detente: {message}", flush=True)

@@ -20,7 +20,14 @@ from protocol.daide.framing import IM_TIMEOUT
 from server.app import create_app
 from server.daide_tcp import DaideTcpListener
 from server.service import GameService
-from server.settings import LIMIT_OPTIONS, ServerSettings, add_limit_arguments, load_settings
+from server.settings import (
+    GAME_LIMIT_OPTIONS,
+    LIMIT_OPTIONS,
+    ServerSettings,
+    add_game_limit_arguments,
+    add_limit_arguments,
+    load_settings,
+)
 from server.store import Store
 from server.web import configure_logging, run_app, run_command
 
@@ -43,7 +50,12 @@ async def serve(
     store = await asyncio.to_thread(Store.open, settings.db)
     listener: DaideTcpListener | None = None
     try:
-        service = GameService(store, settings.open_game("open game"))
+        service = GameService(
+            store,
+            settings.open_game("open game"),
+            max_open_games=settings.max_open_games,
+            max_seats_per_address=settings.max_seats_per_address,
+        )
         listener = tcp = DaideTcpListener(service, settings.host, settings.daide_port, im_timeout=daide_im_timeout)
         # A port that cannot be bound stops the server: bots of the old DAIDE kind would
         # otherwise find nothing there, with only a log line to say why.
@@ -86,6 +98,7 @@ def add_serve_arguments(parser: Any) -> None:
     parser.add_argument("--deadlines", help="movement,retreat,adjustment seconds, or none (60,30,30)")
     parser.add_argument("--year-limit", dest="year_limit", help="last year of the open game, or none (1935)")
     add_limit_arguments(parser)
+    add_game_limit_arguments(parser)
 
 
 _SERVE_KEYS = (
@@ -103,6 +116,7 @@ _SERVE_KEYS = (
     "deadlines",
     "year_limit",
     *LIMIT_OPTIONS,
+    *GAME_LIMIT_OPTIONS,
 )
 
 

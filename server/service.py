@@ -11,9 +11,14 @@ Connections are transport-neutral: a :class:`Connection` is an id and a bounded 
 outbound DAIDE texts (``None`` means "close"), which the transport drains. A connection
 whose queue fills up is dropped, so a slow client never stalls a game.
 
-The service always keeps one standard game open for joining; when that game starts, a
-new one opens. On :meth:`GameService.start`, every unfinished game is rebuilt from the
-store with :meth:`GameMaster.replay` and its deadline re-armed.
+The service keeps one standard game open for strangers (``NME`` without ``?game=ID``);
+when that game starts, a new one opens, as long as fewer than ``max_open_games`` games
+opened for strangers are unfinished (the one forming counted); at the cap, such an ``NME``
+gets ``REJ`` until one of them ends. A game opened for strangers is known by its id, which
+starts with :data:`OPEN_GAME_PREFIX` (durable: a restart counts them again). One client
+address holds at most ``max_seats_per_address`` seats in those games. On
+:meth:`GameService.start`, every unfinished game is rebuilt from the store with
+:meth:`GameMaster.replay` and its deadline re-armed.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from referee.players import Role
 from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
 from server.feed import Feed
 from server.metrics import Metrics
+from server.settings import MAX_OPEN_GAMES, MAX_SEATS_PER_ADDRESS
 from server.store import Store
 from server.web import DEFAULT_QUEUE_SIZE, Outbox
 from server.writer import Writer
@@ -48,6 +54,8 @@ from server.writer import Writer
 __all__ = ["Connection", "GameService"]
 
 OPEN_GAME_META = "open_game"
+#: The first letter of the id of a game the server opened for strangers (the admin's start with "g").
+OPEN_GAME_PREFIX = "o"
 
 log = structlog.get_logger("detente.server")
 
@@ -108,6 +116,10 @@ class Game:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
     finished: bool = False
+    #: opened by the server for strangers (its id starts with OPEN_GAME_PREFIX), not by the admin
+    for_strangers: bool = False
+    #: the address each power was taken from with NME (in memory only; None is not kept)
+    seat_addresses: dict[str, str] = field(default_factory=dict)
 
 
 class GameService:
@@ -121,6 +133,8 @@ class GameService:
         rng: random.Random | None = None,
         queue_size: int = DEFAULT_QUEUE_SIZE,
         message_rate: float | None = MESSAGE_RATE,
+        max_open_games: int = MAX_OPEN_GAMES,
+        max_seats_per_address: int = MAX_SEATS_PER_ADDRESS,
     ) -> None:
         self.store = store
         self.open_settings = open_settings
@@ -131,6 +145,9 @@ class GameService:
         self.connections: dict[str, Connection] = {}
         self.open_game_id: str | None = None
         self.message_rate: float | None = message_rate
+        self.max_open_games = max_open_games
+        self.max_seats_per_address = max_seats_per_address
+        self._opening = asyncio.Lock()
         self._guesses = GuessLimit()
         self._conn_ids = itertools.count(1)
         self._background: set[asyncio.Task[None]] = set()
@@ -139,6 +156,7 @@ class GameService:
         self.metrics = Metrics("detente")
         self.metrics.gauge("games", "games in memory, by state", self._games_by_state)
         self.metrics.gauge("connections", "DAIDE connections open", lambda: {(): len(self.connections)})
+        self.metrics.gauge("open_games", "unfinished games opened for strangers", lambda: {(): self.open_games()})
         self.metrics.gauge("feed_followers", "negotiation servers following", lambda: {(): len(self.feed.followers)})
 
     def _games_by_state(self) -> dict[tuple[tuple[str, str], ...], float]:
@@ -150,7 +168,9 @@ class GameService:
     # --- lifetime -------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Rebuild every unfinished game from the store, re-arm deadlines, open a game."""
+        """Rebuild every unfinished game from the store, re-arm deadlines, open a game (if there
+        is room: the unfinished games opened for strangers are counted by their ids)."""
+        kept = await asyncio.to_thread(self.store.get_meta, OPEN_GAME_META)
         for stored in await asyncio.to_thread(self.store.games, True):
             create = GameCreate.model_validate(stored.settings)
             events = await asyncio.to_thread(self.store.events, stored.id)
@@ -163,17 +183,19 @@ class GameService:
                 passcode_in_use=self.passcode_in_use,
             )
             gm.MESSAGE_RATE = self.message_rate
-            game = Game(stored.id, create, gm)
+            # the kept open game of a store written before the prefix was used is one too
+            game = Game(
+                stored.id, create, gm, for_strangers=stored.id.startswith(OPEN_GAME_PREFIX) or stored.id == kept
+            )
             self.games[stored.id] = game
             log.info("game restored", game=stored.id, state=gm.state, phase=str(gm.position.phase), events=len(events))
             if gm.state == OVER:  # it ended but the server died before marking it finished
                 await self._finish(game)
             await self._commit(game, gm.vacate(self.clock()))
-        kept = await asyncio.to_thread(self.store.get_meta, OPEN_GAME_META)
-        if kept is not None and kept in self.games and self.games[kept].gm.state == FORMING:
+        if self.max_open_games > 0 and kept in self.games and self.games[kept].gm.state == FORMING:
             self.open_game_id = kept
         else:
-            await self._open_new_game()
+            await self._open_if_room()
 
     async def stop(self) -> None:
         """Cancel timers and close every connection (the store stays open: the caller owns it)."""
@@ -274,10 +296,37 @@ class GameService:
             await self._commit(game, game.gm.bind(phase, orders, self.clock()))
         return True
 
-    async def _open_new_game(self) -> None:
-        game = await self.create_game(self.open_settings)
-        self.open_game_id = game.id
-        await asyncio.to_thread(self.store.set_meta, OPEN_GAME_META, game.id)
+    def open_games(self) -> int:
+        """The unfinished games opened for strangers, the one forming included."""
+        return sum(1 for g in self.games.values() if g.for_strangers and not g.finished)
+
+    async def _open_if_room(self) -> None:
+        """Open a game for strangers unless one is forming or ``max_open_games`` are unfinished."""
+        async with self._opening:  # two games ending together open one game, not two
+            current = self.games.get(self.open_game_id or "")
+            if current is not None and current.gm.state == FORMING and not current.finished:
+                return
+            if self.open_games() >= self.max_open_games:
+                self.open_game_id = None  # an NME without a game named gets REJ until one ends
+                if self.max_open_games > 0:
+                    log.warning("open games at the cap", open_games=self.open_games(), cap=self.max_open_games)
+                return
+            # open_game_id still names the full game meanwhile: an NME sent to it waits for its
+            # lock (held by our caller), then finds it started and tries the new one
+            game = await self.create_game(self.open_settings, OPEN_GAME_PREFIX)
+            game.for_strangers = True
+            self.open_game_id = game.id
+            await asyncio.to_thread(self.store.set_meta, OPEN_GAME_META, game.id)
+
+    def seats_of(self, address: str) -> int:
+        """The seats ``address`` took with NME in the unfinished games opened for strangers."""
+        return sum(
+            1
+            for g in self.games.values()
+            if g.for_strangers and not g.finished
+            for power, seated in g.seat_addresses.items()
+            if seated == address and power in g.gm.roster.players
+        )
 
     def info(self, game_id: str) -> GameInfo | None:
         """What the API tells of a game, or None if there is no such game."""
@@ -415,8 +464,17 @@ class GameService:
             conn.game = game.id
             await self._commit(game, game.gm.connect(conn.id, self.clock()))
         started = time.perf_counter()
+        before = game.gm.roster.power_of(conn.id)
+        seating = isinstance(message, Nme) and game.for_strangers and before is None and conn.address is not None
+        if seating and self.seats_of(conn.address or "") >= self.max_seats_per_address:
+            # no await from this check to the seat's record below: NMEs at once cannot pass it together
+            self.metrics.count("nme_refused_total", "NME refused by the server: no open game, or seats per address")
+            conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")
+            return
         step = game.gm.receive(conn.id, message, self.clock())
         power = game.gm.roster.power_of(conn.id)
+        if seating and power is not None:
+            game.seat_addresses[power] = conn.address or ""
         kind = type(message).__name__.upper() if isinstance(message, Value) else "unparsed"
         log.debug("message", game=game.id, power=power, kind=kind, conn=conn.id)
         await self._commit(game, step)
@@ -449,8 +507,11 @@ class GameService:
             return self.games.get(conn.requested_game)
         if current is not None and (current.gm.state == FORMING or not isinstance(message, Nme)):
             return current
+        if self.open_game_id is None:  # max_open_games unfinished (or 0): no game for strangers
+            if isinstance(message, Nme):
+                self.metrics.count("nme_refused_total", "NME refused by the server: no open game, or seats per address")
+            return current
         await self._leave_current(conn)
-        assert self.open_game_id is not None
         return self.games[self.open_game_id]
 
     def _refuse_iam(self, conn: Connection, message: Iam) -> None:
@@ -512,11 +573,12 @@ class GameService:
                 conn.put(texts[key])
             else:
                 conn.close()
-        if game.gm.state == OVER and not game.finished:
+        ended = game.gm.state == OVER and not game.finished
+        if ended:
             await self._finish(game)
         self._arm(game)
-        if game.id == self.open_game_id and game.gm.state != FORMING:
-            await self._open_new_game()
+        if (game.id == self.open_game_id and game.gm.state != FORMING) or (ended and game.for_strangers):
+            await self._open_if_room()
 
     async def _finish(self, game: Game) -> None:
         game.finished = True

@@ -37,6 +37,12 @@ ADMIN_TOKEN_ENV = "DETENTE_ADMIN_TOKEN"
 SECRET_ENV = "DETENTE_SECRET"
 
 
+#: Games opened for strangers that may be unfinished at once, the one forming counted.
+MAX_OPEN_GAMES = 8
+#: Seats one client address may take in the unfinished games opened for strangers: one game's.
+MAX_SEATS_PER_ADDRESS = 7
+
+
 class SettingsError(ValueError):
     """A setting that cannot be used; the message names the option and says why."""
 
@@ -215,6 +221,21 @@ class ServerSettings(LimitSettings):
     protocol: Protocol = "free"
     deadlines: DeadlinesBody | None = DEFAULT_DEADLINES
     year_limit: int | None = Field(default=1935, ge=1901, le=9999)
+    # What strangers may hold of it (the game server's own limits; the shared ones are above):
+    max_open_games: int = Field(
+        default=MAX_OPEN_GAMES,
+        ge=0,
+        le=10_000,
+        description="games opened for strangers (NME without ?game=ID) unfinished at once, the one forming "
+        "counted; at the cap such an NME gets REJ until one ends; 0: no open game",
+    )
+    max_seats_per_address: int = Field(
+        default=MAX_SEATS_PER_ADDRESS,
+        ge=1,
+        le=1_000_000,
+        description="seats one client address may take with NME in the unfinished games opened for strangers "
+        "(REJ beyond)",
+    )
 
     @field_validator("admin_token", "secret")
     @classmethod
@@ -236,6 +257,20 @@ class ServerSettings(LimitSettings):
         )
 
 
+GAME_LIMIT_OPTIONS = {
+    "max_open_games": "--max-open-games",
+    "max_seats_per_address": "--max-seats-per-address",
+}
+"""The limits only the game server takes (on the games opened for strangers), and their options."""
+
+
+def add_game_limit_arguments(parser: Any) -> None:
+    """The options of :data:`GAME_LIMIT_OPTIONS`, for ``detente serve``."""
+    for name, option in GAME_LIMIT_OPTIONS.items():
+        field = ServerSettings.model_fields[name]
+        parser.add_argument(option, dest=name, type=int, help=f"{field.description} (default {field.default})")
+
+
 _OPTIONS = {
     "host": "--host",
     "port": "--port",
@@ -251,6 +286,7 @@ _OPTIONS = {
     "deadlines": "--deadlines",
     "year_limit": "--year-limit",
     **LIMIT_OPTIONS,
+    **GAME_LIMIT_OPTIONS,
 }
 """Each setting and the option of ``detente serve`` that gives it, for error messages."""
 
@@ -289,6 +325,7 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
         "max_header_bytes",
         "max_connections",
         "max_connections_per_address",
+        *GAME_LIMIT_OPTIONS,
     ):
         # from the command line or a config file these may be text; ints are what the model checks
         if isinstance(values.get(key), str):

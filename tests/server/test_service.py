@@ -196,3 +196,95 @@ async def test_eight_at_once_fill_one_game_and_open_the_next(tmp_path: Path) -> 
     assert late.game == service.open_game_id and service.games[late.game].gm.state == "forming"
     await service.stop()
     store.close()
+
+
+# --- the games opened for strangers: a cap, none at all, seats per address -----------------------
+
+
+async def test_open_games_stop_at_the_cap_and_open_again_when_one_ends(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "d.sqlite3")
+    service = GameService(store, GameCreate(deadlines=None), max_open_games=2)
+    await service.start()
+    first = service.open_game_id
+    assert first is not None and first.startswith("o")
+    players = await fill(service)
+    second = service.open_game_id
+    assert second is not None and second != first
+    await fill(service)
+    assert service.open_game_id is None and service.open_games() == 2 and len(service.games) == 2
+    late = service.connect()
+    await service.receive(late, "NME ('late') ('1')")
+    assert await next_text(late, "REJ") == "REJ (NME ('late') ('1'))"
+    assert late.game is None and len(service.games) == 2
+    # an admin's game is not counted, and a client naming it still joins
+    mine = await service.create_game(GameCreate(deadlines=None))
+    named = service.connect(mine.id)
+    await service.receive(named, "NME ('named') ('1')")
+    assert (await next_text(named, "YES")).startswith("YES (NME")
+    # the first game ends: a new open game, which the late client joins
+    for conn in players:
+        await next_text(conn, "NOW")
+        await service.receive(conn, "DRW")
+    assert service.games[first].finished
+    third = service.open_game_id
+    assert third is not None and third not in (first, second) and service.open_games() == 2
+    await service.receive(late, "NME ('late') ('1')")
+    assert (await next_text(late, "YES")).startswith("YES (NME") and late.game == third
+    await service.stop()
+
+    # a restart counts the unfinished open games (by their ids) and keeps the forming one
+    again = GameService(store, GameCreate(deadlines=None), max_open_games=2)
+    await again.start()
+    assert again.open_game_id == third and again.open_games() == 2
+    await fill(again)  # the late player's seat was freed on restart: seven new ones fill it
+    assert again.open_game_id is None and again.open_games() == 2 and len(again.games) == 3  # no new game
+    await again.stop()
+    once_more = GameService(store, GameCreate(deadlines=None), max_open_games=2)
+    await once_more.start()
+    assert once_more.open_game_id is None and once_more.open_games() == 2
+    await once_more.stop()
+    store.close()
+
+
+async def test_max_open_games_zero_keeps_no_open_game(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "d.sqlite3")
+    service = GameService(store, GameCreate(deadlines=None), max_open_games=0)
+    await service.start()
+    assert service.open_game_id is None and service.games == {}
+    stranger = service.connect()
+    await service.receive(stranger, "NME ('x') ('1')")
+    assert (await next_text(stranger, "REJ")).startswith("REJ (NME")
+    game = await service.create_game(GameCreate(deadlines=None))
+    conns = await fill(service, game.id)
+    assert all(c.game == game.id for c in conns) and service.open_game_id is None and len(service.games) == 1
+    await service.stop()
+    store.close()
+
+
+async def test_seats_per_address_in_open_games(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "d.sqlite3")
+    service = GameService(store, GameCreate(deadlines=None), max_seats_per_address=2)
+    await service.start()
+    first = service.open_game_id
+    mine = [service.connect(address="10.0.0.1") for _ in range(3)]
+    for i, conn in enumerate(mine):
+        await service.receive(conn, f"NME ('a{i}') ('1')")
+    assert (await next_text(mine[0], "YES")).startswith("YES (NME")
+    assert (await next_text(mine[1], "YES")).startswith("YES (NME")
+    assert (await next_text(mine[2], "REJ")).startswith("REJ (NME")
+    other = service.connect(address="10.0.0.2")
+    await service.receive(other, "NME ('b') ('1')")
+    assert (await next_text(other, "YES")).startswith("YES (NME")
+    # a seat given up while the game forms is free again
+    await service.disconnect(mine[0])
+    await service.receive(mine[2], "NME ('a2') ('1')")
+    assert (await next_text(mine[2], "YES")).startswith("YES (NME")
+    assert service.seats_of("10.0.0.1") == 2 and service.open_game_id == first
+    # a game the admin made is not limited by address
+    game = await service.create_game(GameCreate(deadlines=None))
+    named = [service.connect(game.id, "10.0.0.1") for _ in range(3)]
+    for i, conn in enumerate(named):
+        await service.receive(conn, f"NME ('n{i}') ('1')")
+        assert (await next_text(conn, "YES")).startswith("YES (NME")
+    await service.stop()
+    store.close()

@@ -303,3 +303,29 @@ def test_both_commands_take_the_guards_as_options() -> None:
         assert (args.trusted_proxy, args.max_connections_per_address) == ("10.0.0.1", 3)
         unset = parser.parse_args(required)
         assert unset.public_metrics is None and unset.allowed_hosts is None
+
+
+def test_the_open_game_limits_have_defaults_options_and_bounds(tmp_path: Path) -> None:
+    from server.main import add_serve_arguments
+
+    base = {"data_dir": tmp_path, "secret": "s", "admin_token": "a"}
+    settings, _ = load_settings(base, {})
+    assert (settings.max_open_games, settings.max_seats_per_address) == (8, 7)
+    settings, _ = load_settings({**base, "max_open_games": "0", "max_seats_per_address": "100"}, {})
+    assert (settings.max_open_games, settings.max_seats_per_address) == (0, 100)  # 0: no open game
+    for values, option in (
+        ({"max_open_games": -1}, "--max-open-games"),
+        ({"max_open_games": "many"}, "--max-open-games"),
+        ({"max_seats_per_address": 0}, "--max-seats-per-address"),
+    ):
+        with pytest.raises(SettingsError, match=option):
+            load_settings({**base, **values}, {})
+    parser = argparse.ArgumentParser()
+    add_serve_arguments(parser)
+    args = parser.parse_args(["--max-open-games", "3", "--max-seats-per-address", "14"])
+    assert (args.max_open_games, args.max_seats_per_address) == (3, 14)
+    unset = parser.parse_args([])
+    assert unset.max_open_games is None and unset.max_seats_per_address is None
+    # the negotiation server has no open games: it does not take these
+    with pytest.raises(SettingsError, match="max_open_games"):
+        load_nego_settings({"game_server": "http://g:8700", "data_dir": tmp_path, "max_open_games": 1}, {})

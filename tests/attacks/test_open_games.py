@@ -1,0 +1,123 @@
+"""Attacks on the games the server opens for strangers, against a real game server on loopback:
+filling the open game again and again (each full one used to open another, about 30 games a
+second, each kept in memory and in the store). Each attack is bounded in count and time.
+
+Strangers come from their own loopback addresses (127.0.0.10 and up), so the limit on seats
+per address and the cap on open games are both those of a server run with the defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+from server.settings import MAX_OPEN_GAMES, MAX_SEATS_PER_ADDRESS
+from tests.server.ws_helpers import TOKEN, DaideClient, Running, http, running_server
+
+
+async def stranger(server: Running, address: str) -> DaideClient:
+    """A websocket from ``address`` that names no game."""
+    ws = await websockets.connect(server.ws, open_timeout=10, local_addr=(address, 0))
+    return DaideClient(ws)
+
+
+async def nme(client: DaideClient, name: str) -> str:
+    """Send NME; the answer (``YES (NME ...)`` or ``REJ (NME ...)``)."""
+    await client.send(f"NME ('{name}') ('1')")
+    async with asyncio.timeout(10):
+        while True:
+            text = await client.receive_text()
+            if text.startswith(("YES", "REJ")):
+                return text
+            client.buffer.append(text)
+
+
+async def games(server: Running) -> list[dict[str, Any]]:
+    status, listing = await http("GET", f"{server.http}/api/games")
+    assert status == 200
+    return list(listing["games"])
+
+
+def unfinished(listing: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [g for g in listing if g["status"] != "finished"]
+
+
+async def test_filling_open_games_stops_at_the_cap_until_one_ends(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as server:  # the defaults: 8 open games, 7 seats an address
+        players: list[list[DaideClient]] = []
+        refused: DaideClient | None = None
+        for round_ in range(MAX_OPEN_GAMES + 2):  # bounded: two rounds past the cap
+            address = f"127.0.0.{10 + round_}"
+            seated = []
+            for i in range(7):
+                client = await stranger(server, address)
+                answer = await nme(client, f"s{round_}p{i}")
+                if answer.startswith("REJ"):
+                    assert answer == f"REJ (NME ('s{round_}p{i}') ('1'))" and i == 0
+                    refused = client
+                    break
+                assert answer.startswith("YES (NME")
+                seated.append(client)
+            if refused is not None:
+                break
+            players.append(seated)
+        # every round until the cap filled a game; the next stranger found none open
+        assert refused is not None and len(players) == MAX_OPEN_GAMES
+        listing = await games(server)
+        assert len(listing) == MAX_OPEN_GAMES and all(g["status"] == "playing" for g in listing)
+        # asking again changes nothing: no game is made for it
+        assert (await nme(refused, "again")).startswith("REJ (NME")
+        assert len(await games(server)) == MAX_OPEN_GAMES
+
+        # the admin still creates games, and a stranger may join one by its id
+        status, created = await http("POST", f"{server.http}/api/games", {"name": "admin's"}, TOKEN)
+        assert status == 201
+        named = DaideClient(await websockets.connect(f"{server.ws}?game={created['id']}", local_addr=("127.0.0.60", 0)))
+        assert (await nme(named, "named")).startswith("YES (NME")
+
+        # the first game ends in a draw: a new open game appears, and the refused stranger joins it
+        first = players[0]
+        for client in first:
+            await client.hello()
+            await client.expect("NOW")
+            await client.send("DRW")
+            assert await client.expect("YES") == "YES (DRW)"
+        for client in first:
+            assert await client.expect("DRW") == "DRW"
+        async with asyncio.timeout(10):
+            while True:
+                listing = await games(server)
+                forming = [g for g in listing if g["status"] == "forming" and g["id"] != created["id"]]
+                if forming:
+                    break
+                await asyncio.sleep(0.05)
+        assert len(forming) == 1 and len(unfinished(listing)) == MAX_OPEN_GAMES + 1  # the admin's game besides
+        assert sum(g["status"] == "finished" for g in listing) == 1
+        assert (await nme(refused, "late")).startswith("YES (NME")
+        for client in [*(c for seated in players for c in seated), refused, named]:
+            await client.close()
+
+
+async def test_one_address_takes_one_games_seats_even_after_leaving(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as server:
+        attacker = "127.0.0.2"
+        seated = [await stranger(server, attacker) for _ in range(MAX_SEATS_PER_ADDRESS)]
+        for i, client in enumerate(seated):
+            assert (await nme(client, f"a{i}")).startswith("YES (NME")
+        one_more = await stranger(server, attacker)
+        assert (await nme(one_more, "a7")).startswith("REJ (NME")
+        # leaving a game once it started keeps the seats (civil disorder): they still count
+        for client in seated:
+            await client.hello()
+            await client.close()
+        again = await stranger(server, attacker)
+        assert (await nme(again, "a8")).startswith("REJ (NME")
+        # another address joins the open game as before
+        honest = await stranger(server, "127.0.0.3")
+        assert (await nme(honest, "honest")).startswith("YES (NME")
+        assert len(await games(server)) == 2
+        for client in (one_more, again, honest):
+            await client.close()
