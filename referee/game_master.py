@@ -62,8 +62,8 @@ from typing import Any
 import engine.orders as eo
 from engine import Adjudication, Position, adjudicate, standard_map
 from engine.maps import ARMY, Map
-from engine.results import Result
 from engine.position import ADJUSTMENTS, MOVEMENT, PHASE_KINDS, RETREATS, Unit
+from engine.results import Result
 from protocol.daide.messages import (
     Adm,
     Ccd,
@@ -113,6 +113,7 @@ from protocol.daide.parser import DaideSyntaxError, parse, press_level
 from referee.binding import apply_binding
 from referee.deadlines import remaining_seconds
 from referee.effects import Close, Effect, Notify, Record, Send, Step
+from referee.guesses import SEAT_GUESSES, WINDOW, Guesses
 from referee.notices import Notice, OverNotice, PhaseNotice, PressNotice, ResultsNotice
 from referee.orders import check_order, order_key
 from referee.players import Client, Player, Role, Roster, draw_passcode
@@ -188,9 +189,9 @@ class GameMaster:
     """``ADM`` taken from one connection a minute, on average."""
     ADM_BURST = 3
     """``ADM`` taken from one connection at once."""
-    IAM_FAILURES = 5
+    IAM_FAILURES = SEAT_GUESSES
     """Wrong passcodes for one seat within :attr:`IAM_WINDOW` after which its ``IAM`` are refused unchecked."""
-    IAM_WINDOW = 300.0
+    IAM_WINDOW = WINDOW
     """The window, in seconds, over which :attr:`IAM_FAILURES` are counted."""
     MESSAGE_RATE: float | None = None
     """Inputs taken from one connection a second, on average; ``None``: no limit (see the module)."""
@@ -230,7 +231,7 @@ class GameMaster:
         self._closed: set[str] = set()  # connections this game master closed: their input is ignored
         self._adm_buckets: dict[str, _Bucket] = {}  # conn -> its ADM bucket
         self._message_buckets: dict[str, _Bucket] = {}  # conn -> its bucket of inputs
-        self._iam_failures: dict[str, list[float]] = {}  # power -> when wrong passcodes came for it
+        self._iam_failures = Guesses()  # by power: not game state, never recorded
 
     # --- public inputs ------------------------------------------------------------------------
 
@@ -542,15 +543,15 @@ class GameMaster:
             or player is None
             or self.state == FORMING
             or power in self.roster.connection_of  # its player is connected: not waiting for a replacement
-            or self._iam_locked(power, now)
+            or self._iam_failures.recent(power, now, self.IAM_WINDOW) >= self.IAM_FAILURES
         ):
             self._refuse_iam(conn, msg)
             return
         if player.passcode != msg.passcode:
-            self._iam_failures.setdefault(power, []).append(now)
+            self._iam_failures.failed(power, now)
             self._refuse_iam(conn, msg)
             return
-        self._iam_failures.pop(power, None)
+        self._iam_failures.forget(power)
         self.roster.seat(conn, player)
         self._to(conn, Yes(msg))
         if self.state == PLAYING:
@@ -559,18 +560,6 @@ class GameMaster:
     def _refuse_iam(self, conn: str, msg: Iam) -> None:
         self._to(conn, Rej(msg))
         self._close(conn)
-
-    def _iam_locked(self, power: str, now: float) -> bool:
-        """Whether ``power`` had :attr:`IAM_FAILURES` wrong passcodes in the last :attr:`IAM_WINDOW` seconds."""
-        failures = self._iam_failures.get(power)
-        if not failures:
-            return False
-        recent = [t for t in failures if now - t < self.IAM_WINDOW]
-        if recent:
-            self._iam_failures[power] = recent
-        else:
-            del self._iam_failures[power]
-        return len(recent) >= self.IAM_FAILURES
 
     def _adm(self, conn: str, client: Client, msg: Adm, now: float) -> None:
         """``ADM``: stored and sent to every player and observer, from one that joined, short, not too often."""

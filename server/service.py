@@ -28,7 +28,6 @@ import itertools
 import random
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +40,7 @@ from protocol.daide.parser import DaideSyntaxError, parse, parse_press
 from referee import notices
 from referee.effects import Close, Notify, Send, Step
 from referee.game_master import FORMING, OVER, PLAYING, GameMaster
+from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
 from referee.notices import GameNotice
 from referee.players import Role
 from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
@@ -62,34 +62,6 @@ log = structlog.get_logger("detente.server")
 
 #: Inputs a second one DAIDE connection may send (at most 200 at once); one beyond gets ``REJ``.
 MESSAGE_RATE = 50.0
-
-
-@dataclass
-class GuessLimit:
-    """Wrong passcodes (``IAM``) by client address: after ``failures`` within ``window``
-    seconds, that address's ``IAM`` are refused without being checked. Kept in memory only
-    (a restart forgets them); the game master limits the guesses per seat the same way."""
-
-    failures: int = GameMaster.IAM_FAILURES * 4
-    window: float = GameMaster.IAM_WINDOW
-    seen: dict[str, deque[float]] = field(default_factory=dict)
-
-    def failed(self, address: str | None, now: float) -> None:
-        if address is not None:
-            times = self.seen.setdefault(address, deque())
-            times.append(now)
-            while len(times) > self.failures:
-                times.popleft()
-
-    def locked(self, address: str | None, now: float) -> bool:
-        times = self.seen.get(address or "")
-        if not times:
-            return False
-        while times and now - times[0] >= self.window:
-            times.popleft()
-        if not times:
-            del self.seen[address or ""]
-        return len(times) >= self.failures
 
 
 @dataclass(eq=False)
@@ -148,7 +120,7 @@ class GameService:
         self.max_open_games = max_open_games
         self.max_seats_per_address = max_seats_per_address
         self._opening = asyncio.Lock()
-        self._guesses = GuessLimit()
+        self._guesses = Guesses()  # wrong passcodes by client address
         self._conn_ids = itertools.count(1)
         self._background: set[asyncio.Task[None]] = set()
         self.feed = Feed()
@@ -430,7 +402,7 @@ class GameService:
             message = parse(text)
         except DaideSyntaxError:
             message = text  # the game master answers HUH or PRN
-        if isinstance(message, Iam) and self._guesses.locked(conn.address, self.clock()):
+        if isinstance(message, Iam) and self._guessed_out(conn.address):
             self._refuse_iam(conn, message)  # too many wrong passcodes from this address: unchecked
             return
         for _attempt in range(5):
@@ -513,6 +485,10 @@ class GameService:
             return current
         await self._leave_current(conn)
         return self.games[self.open_game_id]
+
+    def _guessed_out(self, address: str | None) -> bool:
+        """Whether ``address`` sent :data:`ADDRESS_GUESSES` wrong passcodes within the window."""
+        return self._guesses.recent(address, self.clock(), WINDOW) >= ADDRESS_GUESSES
 
     def _refuse_iam(self, conn: Connection, message: Iam) -> None:
         """``REJ (IAM ...)`` and the connection closed, as the game master refuses one."""

@@ -26,13 +26,12 @@ import websockets
 from engine import Power
 from referee import notices
 from referee.effects import Bind, Relay, Reply, Send, Step
-from referee.game_master import GameMaster
+from referee.guesses import ADDRESS_GUESSES, SEAT_GUESSES, WINDOW, Guesses
 from referee.negotiation import Negotiation
 from referee.notices import GameNotice, OverNotice
 from referee.settings import GameSettings
 from server.metrics import Metrics
 from server.nego.frames import error
-from server.service import GuessLimit
 from server.store import Store
 from server.web import Outbox
 from server.writer import Writer
@@ -154,8 +153,7 @@ class NegoService:
         self._task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.clock = clock
-        self.guesses = GuessLimit()  # wrong passcodes by client address
-        self.seat_guesses = GuessLimit(failures=GameMaster.IAM_FAILURES)  # and by seat, as IAM is
+        self.guesses = Guesses()  # wrong passcodes by client address and by seat, as IAM is counted
         self.metrics = Metrics("detente_nego")
         self.metrics.gauge("games", "games followed", lambda: {(): len(self.games)})
         self.metrics.gauge("clients", "negotiation clients connected", lambda: {(): len(self.clients)})
@@ -234,7 +232,8 @@ class NegoService:
         if client.power is not None:
             return error("auth", "this connection has said hello already")
         now, seat = self._now(), _seat(game_id, power)
-        if self.guesses.locked(client.address, now) or self.seat_guesses.locked(seat, now):
+        by_address = self.guesses.recent(client.address, now, WINDOW) >= ADDRESS_GUESSES
+        if by_address or self.guesses.recent(seat, now, WINDOW) >= SEAT_GUESSES:
             return self._refused(client, "too many wrong passcodes: try again later")
         try:
             answer = await self.link.request({"type": "auth", "game": game_id, "power": power, "passcode": passcode})
@@ -243,7 +242,7 @@ class NegoService:
         game = self.games.get(answer.get("game") or "")
         if not answer.get("ok") or game is None:
             self.guesses.failed(client.address, now)
-            self.seat_guesses.failed(seat, now)
+            self.guesses.failed(seat, now)
             return self._refused(client, "wrong game, power or passcode")
         game_id = game.id
         n = game.negotiation

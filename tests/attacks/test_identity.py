@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import websockets
 
-from server.service import GuessLimit
+from referee.guesses import ADDRESS_GUESSES
 from tests.server.ws_helpers import TOKEN, DaideClient, http, running_server
 
 SECRET = "k3pt-for-the-person-only"
@@ -62,7 +62,7 @@ async def _refused(url: str, text: str) -> str:
 
 async def test_passcode_guesses_are_refused_and_closed_and_limited_per_address(tmp_path: Path) -> None:
     """IAM finds a game by passcode alone, so a stranger may guess without naming a game: every
-    wrong guess gets REJ and a close, and after GuessLimit.failures of them the address is
+    wrong guess gets REJ and a close, and after ADDRESS_GUESSES of them the address is
     refused unchecked, even with the right passcode, while the player's own address rejoins."""
     async with running_server(tmp_path) as server:
         players = [await DaideClient.open(server.ws) for _ in range(7)]
@@ -74,7 +74,7 @@ async def test_passcode_guesses_are_refused_and_closed_and_limited_per_address(t
         token, passcode = victim.power, victim.passcode
         await victim.close()
         wrong = [code for code in range(1, 8192) if code != passcode]
-        limit = GuessLimit().failures
+        limit = ADDRESS_GUESSES
         for code in wrong[:limit]:
             assert (await _refused(server.ws, f"IAM ({token}) ({code})")).startswith("REJ (IAM")
         # locked: the right passcode from the attacker's address is refused too, unchecked

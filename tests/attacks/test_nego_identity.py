@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import websockets
 
-from server.service import GuessLimit
+from referee.guesses import ADDRESS_GUESSES
 from tests.server.nego_helpers import NegoClient, Pair, negotiators, press_game, running_pair
 
 ATTACKER = "127.0.0.2"
@@ -37,7 +37,7 @@ async def test_hello_guesses_are_refused_closed_and_limited(tmp_path: Path) -> N
         passcode = players["ENG"].passcode
         assert passcode is not None
         wrong = [code for code in range(1, 8192) if code != passcode]
-        for code in wrong[: GuessLimit().failures]:
+        for code in wrong[: ADDRESS_GUESSES]:
             answer = await _hello_from_attacker(pair, None, "ENG", code)
             assert answer["type"] == "error" and answer["code"] == "auth"
         # locked for the attacker's address and for the seat: even the right passcode is refused

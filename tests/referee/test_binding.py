@@ -6,17 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from engine import Order, Position, adjudicate, format_order, parse_orders
 from protocol.l import ast as a
-from protocol.l import check_ontology, parse
 from referee.binding import apply_binding, binding_orders, committed, literals, phase_of_turn
-
-START = Position.initial()
-
-
-def deal(text: str) -> a.Deal | a.Agree:
-    message = parse(f"propose(aus, tur, {text})")
-    check_ontology(message, START.map, text)
-    assert isinstance(message, a.Propose)
-    return message.deal
+from tests.referee.deals import START, deal
 
 
 def texts(position: Position, orders: Mapping[str, Sequence[Order]]) -> dict[str, list[str]]:

@@ -4,17 +4,8 @@ from __future__ import annotations
 
 from engine import Order, Position, adjudicate, parse_orders
 from protocol.l import ast as a
-from protocol.l import check_ontology, parse
 from referee.compliance import Attack, Commitment, Report, attacks, check
-
-START = Position.initial()
-
-
-def deal(text: str) -> a.Deal | a.Agree:
-    message = parse(f"propose(aus, tur, {text})")
-    check_ontology(message, START.map, text)
-    assert isinstance(message, a.Propose)
-    return message.deal
+from tests.referee.deals import START, deal
 
 
 def orders_of(position: Position, orders: dict[str, list[str]]) -> dict[str, list[Order]]:

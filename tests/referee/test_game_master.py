@@ -382,7 +382,7 @@ def test_iam_guesses_for_a_seat_are_limited_in_a_window() -> None:
     step = gm.receive("back", f"IAM (ENG) ({passcode})", 10.0 + window)
     assert texts(step, "back") == [f"YES (IAM (ENG) ({passcode}))"]
     # the failures were not stored: nothing of them is in the records, nor in a replayed game
-    assert gm._iam_failures == {}
+    assert gm._iam_failures.seen == {}
 
 
 def test_iam_failures_are_not_game_state_and_a_replay_forgets_them() -> None:

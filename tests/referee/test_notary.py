@@ -9,23 +9,14 @@ from pathlib import Path
 
 from engine import Position
 from protocol.l import ast as a
-from protocol.l import check_ontology, parse
 from referee.notary import Confirmed, Conflict, Notary, Pending, participants
+from tests.referee.deals import START, deal
 
-START = Position.initial()
 LON_ECH = "Do(mto(Unit(eng, Region(lon, coast)), Region(ech, sea)))"
 LON_NTH = "Do(mto(Unit(eng, Region(lon, coast)), Region(nth, sea)))"
 LON_HOLDS = "Do(hld(Unit(eng, Region(lon, coast))))"
 BRE_MAO = "Do(mto(Unit(fra, Region(bre, coast)), Region(mao, sea)))"
 PAR_BUR = "Do(mto(Unit(fra, Region(par, amy)), Region(bur, amy)))"
-
-
-def deal(text: str) -> a.Deal | a.Agree:
-    """The deal of a proposal (its sender and receivers do not matter to the notary)."""
-    message = parse(f"propose(aus, tur, {text})")
-    check_ontology(message, START.map, text)
-    assert isinstance(message, a.Propose)
-    return message.deal
 
 
 def notary(phase: str = "S1901M") -> Notary:
