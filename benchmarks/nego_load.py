@@ -13,8 +13,8 @@ which:
   ``1-8``, no deadlines, no year limit) and seats seven DAIDE websocket clients in each
   with ``NME``. They send no orders, so every game stays in S1901M with its negotiation
   window open;
-- opens seven ``/nego`` clients per game, each saying ``hello`` with the power and
-  passcode its DAIDE player got in ``HLO``;
+- opens seven ``/nego`` clients per game, each saying ``hello`` with the power its DAIDE
+  player got in ``HLO`` and the session token it got at join;
 - for each offered rate R (messages per second over all clients), for D seconds, sends
   ``say`` frames on a fixed schedule, open loop: message k is due at ``start + k / R``
   whether or not earlier ones were answered, and goes from the k-th client of a shuffled
@@ -91,7 +91,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.machine import print_header, start_clients  # noqa: E402
 from benchmarks.server_load import BENCH_LIMITS, SECRET, TOKEN, cpu_seconds, server_settings  # noqa: E402
-from protocol.daide.messages import Hlo  # noqa: E402
+from protocol.daide.messages import Adm, Hlo  # noqa: E402
 from protocol.daide.parser import parse as parse_daide  # noqa: E402
 from protocol.l import check  # noqa: E402
 from server.main import configure_logging, serve  # noqa: E402
@@ -285,17 +285,22 @@ def create_game(base: str) -> str:
         return str(json.loads(response.read())["id"])
 
 
-async def seat(url: str, name: str) -> tuple[Any, str, int]:
-    """A DAIDE websocket player: ``NME``, then its power and passcode from ``HLO``."""
+async def seat(url: str, name: str) -> tuple[Any, str, str]:
+    """A DAIDE websocket player: ``NME``, then its session token from the server's ``ADM`` and its
+    power from ``HLO``."""
     ws = await websockets.connect(url, open_timeout=60, max_queue=None, ping_interval=None)
     await ws.send(f"NME ('{name}') ('1.0')")
+    session = None
     async with asyncio.timeout(60):
         async for text in ws:
             assert isinstance(text, str)
+            if text.startswith("ADM"):
+                adm = parse_daide(text)
+                session = adm.session if isinstance(adm, Adm) else session
             if text.startswith("HLO"):
                 hlo = parse_daide(text)
-                assert isinstance(hlo, Hlo) and hlo.power is not None and hlo.passcode is not None
-                return ws, hlo.power, hlo.passcode
+                assert isinstance(hlo, Hlo) and hlo.power is not None and session is not None
+                return ws, hlo.power, session
             if text.startswith(("REJ", "OFF")):
                 raise RuntimeError(f"{name} was not seated: {text}")
     raise RuntimeError(f"{name}: the game server closed the connection before HLO")
@@ -308,11 +313,11 @@ async def idle(ws: Any) -> None:
             pass
 
 
-async def negotiator(url: str, game_index: int, game: str, power: str, passcode: int) -> NegoClient:
+async def negotiator(url: str, game_index: int, game: str, power: str, session: str) -> NegoClient:
     """A ``/nego`` client welcomed; ``hello`` is tried again while the negotiation server does not know the game yet."""
     for _attempt in range(100):
         ws = await websockets.connect(url, open_timeout=60, max_queue=None, ping_interval=None)
-        await ws.send(json.dumps({"type": "hello", "game": game, "power": power, "passcode": passcode}))
+        await ws.send(json.dumps({"type": "hello", "game": game, "power": power, "session": session}))
         frame = json.loads(await asyncio.wait_for(ws.recv(), 60))
         if frame["type"] == "welcome":
             name = power.lower()
@@ -383,7 +388,7 @@ async def run_clients(config: dict[str, Any]) -> None:
         for g in range(int(config["games"])):
             game = await asyncio.to_thread(create_game, base)
             seated = await asyncio.gather(*(seat(f"{daide}?game={game}", f"g{g}p{i}") for i in range(7)))
-            for ws, _power, _passcode in seated:
+            for ws, _power, _session in seated:
                 players.append(ws)
                 readers.append(asyncio.create_task(idle(ws)))
             joined = await asyncio.gather(*(negotiator(nego, g, game, p, c) for _ws, p, c in seated))

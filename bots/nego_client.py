@@ -2,7 +2,7 @@
 
 :func:`play_negotiating` plays a bot on the game server (:class:`~bots.ws_client.WsClient`)
 and, once the game server has said who the bot is (``HLO``), opens ``/nego`` with that
-power and passcode (the passcode finds the game). From then on every frame of the
+power and the session token the game server gave at join (the token finds the game). From then on every frame of the
 negotiation server goes to the bot (``message`` frames through :meth:`Bot.on_message`,
 the others through :meth:`Bot.on_event`) and what it answers is said; at each phase, before
 its orders are sent, the bot's :meth:`Bot.on_phase` is said too. Over the network there is
@@ -47,12 +47,16 @@ class NegoLink:
     async def run(self) -> None:
         """Stay connected (with ``hello``) until cancelled, handing every frame to the bot."""
         session = self.session
-        assert session.power is not None and session.passcode is not None
+        assert session.power is not None
         token = session.map.abbreviation_of[session.power]
+        if session.session is None:  # a game server that gave no session token: no way in
+            log.warning("negotiation impossible: the game server gave no session token", power=token)
+            self._ready.set()
+            return
         for attempt in range(1, self.retries + 2):
             try:
                 async with websockets.connect(self.url) as ws:
-                    await ws.send(json.dumps({"type": "hello", "power": token, "passcode": session.passcode}))
+                    await ws.send(json.dumps({"type": "hello", "power": token, "session": session.session}))
                     async for text in ws:
                         frame = json.loads(text)
                         if frame["type"] == "welcome":

@@ -29,7 +29,7 @@ for complete orders; this makes sure it always gets them.
 >>> session.power, session.passcode
 ('ENGLAND', 1234)
 >>> session.rejoin()
-[Iam(power='ENG', passcode=1234), Hlo(power=None, passcode=None, variant=()), Sco(ownership=()), Now(turn=None, units=())]
+[Iam(power='ENG', passcode=1234, session=None), Hlo(power=None, passcode=None, variant=()), Sco(ownership=()), Now(turn=None, units=())]
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from engine.maps import Map
 from engine.position import ADJUSTMENTS, Dislodged
 from engine.position import Unit
 from protocol.daide.messages import (
+    Adm,
     Drw,
     Hlo,
     Iam,
@@ -97,6 +98,7 @@ class BotSession:
         self.map: Map = standard_map()
         self.power: str | None = None
         self.passcode: int | None = None
+        self.session: str | None = None  # the session token of the server's ADM after YES (NME)
         self.variant: tuple[VariantOption, ...] = ()
         self.position: Position | None = None
         self.centres: tuple[str | None, ...] = Position.initial(self.map).centers
@@ -131,12 +133,15 @@ class BotSession:
 
         With a seat (``HLO`` seen) it is ``IAM`` and requests for the greeting, the centres
         and the position, which the server does not resend by itself; without one the
-        session starts over (the server frees a seat left while the game forms).
+        session starts over (the server frees a seat left while the game forms). The ``IAM``
+        carries the session token when the server gave one (it takes the seat even if the
+        server still holds the lost connection), else the passcode.
         """
         if self.power is None or self.passcode is None:
             return self.start()
         short = self.map.abbreviation_of[self.power]
-        return [Iam(short, self.passcode), Hlo(), Sco(), Now()]
+        iam = Iam(short, session=self.session) if self.session is not None else Iam(short, self.passcode)
+        return [iam, Hlo(), Sco(), Now()]
 
     def submit(self) -> list[Value]:
         """The ``SUB`` of the phase: the bot's orders, cleaned and completed (see the module)."""
@@ -173,6 +178,8 @@ class BotSession:
             self._hello(message)
         elif isinstance(message, MapMessage) and message.name is not None:
             return [Yes(message)]
+        elif isinstance(message, Adm) and message.session is not None and self.power is None:
+            self.session = message.session  # before HLO only: no player may hand us another
         elif isinstance(message, Slo | Drw):
             self.result = message
             self.due = False

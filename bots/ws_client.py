@@ -6,10 +6,11 @@ and sends what the session answers; when the session owes orders it awaits
 ``before_orders`` (the seam where negotiation will run) and sends the ``SUB``.
 
 A connection lost before the game ends is opened again: with a seat the session says
-``IAM`` with its power and passcode and asks for the position again (a ``SUB`` already sent
-for the current phase is sent again, which replaces it); without one it joins afresh. An
-``IAM`` refused is tried again a few times, since the server keeps the seat until it has
-noticed the old connection go. A server that refuses the connection outright (no such
+``IAM`` with its power and session token (its passcode on a server that gave none) and
+asks for the position again (a ``SUB`` already sent for the current phase is sent again,
+which replaces it); without one it joins afresh. An ``IAM`` refused is tried again a few
+times, since with a passcode the server keeps the seat until it has noticed the old
+connection go. A server that refuses the connection outright (no such
 game) ends the client.
 
 >>> import asyncio

@@ -9,8 +9,10 @@ phase result); :meth:`GameMaster.replay` rebuilds the game from those records.
 
 >>> gm = GameMaster("g1", GameSettings(name="demo"), now=0.0, rng=random.Random(1))
 >>> step = gm.receive("c1", "NME ('bot') ('1.0')", now=1.0)
->>> [str(s.message) for s in step.sends]
+>>> [str(s.message) for s in step.sends][:2]
 ["YES (NME ('bot') ('1.0'))", "MAP ('standard')"]
+>>> len(step.sends[2].message.session)  # the session token, in the server's ADM
+22
 >>> [e.kind for e in step.records]
 ['join']
 
@@ -46,6 +48,13 @@ them is game state: nothing about them is recorded, and a restart resets them.
   a server at once the first hit comes after about 8192 / (k + 1) minutes (seven seats:
   about 17 hours). The price is that an attacker who keeps a seat locked keeps its
   rightful player out too, while that player is disconnected.
+- ``NME`` accepted is followed by the player's session token, in the server's ``ADM``
+  (:func:`~protocol.daide.messages.session_adm`): 128 random bits, of which the game keeps
+  and records only the SHA-256. ``IAM (power) ('token')`` rejoins with it, and takes the
+  seat even while another connection plays it: that one gets ``ADM`` (:data:`TAKEN_OVER`),
+  ``OFF`` and is closed. A wrong token is refused and closes, but is not counted against the
+  seat (a lock an attacker sets would keep the rightful player out). No client may send an
+  ``ADM`` in the server's name.
 - With :attr:`GameMaster.MESSAGE_RATE` set, every input of one connection passes a token
   bucket (that many a second, :attr:`GameMaster.MESSAGE_BURST` at once); one beyond is
   answered ``REJ`` and not handled. It is off (``None``) by default, since the game kept in
@@ -65,6 +74,7 @@ from engine.maps import ARMY, Map
 from engine.position import ADJUSTMENTS, MOVEMENT, PHASE_KINDS, RETREATS, Unit
 from engine.results import Result
 from protocol.daide.messages import (
+    SERVER_NAME,
     Adm,
     Ccd,
     Drw,
@@ -100,6 +110,7 @@ from protocol.daide.messages import (
     Turn,
     Value,
     Yes,
+    session_adm,
     tokens,
 )
 from protocol.daide.orders import (
@@ -116,12 +127,14 @@ from referee.effects import Close, Effect, Notify, Record, Send, Step
 from referee.guesses import SEAT_GUESSES, WINDOW, Guesses
 from referee.notices import Notice, OverNotice, PhaseNotice, PressNotice, ResultsNotice
 from referee.orders import check_order, order_key
-from referee.players import Client, Player, Role, Roster, draw_passcode
+from referee.players import Client, Player, Role, Roster, draw_passcode, new_session_token, session_digest
 from referee.settings import GameSettings
 
 __all__ = ["GameMaster"]
 
 MAP_NAME = "standard"
+TAKEN_OVER = "another connection took this seat with its session token"
+"""The ``ADM`` text an older connection gets before its ``OFF`` when its seat is taken over."""
 
 
 # --- values in and out ------------------------------------------------------------------------
@@ -351,7 +364,8 @@ class GameMaster:
     def _apply(self, event: Record) -> None:
         p, at = event.payload, float(event.payload["at"])
         if event.kind == "join":
-            self._join(None, Player(p["power"], p["name"], p["version"], int(p["passcode"])), at)
+            player = Player(p["power"], p["name"], p["version"], int(p["passcode"]), p.get("session"))
+            self._join(None, player, at)
         elif event.kind == "leave":
             self.roster.unseat(p["power"])
         elif event.kind == "orders":
@@ -494,10 +508,15 @@ class GameMaster:
             return
         power = free[0] if kept else self.rng.choice(free)
         taken = [p.passcode for p in self.roster.players.values()]
-        player = Player(power, msg.name, msg.version, draw_passcode(self.rng, taken, self.passcode_in_use))
-        self._record("join", now, power=power, name=msg.name, version=msg.version, passcode=player.passcode)
+        token = new_session_token()
+        passcode = draw_passcode(self.rng, taken, self.passcode_in_use)
+        player = Player(power, msg.name, msg.version, passcode, session_digest(token))
+        self._record(
+            "join", now, power=power, name=msg.name, version=msg.version, passcode=passcode, session=player.session
+        )
         self._to(conn, Yes(msg))
         self._to(conn, MapMessage(MAP_NAME))
+        self._to(conn, session_adm(token))
         self._join(conn, player, now)
 
     def _join(self, conn: str | None, player: Player, at: float) -> None:
@@ -532,12 +551,15 @@ class GameMaster:
 
     def _iam(self, conn: str, client: Client, msg: Iam, now: float) -> None:
         """``IAM``: a player back on a new connection. Refused, it closes the connection (see the
-        module); a seat whose player is connected is never taken."""
+        module); a passcode never takes a seat whose player is connected, a session token does."""
         if client.role is not Role.NEW:
             self._to(conn, Rej(msg))  # already in the game: nothing is checked
             return
         power = self._full(msg.power)
         player = self.roster.players.get(power) if power is not None else None
+        if msg.session is not None:
+            self._iam_session(conn, power, player, msg)
+            return
         if (
             power is None
             or player is None
@@ -557,6 +579,27 @@ class GameMaster:
         if self.state == PLAYING:
             self._broadcast(Not(Ccd(msg.power)), exclude=conn)
 
+    def _iam_session(self, conn: str, power: str | None, player: Player | None, msg: Iam) -> None:
+        """``IAM`` with the session token: the seat, whether its player is connected or not (the
+        older connection is told and closed). A wrong token is refused but not counted against
+        the seat, which an attacker could otherwise lock against its own player."""
+        assert msg.session is not None
+        if power is None or player is None or not player.has_session(msg.session):
+            self._refuse_iam(conn, msg)
+            return
+        older = self.roster.connection_of.get(power)
+        if older is not None:
+            self._to(older, Adm(SERVER_NAME, TAKEN_OVER))
+            self._to(older, Off())
+            self._close(older)
+            self.roster.leave(older)  # not a disconnection: the seat stays taken
+            self.alarms.pop(older, None)
+        self._iam_failures.forget(power)
+        self.roster.seat(conn, player)
+        self._to(conn, Yes(msg))
+        if self.state == PLAYING and older is None:
+            self._broadcast(Not(Ccd(msg.power)), exclude=conn)
+
     def _refuse_iam(self, conn: str, msg: Iam) -> None:
         self._to(conn, Rej(msg))
         self._close(conn)
@@ -565,6 +608,7 @@ class GameMaster:
         """``ADM``: stored and sent to every player and observer, from one that joined, short, not too often."""
         if (
             client.role is Role.NEW
+            or msg.name == SERVER_NAME  # the server's own name: a client may not speak as the server
             or len(msg.name) > self.ADM_MAX_NAME
             or len(msg.text) > self.ADM_MAX_TEXT
             or not self._take(self._adm_buckets, conn, now, self.ADM_PER_MINUTE / 60.0, self.ADM_BURST)

@@ -1,13 +1,24 @@
 """Who plays and who watches one game: players by power, connections by id.
 
-A *player* outlives its connections (it rejoins with ``IAM`` and its passcode); a
-*client* is one connection as the transport names it, and is transient: after a restart
-every player is disconnected until it comes back.
+A *player* outlives its connections (it rejoins with ``IAM`` and its passcode, or its
+session token); a *client* is one connection as the transport names it, and is transient:
+after a restart every player is disconnected until it comes back.
+
+A player has two secrets. The passcode of ``HLO`` is a DAIDE integer (13 bits), all that old
+bots know to send back; it is guarded by limits on guessing (:mod:`referee.guesses`). The
+session token, given at join, is 128 random bits: it alone opens the negotiation server and
+the web page's seat, and it alone may take a seat whose player is still connected. Only its
+SHA-256 digest is kept and recorded, so a copy of the store gives no seat away.
+
+>>> token = new_session_token(); len(token), session_digest(token) == session_digest(token)
+(22, True)
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
+import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
@@ -25,12 +36,18 @@ class Role(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Player:
-    """A power's player as it joined: the identity ``SMR`` reports and the passcode of ``HLO``."""
+    """A power's player as it joined: the identity ``SMR`` reports, the passcode of ``HLO`` and
+    the digest of its session token (None for a player recorded before sessions existed)."""
 
     power: str  # the engine's full name, "ENGLAND"
     name: str
     version: str
     passcode: int
+    session: str | None = None
+
+    def has_session(self, token: str) -> bool:
+        """Whether ``token`` is this player's session token (compared in constant time)."""
+        return self.session is not None and secrets.compare_digest(self.session, session_digest(token))
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,3 +108,17 @@ def draw_passcode(rng: random.Random, taken: Iterable[int], in_use: Callable[[in
         if code not in used and not in_use(code):
             return code
     raise RuntimeError("no free passcode left")
+
+
+SESSION_BYTES = 16
+"""Random bytes in a session token: 128 bits."""
+
+
+def new_session_token() -> str:
+    """A fresh session token: :data:`SESSION_BYTES` random bytes, URL-safe base64 (22 characters)."""
+    return secrets.token_urlsafe(SESSION_BYTES)
+
+
+def session_digest(token: str) -> str:
+    """What is kept of a session token: its SHA-256, in hex."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()

@@ -14,8 +14,8 @@ for the powers that read L (:attr:`Negotiation.readers`). Experiments
 >>> said = []
 >>> table = Table(GameMaster("t", GameSettings(), now=0.0), None, lambda conn, m: said.append(str(m)) or ())
 >>> table.receive("c1", [parse("NME ('bot') ('1.0')")])
->>> said
-["YES (NME ('bot') ('1.0'))", "MAP ('standard')"]
+>>> said[:2], said[2].startswith("ADM ('detente') ('session ")
+(["YES (NME ('bot') ('1.0'))", "MAP ('standard')"], True)
 """
 
 from __future__ import annotations

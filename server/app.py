@@ -194,7 +194,7 @@ async def _feed_request(service: GameService, text: str) -> dict[str, Any]:
     except ValidationError as exc:
         return {"type": "error", "message": f"not a request: {exc.errors()[0]['msg']}"}
     if isinstance(request, AuthRequest):
-        found = service.check_player(request.game, request.power, request.passcode)
+        found = service.check_session(request.game, request.power, request.session)
         game, power = found if found is not None else (None, None)
         return {"type": "auth", "id": request.id, "ok": found is not None, "game": game, "power": power}
     if isinstance(request, DeliverRequest):

@@ -49,6 +49,7 @@ from protocol.daide.framing import (
 from protocol.daide.tokens import DaideTokenError
 from server.service import Connection as ServiceConnection
 from server.service import GameService
+from server.web import DEFAULT_LIMITS, AddressCounter
 
 __all__ = ["MAX_MESSAGE_CHARS", "READ_SIZE", "DaideTcpListener"]
 
@@ -79,12 +80,16 @@ class DaideTcpListener:
         *,
         im_timeout: float = IM_TIMEOUT,
         read_size: int = READ_SIZE,
+        max_connections: int | None = DEFAULT_LIMITS.max_connections,
+        max_connections_per_address: int | None = DEFAULT_LIMITS.max_connections_per_address,
     ) -> None:
         self.service = service
         self.host = host
         self.port = port
         self.im_timeout = im_timeout
         self.read_size = read_size
+        self.max_connections = max_connections
+        self.addresses = AddressCounter(max_connections_per_address)
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
 
@@ -121,6 +126,16 @@ class DaideTcpListener:
                 await asyncio.wait_for(self._server.wait_closed(), CLOSE_TIMEOUT)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One connection, unless there are ``max_connections`` already or its address holds
+        ``max_connections_per_address`` (the same limits as the websockets', counted apart):
+        then it is closed at once, before any read (DAIDE has no error for a full server)."""
+        peer = writer.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) else ""
+        full = self.max_connections is not None and len(self._handlers) >= self.max_connections
+        if full or not self.addresses.acquire(address):
+            log.warning("daide tcp connection refused", peer=str(peer), full=full)
+            writer.close()
+            return
         task = asyncio.current_task()
         assert task is not None
         self._handlers.add(task)
@@ -130,6 +145,7 @@ class DaideTcpListener:
             log.exception("daide tcp connection failed")
         finally:
             self._handlers.discard(task)
+            self.addresses.release(address)
 
 
 class _TcpSession:

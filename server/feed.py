@@ -22,8 +22,9 @@ From the game server:
 
 From the negotiation server (:data:`Request`):
 
-- ``{"type": "auth", "id", "game", "power", "passcode"}``: is this the passcode of that
-  power (a DAIDE token or full name) in that game (or, with ``game`` null, in any game)?
+- ``{"type": "auth", "id", "game", "power", "session"}``: is this the session token of that
+  power (a DAIDE token or full name) in that game (or, with ``game`` null, in any game)? The
+  13-bit passcode is not taken here: it is for DAIDE's ``IAM`` alone.
 - ``{"type": "deliver", "id", "game", "sender", "recipients", "press"}``: send DAIDE press
   (text) as ``FRM`` to those powers' DAIDE connections.
 - ``{"type": "bind", "id", "game", "phase", "orders"}``: the order commitments confirmed
@@ -56,9 +57,9 @@ class _Frame(BaseModel):
 
 class AuthRequest(_Frame):
     type: Literal["auth"]
-    game: str | None = None  # None: the game where that power has that passcode (passcodes are unique)
-    power: str
-    passcode: int
+    game: str | None = None  # None: the game where that power has that session token
+    power: str = Field(max_length=16)
+    session: str = Field(max_length=64)
 
 
 class DeliverRequest(_Frame):

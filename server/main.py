@@ -55,8 +55,17 @@ async def serve(
             settings.open_game("open game"),
             max_open_games=settings.max_open_games,
             max_seats_per_address=settings.max_seats_per_address,
+            open_games_per_hour=settings.open_games_per_hour,
         )
-        listener = tcp = DaideTcpListener(service, settings.host, settings.daide_port, im_timeout=daide_im_timeout)
+        limits = settings.limits()
+        listener = tcp = DaideTcpListener(
+            service,
+            settings.host,
+            settings.daide_port,
+            im_timeout=daide_im_timeout,
+            max_connections=limits.max_connections,
+            max_connections_per_address=limits.max_connections_per_address,
+        )
         # A port that cannot be bound stops the server: bots of the old DAIDE kind would
         # otherwise find nothing there, with only a log line to say why.
         await listener.bind()

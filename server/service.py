@@ -24,6 +24,7 @@ address holds at most ``max_seats_per_address`` seats in those games. On
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import random
 import secrets
@@ -42,11 +43,11 @@ from referee.effects import Close, Notify, Send, Step
 from referee.game_master import FORMING, OVER, PLAYING, GameMaster
 from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
 from referee.notices import GameNotice
-from referee.players import Role
+from referee.players import Role, session_digest
 from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
 from server.feed import Feed
 from server.metrics import Metrics
-from server.settings import MAX_OPEN_GAMES, MAX_SEATS_PER_ADDRESS
+from server.settings import MAX_OPEN_GAMES, MAX_SEATS_PER_ADDRESS, OPEN_GAMES_PER_HOUR
 from server.store import Store
 from server.web import DEFAULT_QUEUE_SIZE, Outbox
 from server.writer import Writer
@@ -56,6 +57,7 @@ __all__ = ["Connection", "GameService"]
 OPEN_GAME_META = "open_game"
 #: The first letter of the id of a game the server opened for strangers (the admin's start with "g").
 OPEN_GAME_PREFIX = "o"
+HOUR = 3600.0
 
 log = structlog.get_logger("detente.server")
 
@@ -107,6 +109,7 @@ class GameService:
         message_rate: float | None = MESSAGE_RATE,
         max_open_games: int = MAX_OPEN_GAMES,
         max_seats_per_address: int = MAX_SEATS_PER_ADDRESS,
+        open_games_per_hour: int = OPEN_GAMES_PER_HOUR,
     ) -> None:
         self.store = store
         self.open_settings = open_settings
@@ -119,6 +122,9 @@ class GameService:
         self.message_rate: float | None = message_rate
         self.max_open_games = max_open_games
         self.max_seats_per_address = max_seats_per_address
+        self.open_games_per_hour = open_games_per_hour
+        self._opened: collections.deque[float] = collections.deque()  # when games for strangers opened
+        self._reopen: asyncio.TimerHandle | None = None
         self._opening = asyncio.Lock()
         self._guesses = Guesses()  # wrong passcodes by client address
         self._conn_ids = itertools.count(1)
@@ -171,6 +177,9 @@ class GameService:
 
     async def stop(self) -> None:
         """Cancel timers and close every connection (the store stays open: the caller owns it)."""
+        if self._reopen is not None:
+            self._reopen.cancel()
+            self._reopen = None
         for game in self.games.values():
             if game.timer is not None:
                 game.timer.cancel()
@@ -223,9 +232,9 @@ class GameService:
 
     # --- the negotiation server's requests ---------------------------------------------------
 
-    def check_player(self, game_id: str | None, power: str, passcode: int) -> tuple[str, str] | None:
-        """The game and the full name of ``power`` (a token or a name) when ``passcode`` is its
-        passcode in that game (any game when ``game_id`` is None: passcodes are unique), else None."""
+    def check_session(self, game_id: str | None, power: str, token: str) -> tuple[str, str] | None:
+        """The game and the full name of ``power`` (a token or a name) when ``token`` is its
+        session token in that game (in any game when ``game_id`` is None), else None."""
         candidates = (
             [self.games[game_id]] if game_id in self.games else [] if game_id is not None else self.games.values()
         )
@@ -237,7 +246,7 @@ class GameService:
             except KeyError:
                 return None
             player = game.gm.roster.players.get(name)
-            if player is not None and secrets.compare_digest(str(player.passcode), str(passcode)):
+            if player is not None and player.has_session(token):
                 return game.id, name
         return None
 
@@ -283,12 +292,34 @@ class GameService:
                 if self.max_open_games > 0:
                     log.warning("open games at the cap", open_games=self.open_games(), cap=self.max_open_games)
                 return
+            now = self.clock()
+            while self._opened and now - self._opened[0] >= HOUR:
+                self._opened.popleft()
+            if len(self._opened) >= self.open_games_per_hour:
+                self.open_game_id = None
+                self._retry_opening(self._opened[0] + HOUR - now)
+                log.warning("open games opened this hour at the cap", cap=self.open_games_per_hour)
+                return
+            self._opened.append(now)
             # open_game_id still names the full game meanwhile: an NME sent to it waits for its
             # lock (held by our caller), then finds it started and tries the new one
             game = await self.create_game(self.open_settings, OPEN_GAME_PREFIX)
             game.for_strangers = True
             self.open_game_id = game.id
             await asyncio.to_thread(self.store.set_meta, OPEN_GAME_META, game.id)
+
+    def _retry_opening(self, delay: float) -> None:
+        """Try to open a game again once the hour's count allows it (one timer at a time)."""
+        if self._reopen is not None:
+            return
+
+        def fire() -> None:
+            self._reopen = None
+            task = asyncio.create_task(self._open_if_room())
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+        self._reopen = asyncio.get_running_loop().call_later(max(0.0, delay), fire)
 
     def seats_of(self, address: str) -> int:
         """The seats ``address`` took with NME in the unfinished games opened for strangers."""
@@ -466,9 +497,14 @@ class GameService:
         if current is not None and not (newcomer and isinstance(message, Nme | Obs | Iam)):
             return current
         if isinstance(message, Iam):
+            digest = None if message.session is None else session_digest(message.session)
             for game in self.games.values():
                 player = game.gm.roster.players.get(game.gm.map.power_abbreviations.get(message.power, ""))
-                if player is not None and player.passcode == message.passcode and game.gm.state != OVER:
+                if player is None or game.gm.state == OVER:
+                    continue
+                if player.passcode == message.passcode or (
+                    digest is not None and secrets.compare_digest(player.session or "", digest)
+                ):
                     await self._leave_current(conn)
                     return game
             # a wrong passcode: counted for the address here, and for the seat by the game it

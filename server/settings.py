@@ -41,6 +41,9 @@ SECRET_ENV = "DETENTE_SECRET"
 MAX_OPEN_GAMES = 8
 #: Seats one client address may take in the unfinished games opened for strangers: one game's.
 MAX_SEATS_PER_ADDRESS = 7
+#: Games opened for strangers in any hour: games that end at once (seven NME, seven DRW) would
+#: otherwise fill the store as fast as clients can play them.
+OPEN_GAMES_PER_HOUR = 60
 
 
 class SettingsError(ValueError):
@@ -236,6 +239,13 @@ class ServerSettings(LimitSettings):
         description="seats one client address may take with NME in the unfinished games opened for strangers "
         "(REJ beyond)",
     )
+    open_games_per_hour: int = Field(
+        default=OPEN_GAMES_PER_HOUR,
+        ge=1,
+        le=1_000_000,
+        description="games opened for strangers in any hour; beyond, none opens (NME without ?game=ID gets "
+        "REJ) until the oldest of them is an hour old",
+    )
 
     @field_validator("admin_token", "secret")
     @classmethod
@@ -260,6 +270,7 @@ class ServerSettings(LimitSettings):
 GAME_LIMIT_OPTIONS = {
     "max_open_games": "--max-open-games",
     "max_seats_per_address": "--max-seats-per-address",
+    "open_games_per_hour": "--open-games-per-hour",
 }
 """The limits only the game server takes (on the games opened for strangers), and their options."""
 

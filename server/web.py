@@ -121,6 +121,10 @@ def configure_logging(json_logs: bool | None = None, level: int = logging.INFO) 
 
 MAX_FRAME_BYTES = 65_536
 """The websocket frame limit given to uvicorn (``ws_max_size``)."""
+WS_MAX_QUEUE = 4
+"""Frames uvicorn reads ahead of the application on one websocket (``ws_max_queue``, 32 by
+default): the application reads each at once, so a few suffice, and a client that floods holds
+at most this many times :data:`MAX_FRAME_BYTES` of the server's memory."""
 
 UNGUARDED_WEBSOCKETS = frozenset({"/internal/feed"})
 """Websocket paths without the first-frame timer: the feed's client is the negotiation
@@ -565,6 +569,7 @@ async def run_app(
         h11_max_incomplete_event_size=limits.max_header_bytes,
         timeout_keep_alive=limits.keep_alive_timeout,  # type: ignore[arg-type]  # a float works: call_later
         ws_max_size=MAX_FRAME_BYTES,
+        ws_max_queue=WS_MAX_QUEUE,
         # frames are a few hundred bytes: deflate saves little and costs a good part of a send
         ws_per_message_deflate=False,
         ws_ping_interval=20.0,

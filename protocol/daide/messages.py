@@ -500,11 +500,30 @@ class Obs(Value):
 
 @dataclass(frozen=True, slots=True)
 class Iam(Value):
+    """``IAM (ENG) (1234)``: a player back with the passcode of its ``HLO``.
+
+    détente's extension ``IAM (ENG) ('<session>')`` comes back with the session token the
+    server gave at join instead (see :func:`session_adm`): a number is the passcode, a text the
+    session.
+
+    >>> str(Iam("ENG", 1234)), str(Iam("ENG", session="k3Yq"))
+    ('IAM (ENG) (1234)', "IAM (ENG) ('k3Yq')")
+    """
+
     power: str
-    passcode: int
+    passcode: int | None = None
+    session: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.passcode is None) == (self.session is None):
+            raise ValueError("IAM takes a passcode or a session token, and not both")
 
     def _emit(self, out: list[str]) -> None:
-        out += ("IAM", "(", self.power, ")", "(", str(self.passcode), ")")
+        out += ("IAM", "(", self.power, ")")
+        if self.session is not None:
+            _text(self.session, out)
+        else:
+            out += ("(", str(self.passcode), ")")
 
 
 @dataclass(frozen=True, slots=True)
@@ -846,6 +865,30 @@ class Adm(Value):
         out.append("ADM")
         _text(self.name, out)
         _text(self.text, out)
+
+    @property
+    def session(self) -> str | None:
+        """The session token this ``ADM`` hands over, if it is the server's :func:`session_adm`."""
+        if self.name == SERVER_NAME and self.text.startswith(_SESSION_PREFIX):
+            return self.text[len(_SESSION_PREFIX) :]
+        return None
+
+
+SERVER_NAME = "detente"
+"""The name the server's own ``ADM`` messages carry; a client's ``ADM`` may not use it."""
+_SESSION_PREFIX = "session "
+
+
+def session_adm(token: str) -> Adm:
+    """The ``ADM`` that gives a player its session token, sent right after ``YES (NME ...)``.
+
+    DAIDE has no place for a secret longer than the 13-bit passcode of ``HLO``; an ``ADM`` is a
+    message every DAIDE client accepts (and may show), so old bots are not disturbed.
+
+    >>> adm = session_adm("k3Yq"); str(adm), adm.session
+    ("ADM ('detente') ('session k3Yq')", 'k3Yq')
+    """
+    return Adm(SERVER_NAME, _SESSION_PREFIX + token)
 
 
 @dataclass(frozen=True, slots=True)

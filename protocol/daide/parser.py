@@ -397,8 +397,10 @@ class _Build(Transformer):
     def obs(self, name: str | None = None, version: str | None = None) -> Obs:
         return Obs(name, version)
 
-    def iam(self, power: Token, passcode: Token) -> Iam:
-        return Iam(power.value, int(passcode.value))
+    def iam(self, power: Token, passcode: Token | str) -> Iam:
+        if isinstance(passcode, Token):
+            return Iam(power.value, int(passcode.value))
+        return Iam(power.value, session=passcode)  # a text: the session token of détente's extension
 
     def map(self, name: str | None = None) -> MapMessage:
         return MapMessage(name)

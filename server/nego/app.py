@@ -84,9 +84,7 @@ def create_nego_app(
                     client.put(error("frame", str(e), e.request_id))
                     continue
                 if isinstance(frame, Hello):
-                    answer = await service.hello(client, frame.game, frame.power, frame.passcode)
-                    if answer["type"] == "error":
-                        client.put(answer)
+                    await service.hello(client, frame.game, frame.power, frame.session)
                 else:
                     await service.say(client, frame.text, frame.id)
         except (WebSocketDisconnect, RuntimeError):

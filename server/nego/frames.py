@@ -2,9 +2,11 @@
 
 From a client:
 
-- ``{"type": "hello", "game": ID, "power": "ENG", "passcode": N}``: the first frame; the
-  power and passcode are those the game server gave in ``HLO``, checked with it. ``game``
-  may be left out: passcodes are unique on a game server, so they find the game.
+- ``{"type": "hello", "game": ID, "power": "ENG", "session": TOKEN}``: the first frame; the
+  power is the one of ``HLO``, the session token the one the game server gave at join (in
+  its ``ADM ('detente') ('session TOKEN')``), checked with it. ``game`` may be left out: the
+  token finds it. The 13-bit DAIDE passcode is not taken. A hello with the token takes the
+  power's place from an older connection, which gets an ``error`` frame (``replaced``).
 - ``{"type": "say", "id": ANY, "text": "<an L message>"}``: send a message; ``id`` comes
   back in the answer.
 
@@ -43,7 +45,19 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 __all__ = ["ERROR_CODES", "FrameError", "Hello", "Say", "error", "parse_frame"]
 
-ERROR_CODES = ("syntax", "level", "ontology", "identity", "recipient", "protocol", "closed", "auth", "frame", "rate")
+ERROR_CODES = (
+    "syntax",
+    "level",
+    "ontology",
+    "identity",
+    "recipient",
+    "protocol",
+    "closed",
+    "auth",
+    "frame",
+    "rate",
+    "replaced",
+)
 MAX_TEXT = 16_384
 
 
@@ -55,7 +69,7 @@ class Hello(_Frame):
     type: Literal["hello"]
     game: str | None = Field(default=None, min_length=1, max_length=64)
     power: str = Field(min_length=3, max_length=16)
-    passcode: int
+    session: str = Field(min_length=1, max_length=64)
 
 
 class Say(_Frame):

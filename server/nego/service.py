@@ -2,7 +2,7 @@
 clients, and the link to the game server.
 
 :class:`NegoService` follows the game server's feed (:mod:`server.feed`) over one
-websocket, reconnecting when it drops, and asks it to check passcodes, to relay L as DAIDE
+websocket, reconnecting when it drops, and asks it to check session tokens, to relay L as DAIDE
 press and to make confirmed commitments binding. Each game's inputs are serialised by a
 lock; every :class:`~referee.effects.Step` is handled the same way: its records
 go to the store (in a worker thread, durably) *before* the reply and the frames go out.
@@ -23,10 +23,9 @@ from typing import Any
 import structlog
 import websockets
 
-from engine import Power
 from referee import notices
 from referee.effects import Bind, Relay, Reply, Send, Step
-from referee.guesses import ADDRESS_GUESSES, SEAT_GUESSES, WINDOW, Guesses
+from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
 from referee.negotiation import Negotiation
 from referee.notices import GameNotice, OverNotice
 from referee.settings import GameSettings
@@ -153,7 +152,7 @@ class NegoService:
         self._task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.clock = clock
-        self.guesses = Guesses()  # wrong passcodes by client address and by seat, as IAM is counted
+        self.guesses = Guesses()  # wrong session tokens by client address
         self.metrics = Metrics("detente_nego")
         self.metrics.gauge("games", "games followed", lambda: {(): len(self.games)})
         self.metrics.gauge("clients", "negotiation clients connected", lambda: {(): len(self.clients)})
@@ -227,31 +226,42 @@ class NegoService:
                 game.clients.pop(client.power, None)
                 game.negotiation.readers.discard(client.power)
 
-    async def hello(self, client: Client, game_id: str | None, power: str, passcode: int) -> dict[str, Any]:
-        """Check the power and passcode with the game server; the ``welcome`` or ``error`` frame."""
+    async def hello(self, client: Client, game_id: str | None, power: str, session: str) -> dict[str, Any]:
+        """Check the power's session token with the game server; the ``welcome`` or ``error``
+        frame, already queued for ``client``.
+
+        A refused hello closes the connection. Wrong tokens are counted per client address (as
+        the game server counts wrong passcodes); past :data:`ADDRESS_GUESSES` in the window, a
+        hello is refused unchecked. They are not counted per seat: nobody guesses 128 bits, and a
+        seat's lock would keep its own player out. The right token takes the power's place: its
+        older ``/nego`` connections get an ``error`` frame (code ``replaced``) and are closed."""
         if client.power is not None:
-            return error("auth", "this connection has said hello already")
-        now, seat = self._now(), _seat(game_id, power)
-        by_address = self.guesses.recent(client.address, now, WINDOW) >= ADDRESS_GUESSES
-        if by_address or self.guesses.recent(seat, now, WINDOW) >= SEAT_GUESSES:
-            return self._refused(client, "too many wrong passcodes: try again later")
+            answer = error("auth", "this connection has said hello already")
+            client.put(answer)
+            return answer
+        now = self._now()
+        if self.guesses.recent(client.address, now, WINDOW) >= ADDRESS_GUESSES:
+            return self._refused(client, "too many wrong session tokens: try again later")
         try:
-            answer = await self.link.request({"type": "auth", "game": game_id, "power": power, "passcode": passcode})
+            answer = await self.link.request({"type": "auth", "game": game_id, "power": power, "session": session})
         except (ConnectionError, TimeoutError):
-            return error("auth", "the game server cannot check the passcode now; try again")
+            answer = error("auth", "the game server cannot check the session now; try again")
+            client.put(answer)
+            return answer
         game = self.games.get(answer.get("game") or "")
         if not answer.get("ok") or game is None:
             self.guesses.failed(client.address, now)
-            self.guesses.failed(seat, now)
-            return self._refused(client, "wrong game, power or passcode")
+            return self._refused(client, "wrong game, power or session token")
         game_id = game.id
         n = game.negotiation
         token = n.map.abbreviation_of[answer["power"]]
-        if game.clients.get(token):  # the passcode never takes the place of a connected client
-            return self._refused(client, f"{token} is connected already")
         async with game.lock:
+            for older in game.clients.pop(token, set()):
+                older.put(error("replaced", "another connection said hello with this seat's session token"))
+                older.close()
+                older.power = None  # its disconnect must not touch the new connection's place
             client.game, client.power = game_id, token
-            game.clients.setdefault(token, set()).add(client)
+            game.clients[token] = {client}
             n.readers.add(token)
             mail = await asyncio.to_thread(self._mail, game_id, token)
         log.info("client joined", game=game_id, power=token, client=client.id)
@@ -362,15 +372,6 @@ class NegoService:
 
     def _now(self) -> float:
         return self.clock()
-
-
-def _seat(game_id: str | None, power: str) -> str:
-    """The seat a hello names, for the limit on guesses: the game (or any) and the power's token."""
-    try:
-        token = Power.of(power).token
-    except KeyError:
-        token = power.upper()[:16]
-    return f"{game_id or '*'}/{token}"
 
 
 def _feed_url(game_server: str) -> str:

@@ -172,6 +172,7 @@ export class ChatPanel {
         break;
       case "error":
         if (frame.code === "auth") this.setState("The negotiation server did not accept this seat.");
+        else if (frame.code === "replaced") this.setState("Your seat's negotiation is open in another window or browser.");
         else this.showError(frame);
         break;
       default:

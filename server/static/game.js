@@ -7,13 +7,14 @@ import { ChatPanel } from "./chat.js";
 import { Countdown } from "./clock.js";
 import { DaideLink, phaseOfTurn, readMis, readThx } from "./daide.js";
 import { $, fill, h } from "./dom.js";
-import { keepSeat, playerName, seatOf } from "./lobby.js";
+import { keepSeat, playerName, seatLink, seatOf } from "./lobby.js";
 import { NegoLink, negoSocketUrl } from "./nego.js";
 import { provinceOf, readOrder } from "./notation.js";
 import { OrdersPanel, closeMenu, showMenu } from "./orders.js";
 import { FULL, POWERS, abbr, nameOf, phaseName } from "./powers.js";
 
-const IAM_RETRIES = 4;
+/** The server's ADM that says another connection took this seat with its session token. */
+const TAKEN_OVER = "another connection took this seat";
 
 export class GameView {
   constructor(root, id, params, shared) {
@@ -21,10 +22,17 @@ export class GameView {
     this.id = id;
     this.wants = params.get("as"); // "player", "observer" or null (a kept seat, else watch)
     this.name = params.get("name"); // the name to join with (a power kept for it: detente play)
+    if (params.get("session") && params.get("power")) {
+      // a seat link from another browser: the seat is this browser's now; the token leaves the address bar
+      keepSeat(id, params.get("power"), params.get("session"));
+      history.replaceState(null, "", `#/game/${id}`);
+      this.wants = null;
+    }
     this.config = shared.config;
     this.map = shared.map;
     this.power = null;
-    this.passcode = null;
+    this.session = null; // the token of the server's ADM after YES (NME), until HLO says the power
+    this.replaced = false; // another window or browser took the seat: do not take it back unasked
     this.detail = null;
     this.history = [];
     this.legal = null;
@@ -34,7 +42,6 @@ export class GameView {
     this.showLast = true;
     this.over = false;
     this.closed = false;
-    this.iamTries = 0;
     this.chat = null;
     this.formingTimer = null;
   }
@@ -128,8 +135,7 @@ export class GameView {
     }
     const seat = seatOf(this.id);
     if (seat && this.wants !== "observer") {
-      this.iamTries = 0;
-      this.daide.send(`IAM (${seat.power}) (${seat.passcode})`);
+      this.iam(seat);
     } else if (this.wants === "player") {
       const name = (this.name || playerName()).replace(/'/g, "");
       this.daide.send(`NME ('${name}') ('detente-web')`);
@@ -138,8 +144,12 @@ export class GameView {
     }
   }
 
+  iam(seat) {
+    this.daide.send(`IAM (${seat.power}) ('${seat.session}')`);
+  }
+
   lost({ code }) {
-    if (this.closed || this.over) return;
+    if (this.closed || this.over || this.replaced) return;
     if (code === 4404) {
       this.setBanner("There is no such game on this server.");
       return;
@@ -155,6 +165,7 @@ export class GameView {
     if (this.countdown) this.countdown.stop();
     if (this.daide) this.daide.close();
     if (this.chat) this.chat.close();
+    if (this.seatLinkEl) this.seatLinkEl.remove();
     closeMenu();
     this.root.hidden = true;
     this.phaseEl.textContent = "";
@@ -183,7 +194,10 @@ export class GameView {
         this.rej(tree[1] || []);
         break;
       case "HLO":
-        this.hello(tree[1][0], tree[2][0]);
+        this.hello(tree[1][0]);
+        break;
+      case "ADM":
+        this.adm(tree[1]?.[0]?.text, tree[2]?.[0]?.text || "");
         break;
       case "NOW":
         this.now(phaseOfTurn(tree[1]));
@@ -209,7 +223,7 @@ export class GameView {
         this.over = true;
         break;
       case "OFF":
-        this.setBanner("The game server closed the connection.");
+        if (!this.replaced) this.setBanner("The game server closed the connection.");
         break;
       case "HUH":
         alerts.notice(`The game server did not understand: ${text}`);
@@ -247,30 +261,44 @@ export class GameView {
       this.setBanner("This game has no free seat any more: you are watching it.");
       this.daide.send("OBS");
     } else if (what === "IAM") {
-      if (this.detail && this.detail.status === "forming") {
-        // the game has not started: the seat is kept by this browser's earlier connection
-        this.setBanner("Waiting for the game to start…");
-        this.startFormingPoll();
-        return;
-      }
-      this.iamTries += 1;
-      if (this.iamTries <= IAM_RETRIES) {
-        // the server keeps the seat until it notices the old connection go
-        const seat = seatOf(this.id);
-        setTimeout(() => this.daide.send(`IAM (${seat.power}) (${seat.passcode})`), 300 * 2 ** this.iamTries);
-      } else {
-        this.setBanner("Your seat is in use by another connection: you are watching.");
-        this.daide.send("OBS");
-      }
+      // the session token takes a seat even from a connection the server still holds: a
+      // refusal means this browser's seat is gone (the game ended, or it was left while forming)
+      this.setBanner("The game server does not know this browser's seat any more: you are watching.");
+      this.wants = "observer"; // the server closes after REJ (IAM): come back as an observer
     } else if (what === "GOF" || what === "NOT") {
       this.orders.holdAnswer(this.orders.holding, false);
     }
   }
 
-  hello(power, passcode) {
+  /** The server's own ADM: the session token after YES (NME), or the notice that another
+   * connection took the seat. A player's ADM may not use the server's name. */
+  adm(name, text) {
+    if (name !== "detente") return;
+    if (text.startsWith("session ") && !this.power) {
+      this.session = text.slice("session ".length);
+    } else if (text.startsWith(TAKEN_OVER)) {
+      this.replaced = true;
+      if (this.chat) this.chat.close();
+      this.chat = null;
+      const back = h("button", { type: "button", id: "take-back", onclick: () => this.takeBack() }, "Play here");
+      this.setBanner("");
+      this.banner.append("Your seat is now played from another window or browser. ", back);
+      this.banner.hidden = false;
+    }
+  }
+
+  takeBack() {
+    this.replaced = false;
+    this.setBanner("");
+    fill(this.chatEl, h("p", { class: "chat-state" }, "Connecting…"));
+    this.connect();
+  }
+
+  hello(power) {
     this.power = abbr(power) || power;
-    this.passcode = passcode;
-    keepSeat(this.id, this.power, passcode);
+    const kept = seatOf(this.id);
+    const session = this.session || (kept && kept.power === this.power ? kept.session : null);
+    if (session) keepSeat(this.id, this.power, session);
     if (this.wants) history.replaceState(null, "", `#/game/${this.id}`);
     this.wants = null;
     clearInterval(this.formingTimer);
@@ -278,6 +306,22 @@ export class GameView {
     this.powerEl.textContent = nameOf(this.power);
     this.powerEl.dataset.power = this.power;
     this.powerEl.className = `power-badge power-${this.power}`;
+    const seat = seatOf(this.id);
+    if (this.seatLinkEl) this.seatLinkEl.remove();
+    if (seat) {
+      const link = h(
+        "a",
+        { id: "seat-link", class: "seat-link", href: seatLink(this.id, seat), title: "Open this link in another browser to play your seat there. Keep it to yourself: it is your seat." },
+        "seat link",
+      );
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        if (navigator.clipboard) navigator.clipboard.writeText(link.href).catch(() => {});
+        alerts.notice("The link to your seat is copied: open it in another browser to play there. Keep it to yourself.");
+      });
+      this.powerEl.after(link);
+      this.seatLinkEl = link;
+    }
     this.startChat();
   }
 
@@ -288,7 +332,12 @@ export class GameView {
       fill(this.chatEl, h("p", { class: "chat-state" }, "This server has no negotiation server: there is no press."));
       return;
     }
-    const link = new NegoLink(url, { type: "hello", game: this.id, power: this.power, passcode: this.passcode });
+    const seat = seatOf(this.id);
+    if (!seat) {
+      fill(this.chatEl, h("p", { class: "chat-state" }, "This browser has no session for this seat: there is no press here."));
+      return;
+    }
+    const link = new NegoLink(url, { type: "hello", game: this.id, power: this.power, session: seat.session });
     this.chat = new ChatPanel(this.chatEl, {
       game: this.id,
       me: this.power,
@@ -336,8 +385,7 @@ export class GameView {
       const seat = seatOf(this.id);
       if (!this.power && seat && this.wants !== "observer") {
         // the seat was taken by an earlier connection of this browser: it is claimed now the game has begun
-        this.iamTries = 0;
-        this.daide.send(`IAM (${seat.power}) (${seat.passcode})`);
+        this.iam(seat);
       }
     }, 2000);
   }

@@ -6,16 +6,26 @@ import { phaseName } from "./powers.js";
 
 const NAME_KEY = "detente.name";
 
+/** The seat this browser holds in a game: {power, session}, the session token the game server
+ * gave at join (a seat kept before session tokens, with a passcode alone, is no seat any more). */
 export function seatOf(game) {
   try {
-    return JSON.parse(localStorage.getItem(`detente.seat.${game}`) || "null");
+    const seat = JSON.parse(localStorage.getItem(`detente.seat.${game}`) || "null");
+    return seat && typeof seat.session === "string" && seat.power ? seat : null;
   } catch {
     return null;
   }
 }
 
-export function keepSeat(game, power, passcode) {
-  localStorage.setItem(`detente.seat.${game}`, JSON.stringify({ power, passcode }));
+export function keepSeat(game, power, session) {
+  localStorage.setItem(`detente.seat.${game}`, JSON.stringify({ power, session }));
+}
+
+/** The link that brings this seat to another browser: whoever opens it plays the seat. */
+export function seatLink(game, seat) {
+  const url = new URL(window.location.href);
+  url.hash = `#/game/${encodeURIComponent(game)}?power=${seat.power}&session=${encodeURIComponent(seat.session)}`;
+  return url.toString();
 }
 
 export function playerName() {

@@ -1,7 +1,7 @@
 // The negotiation server's /nego websocket: hello, say (answered by ack or error), and every frame as an event.
 
 export class NegoLink extends EventTarget {
-  /** `hello` is the frame to open with: {type: "hello", game, power, passcode}. */
+  /** `hello` is the frame to open with: {type: "hello", game, power, session}. */
   constructor(url, hello) {
     super();
     this.url = url;
@@ -35,7 +35,8 @@ export class NegoLink extends EventTarget {
         this.waiting.delete(frame.id);
         return;
       }
-      if (frame.type === "error" && frame.code === "auth") this.closed = true; // the passcode was refused
+      // the session was refused, or another window took the seat's place: do not come back unasked
+      if (frame.type === "error" && (frame.code === "auth" || frame.code === "replaced")) this.closed = true;
       this.dispatchEvent(new CustomEvent("frame", { detail: frame }));
     });
     ws.addEventListener("close", () => {

@@ -226,7 +226,7 @@ async def test_a_silent_daide_websocket_is_closed_and_a_talking_one_is_not(serve
         async with asyncio.timeout(TIMEOUT):
             while not (await talker.recv()).startswith(("HUH", "PRN")):
                 pass
-        await feed.send(json.dumps({"type": "auth", "id": 7, "power": "FRANCE", "passcode": 1}))
+        await feed.send(json.dumps({"type": "auth", "id": 7, "power": "FRANCE", "session": "x"}))
         async with asyncio.timeout(TIMEOUT):
             while (answer := json.loads(await feed.recv())).get("id") != 7:
                 pass
@@ -278,3 +278,26 @@ async def test_connections_over_the_cap_are_refused_at_once(tmp_path: Path) -> N
         async with asyncio.timeout(TIMEOUT):
             while (await http("GET", f"{server.http}/healthz"))[0] != 200:
                 pass
+
+
+async def test_daide_tcp_connections_are_capped_per_address_and_in_total(tmp_path: Path) -> None:
+    """The DAIDE port holds to the same caps as the websockets (counted apart): a connection
+    beyond is closed before anything is read, and the others are served."""
+    async with bounded_server(tmp_path, max_connections=4, max_connections_per_address=2) as server:
+        attacker = [
+            await asyncio.open_connection("127.0.0.1", server.daide_port, local_addr=("127.0.0.2", 0)) for _ in range(3)
+        ]
+        # the third from that address is closed at once: EOF without a byte
+        async with asyncio.timeout(TIMEOUT):
+            assert await attacker[2][0].read() == b""
+        others = [
+            await asyncio.open_connection("127.0.0.1", server.daide_port, local_addr=(f"127.0.0.{3 + i}", 0))
+            for i in range(3)
+        ]
+        async with asyncio.timeout(TIMEOUT):
+            assert await others[2][0].read() == b""  # the fifth in all: over max_connections
+        # the ones within the caps are still open: they get the IM timer's EM, not a close, later
+        for reader, _ in [*attacker[:2], *others[:2]]:
+            assert not reader.at_eof()
+        for _, writer in [*attacker, *others]:
+            writer.close()

@@ -9,7 +9,10 @@ Each attack is bounded in messages and time and waits for answers, never for a s
 - guessing a passcode with ``IAM`` gets ``REJ`` and a closed connection, and after
   ``GameMaster.IAM_FAILURES`` wrong guesses the seat refuses even the right passcode;
 - ``IAM`` with the right passcode for a seat whose player is connected is refused, and the
-  rightful player keeps its seat.
+  rightful player keeps its seat;
+- ``IAM`` with the session token takes the seat from an older connection, which is told
+  (``ADM``, ``OFF``) and closed; wrong tokens are refused but never lock the seat; no client
+  may send an ``ADM`` in the server's name (a forged session token for the others).
 """
 
 from __future__ import annotations
@@ -168,3 +171,48 @@ async def test_iam_never_takes_the_seat_of_a_connected_player(tmp_path: Path) ->
         assert (await eng.expect("NOW")).startswith("NOW (FAL 1901)")
         assert not any(t.startswith(("CCD", "NOT (CCD")) for c in players.values() for t in c.buffer)
         await shut([*players.values()])
+
+
+async def test_the_session_token_takes_a_connected_seat_and_wrong_tokens_lock_nothing(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as server:
+        gid = await new_game(server)
+        players = await seven(server, gid)
+        eng = players["ENG"]
+        assert eng.session is not None and len(eng.session) >= 22  # 128 bits, URL-safe base64
+        # wrong tokens, more than the seat's limit on passcodes: refused and closed, nothing locked
+        for i in range(GameMaster.IAM_FAILURES + 2):
+            thief = await DaideClient.open(server.ws)
+            await thief.send(f"IAM (ENG) ('forged{i}')")
+            assert await thief.expect("REJ") == f"REJ (IAM (ENG) ('forged{i}'))"
+            await closed(thief)
+        # the player, from another browser: the seat moves, the older connection is told and closed
+        newer = await DaideClient.open(server.ws)
+        await newer.send(f"IAM (ENG) ('{eng.session}')")
+        assert await newer.expect("YES") == f"YES (IAM (ENG) ('{eng.session}'))"
+        assert (await eng.expect("ADM")).startswith("ADM ('detente') ('another connection took this seat")
+        await eng.expect("OFF")
+        await closed(eng)
+        # nobody saw a disconnection: the seat never fell into civil disorder
+        newer.power = "ENG"
+        for client in [newer, *(c for p, c in players.items() if p != "ENG")]:
+            await client.send("NOW")
+            sub, _ = client.holds(await client.expect("NOW"))
+            await client.send(sub)
+        assert (await newer.expect("NOW")).startswith("NOW (FAL 1901)")
+        assert not any(t.startswith(("CCD", "NOT (CCD")) for c in players.values() if c is not eng for t in c.buffer)
+        body = await detail(server, gid)
+        assert next(p for p in body["players"] if p["power"] == "ENGLAND")["connected"]
+        await shut([newer, *(c for p, c in players.items() if p != "ENG")])
+
+
+async def test_no_client_sends_an_adm_in_the_servers_name(tmp_path: Path) -> None:
+    async with running_server(tmp_path) as server:
+        gid = await new_game(server)
+        players = await seven(server, gid)
+        forged = "ADM ('detente') ('session AAAAAAAAAAAAAAAAAAAAAA')"
+        await players["FRA"].send(forged)
+        assert await players["FRA"].expect("REJ") == f"REJ ({forged})"
+        await players["FRA"].send("ADM ('France') ('hello')")  # its own name is fine
+        for client in players.values():
+            assert await client.expect("ADM") == "ADM ('France') ('hello')"
+        await shut(list(players.values()))

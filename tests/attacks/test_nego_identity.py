@@ -1,6 +1,6 @@
 """Attacks on the negotiation server's hello and say, against real servers on loopback: a
-stranger guessing passcodes, taking a connected power's place, or flooding. Bounded in count
-and time."""
+stranger guessing session tokens or using the 13-bit passcode, a second connection with the
+token taking the place of the first, or flooding. Bounded in count and time."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ ATTACKER = "127.0.0.2"
 PROPOSAL = "propose(eng, fra, Agree([eng fra], pce([eng fra])))"
 
 
-async def _hello_from_attacker(pair: Pair, game: str | None, power: str, passcode: int) -> dict[str, Any]:
+async def _hello_from_attacker(pair: Pair, game: str | None, power: str, session: str) -> dict[str, Any]:
     """A hello on a new connection from the attacker's address: the answer, and the close awaited."""
     async with websockets.connect(pair.nego, open_timeout=10, local_addr=(ATTACKER, 0)) as ws:
         client = NegoClient(ws, power)
-        hello = {"type": "hello", "power": power, "passcode": passcode}
+        hello = {"type": "hello", "power": power, "session": session}
         await client.send(hello if game is None else {**hello, "game": game})
         answer = await client.expect(lambda f: f.get("type") in ("welcome", "error"))
         if answer["type"] == "error":
@@ -34,31 +34,43 @@ async def _hello_from_attacker(pair: Pair, game: str | None, power: str, passcod
 async def test_hello_guesses_are_refused_closed_and_limited(tmp_path: Path) -> None:
     async with running_pair(tmp_path) as pair:
         game, players = await press_game(pair, press_level=0)
-        passcode = players["ENG"].passcode
-        assert passcode is not None
-        wrong = [code for code in range(1, 8192) if code != passcode]
-        for code in wrong[: ADDRESS_GUESSES]:
-            answer = await _hello_from_attacker(pair, None, "ENG", code)
+        session = players["ENG"].session
+        assert session is not None
+        # the DAIDE passcode is no key here: a hello with it is not even a hello
+        async with websockets.connect(pair.nego, open_timeout=10, local_addr=(ATTACKER, 0)) as ws:
+            client = NegoClient(ws, "ENG")
+            await client.send({"type": "hello", "power": "ENG", "passcode": players["ENG"].passcode})
+            assert (await client.expect("error"))["code"] == "frame"
+        for i in range(ADDRESS_GUESSES):
+            answer = await _hello_from_attacker(pair, None, "ENG", f"guess{i}")
             assert answer["type"] == "error" and answer["code"] == "auth"
-        # locked for the attacker's address and for the seat: even the right passcode is refused
-        answer = await _hello_from_attacker(pair, None, "ENG", passcode)
+        # locked for the attacker's address: even the right token is refused unchecked
+        answer = await _hello_from_attacker(pair, None, "ENG", session)
         assert answer["type"] == "error" and "too many" in answer["message"]
+        # the seat is not locked: its player, from its own address, comes in
+        clients = await negotiators(pair, game, players, "ENG")
+        assert (await clients["ENG"].say(PROPOSAL))["type"] == "ack"
+        await clients["ENG"].close()
         for player in players.values():
             await player.close()
 
 
-async def test_a_passcode_never_takes_a_connected_powers_place(tmp_path: Path) -> None:
+async def test_the_session_token_takes_the_place_of_an_older_connection(tmp_path: Path) -> None:
+    """Another browser (or a reconnection the server has not noticed yet) says hello with the
+    token: the older connection is told why and closed, the newer one speaks for the power."""
     async with running_pair(tmp_path) as pair:
         game, players = await press_game(pair, press_level=0)
         clients = await negotiators(pair, game, players, "ENG", "FRA")
-        passcode = players["ENG"].passcode
-        assert passcode is not None
-        answer = await _hello_from_attacker(pair, game, "ENG", passcode)
-        assert answer["type"] == "error" and "connected" in answer["message"]
-        # the rightful client still speaks and is heard
-        assert (await clients["ENG"].say(PROPOSAL))["type"] == "ack"
+        older = clients["ENG"]
+        newer = await NegoClient.open(pair, game, "ENG", players["ENG"].session or "")
+        assert (await newer.expect("welcome"))["power"] == "ENG"
+        notice = await older.expect("error")
+        assert notice["code"] == "replaced"
+        with pytest.raises(websockets.ConnectionClosed):
+            await asyncio.wait_for(older.ws.recv(), 10)
+        assert (await newer.say(PROPOSAL))["type"] == "ack"
         assert (await clients["FRA"].expect("message"))["from"] == "ENG"
-        for client in clients.values():
+        for client in (newer, clients["FRA"]):
             await client.close()
         for player in players.values():
             await player.close()

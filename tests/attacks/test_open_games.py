@@ -121,3 +121,26 @@ async def test_one_address_takes_one_games_seats_even_after_leaving(tmp_path: Pa
         assert len(await games(server)) == 2
         for client in (one_more, again, honest):
             await client.close()
+
+
+async def test_games_opened_for_strangers_are_limited_per_hour(tmp_path: Path) -> None:
+    """Games that end at once (seven NME, seven DRW) would each open another: at most
+    ``open_games_per_hour`` open in an hour, although fewer than the cap are unfinished."""
+    async with running_server(tmp_path, open_games_per_hour=2) as server:
+        for round_ in range(2):  # the first open game, and the one its start opened
+            seated = [await stranger(server, f"127.0.0.{20 + round_}") for _ in range(7)]
+            for i, client in enumerate(seated):
+                assert (await nme(client, f"r{round_}p{i}")).startswith("YES (NME")
+            for client in seated:
+                await client.hello()
+                await client.expect("NOW")
+                await client.send("DRW")
+            for client in seated:
+                assert await client.expect("DRW") == "DRW"
+                await client.close()
+        listing = await games(server)
+        assert len(listing) == 2 and all(g["status"] == "finished" for g in listing)
+        late = await stranger(server, "127.0.0.30")
+        assert (await nme(late, "late")).startswith("REJ (NME")
+        assert len(await games(server)) == 2
+        await late.close()

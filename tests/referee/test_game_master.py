@@ -95,7 +95,7 @@ def test_join_gives_hlo_sco_now_and_unique_passcodes() -> None:
     assert len(passcodes) == 7 and all(1 <= p <= 8191 for p in passcodes)
     for conn in [*CONNS, "obs"]:
         sent = texts(last, conn)
-        assert [t[:3] for t in sent if t[:3] not in ("HLO", "YES", "MAP")] == ["SCO", "NOW"]
+        assert [t[:3] for t in sent if t[:3] not in ("HLO", "YES", "MAP", "ADM")] == ["SCO", "NOW"]
         assert sent[-1].startswith("NOW (SPR 1901)")
     assert not any(t.startswith("HLO") for t in texts(last, "obs"))
     assert [r.kind for r in records] == ["join"] * 7
@@ -654,3 +654,64 @@ def test_replaying_the_records_rebuilds_the_same_game(seed: int) -> None:
     assert copy.tick(gm.next_deadline or 0).records[0].kind == "adjudicate"
     gm.tick(gm.next_deadline or 0)
     assert state_of(copy) == state_of(gm)
+
+
+def _joined_with_sessions(gm: GameMaster) -> tuple[dict[str, str], dict[str, str], list[Record]]:
+    """Seven players joined: conn by power, and the session token each got in the server's ADM."""
+    sessions: dict[str, str] = {}
+    records: list[Record] = []
+    for conn in CONNS:
+        gm.connect(conn, 0.0)
+        step = gm.receive(conn, f"NME ('bot {conn}') ('1.0')", 0.0)
+        records += step.records
+        adm = [parse(t) for t in texts(step, conn) if t.startswith("ADM ('detente') ('session ")]
+        assert len(adm) == 1
+        sessions[conn] = adm[0].session  # type: ignore[union-attr]
+    by_power = {gm.map.abbreviation_of[gm.roster.power_of(c) or ""]: c for c in CONNS}
+    return by_power, sessions, records
+
+
+def test_the_session_token_is_given_once_recorded_as_a_digest_and_takes_a_connected_seat() -> None:
+    gm = new_game()
+    by_power, sessions, records = _joined_with_sessions(gm)
+    assert len(set(sessions.values())) == 7 and all(len(s) == 22 for s in sessions.values())
+    stored = json.dumps([r.payload for r in records])
+    assert not any(token in stored for token in sessions.values())  # only the digest is kept
+    eng = by_power["ENG"]
+    # the passcode never takes a connected seat; the session token does, and the older
+    # connection is told, sent OFF and closed, and nobody sees a civil disorder
+    gm.connect("thief", 1.0)
+    passcode = gm.roster.players["ENGLAND"].passcode
+    assert texts(gm.receive("thief", f"IAM (ENG) ({passcode})", 1.0), "thief") == [f"REJ (IAM (ENG) ({passcode}))"]
+    gm.connect("phone", 2.0)
+    step = gm.receive("phone", f"IAM (ENG) ('{sessions[eng]}')", 2.0)
+    assert texts(step, "phone") == [f"YES (IAM (ENG) ('{sessions[eng]}'))"]
+    told = texts(step, eng)
+    assert told[0].startswith("ADM ('detente') ('another connection took this seat") and told[1] == "OFF"
+    assert any(isinstance(e, Close) and e.to == eng for e in step.effects)
+    assert not any("CCD" in t for c in CONNS for t in texts(step, c))
+    assert gm.roster.power_of("phone") == "ENGLAND" and gm.roster.power_of(eng) is None
+    assert gm.receive(eng, "NOW", 3.0).effects == ()  # the closed connection is no longer heard
+    # its going away later changes nothing for the seat
+    assert not any("CCD" in t for c in CONNS for t in texts(gm.disconnect(eng, 4.0), c))
+    assert gm.roster.connection_of["ENGLAND"] == "phone"
+
+
+def test_wrong_session_tokens_are_refused_and_lock_nothing_and_a_replay_keeps_the_tokens() -> None:
+    gm = new_game()
+    by_power, sessions, records = _joined_with_sessions(gm)
+    fra = by_power["FRA"]
+    gm.disconnect(fra, 1.0)
+    for i in range(GameMaster.IAM_FAILURES + 3):
+        gm.connect(f"x{i}", 2.0)
+        step = gm.receive(f"x{i}", f"IAM (FRA) ('forged{i}')", 2.0)
+        assert texts(step, f"x{i}") == [f"REJ (IAM (FRA) ('forged{i}'))"]
+        assert any(isinstance(e, Close) for e in step.effects)
+    # the game rebuilt from its records (a restart) still knows the token
+    again = GameMaster.replay("g1", gm.settings, 0.0, records, rng=random.Random(1))
+    again.connect("back", 3.0)
+    assert texts(again.receive("back", f"IAM (FRA) ('{sessions[fra]}')", 3.0), "back")[0].startswith("YES (IAM")
+    # and a client may not send an ADM in the server's name
+    ger = by_power["GER"]
+    forged = "ADM ('detente') ('session AAAAAAAAAAAAAAAAAAAAAA')"
+    assert texts(gm.receive(ger, forged, 4.0), ger) == [f"REJ ({forged})"]

@@ -105,9 +105,9 @@ class NegoClient(JsonClient):
         self._ids = 0
 
     @classmethod
-    async def open(cls, pair: Pair, game: str | None, power: str, passcode: int) -> NegoClient:
+    async def open(cls, pair: Pair, game: str | None, power: str, session: str) -> NegoClient:
         client = cls(await websockets.connect(pair.nego, open_timeout=TIMEOUT), power)
-        hello = {"type": "hello", "power": power, "passcode": passcode}
+        hello = {"type": "hello", "power": power, "session": session}
         await client.send(hello if game is None else {**hello, "game": game})
         return client
 
@@ -145,9 +145,9 @@ async def negotiators(pair: Pair, game: str, players: dict[str, DaideClient], *p
     """``/nego`` clients for these powers, welcomed."""
     clients = {}
     for power in powers:
-        passcode = players[power].passcode
-        assert passcode is not None
-        client = await NegoClient.open(pair, game, power, passcode)
+        session = players[power].session
+        assert session is not None
+        client = await NegoClient.open(pair, game, power, session)
         welcome = await client.expect("welcome")
         assert welcome["power"] == power
         clients[power] = client

@@ -1,4 +1,4 @@
-"""The negotiation server's feed on a real game server: events, passcode checks, FRM relay, binding."""
+"""The negotiation server's feed on a real game server: events, session checks, FRM relay, binding."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ async def test_the_feed_needs_the_secret(server: Running) -> None:
         await feed.ws.recv()
 
 
-async def test_games_phases_press_results_and_passcodes(server: Running) -> None:
+async def test_games_phases_press_results_and_sessions(server: Running) -> None:
     feed = await Feed.open(server)
     open_game = await feed.expect("game", state="forming")
     assert open_game["settings"]["l_levels"] == "1-8"
@@ -49,13 +49,13 @@ async def test_games_phases_press_results_and_passcodes(server: Running) -> None
     assert phase == {"type": "phase", "game": gid, "phase": "S1901M", "kind": "movement", "deadline": None}
 
     eng = next(c for c in clients if c.power == "ENG")
-    await feed.send({"type": "auth", "id": 1, "game": gid, "power": "ENG", "passcode": eng.passcode})
+    await feed.send({"type": "auth", "id": 1, "game": gid, "power": "ENG", "session": eng.session})
     assert await feed.expect("auth", id=1) == {"type": "auth", "id": 1, "ok": True, "game": gid, "power": "ENGLAND"}
-    await feed.send({"type": "auth", "id": 5, "power": "ENG", "passcode": eng.passcode})  # passcodes are unique
+    await feed.send({"type": "auth", "id": 5, "power": "ENG", "session": eng.session})  # the token finds the game
     assert (await feed.expect("auth", id=5))["game"] == gid
-    await feed.send({"type": "auth", "id": 2, "game": gid, "power": "FRA", "passcode": eng.passcode})
+    await feed.send({"type": "auth", "id": 2, "game": gid, "power": "FRA", "session": eng.session})
     assert (await feed.expect("auth", id=2))["ok"] is False
-    await feed.send({"type": "auth", "id": 3, "game": "nope", "power": "ENG", "passcode": eng.passcode})
+    await feed.send({"type": "auth", "id": 3, "game": "nope", "power": "ENG", "session": eng.session})
     assert (await feed.expect("auth", id=3))["ok"] is False
 
     # DAIDE press is followed; press from the negotiation server reaches DAIDE clients as FRM

@@ -4,6 +4,7 @@ DAIDE players on the game server and JSON clients on ``/nego``."""
 from __future__ import annotations
 
 import asyncio
+import json
 import urllib.request
 from pathlib import Path
 
@@ -59,16 +60,20 @@ async def test_welcome_delivery_privacy_and_the_errors_of_every_kind(pair: Pair)
     await eng.send({"type": "say", "id": 99})
     assert (await eng.expect("error", id=99))["code"] == "frame"
 
-    # reading another's mail: the passcode is checked with the game server
-    thief = await NegoClient.open(pair, game, "FRA", players["ENG"].passcode or 0)
+    # reading another's mail: the session token is checked with the game server, and the
+    # 13-bit DAIDE passcode opens nothing here
+    thief = await NegoClient.open(pair, game, "FRA", players["ENG"].session or "")
     assert (await thief.expect("error"))["code"] == "auth"
+    by_passcode = await websockets.connect(pair.nego)
+    await by_passcode.send(json.dumps({"type": "hello", "power": "FRA", "passcode": players["FRA"].passcode}))
+    assert json.loads(await by_passcode.recv())["code"] == "frame"
     anonymous = await websockets.connect(pair.nego)
     await anonymous.send('{"type": "say", "id": 1, "text": "withdraw(eng, fra)"}')
     assert '"code":"auth"' in await anonymous.recv()
 
-    # the mail comes back after a reconnection, which may leave the game out: the passcode finds it
+    # the mail comes back after a reconnection, which may leave the game out: the token finds it
     await fra.close()
-    again = await NegoClient.open(pair, None, "FRA", players["FRA"].passcode or 0)
+    again = await NegoClient.open(pair, None, "FRA", players["FRA"].session or "")
     assert (await again.expect("welcome"))["game"] == game
     assert (await again.expect("message"))["seq"] == 1
 

@@ -15,7 +15,7 @@ from typing import Any
 import websockets
 
 from protocol.daide.framing import IM_TIMEOUT
-from protocol.daide.messages import DaideUnit, Hlo, Hold, Now, Sub
+from protocol.daide.messages import Adm, DaideUnit, Hlo, Hold, Now, Sub
 from protocol.daide.parser import parse
 from server.main import serve
 from server.settings import load_settings
@@ -87,6 +87,7 @@ class BufferedClient:
         self.buffer: list[str] = []
         self.power: str | None = None
         self.passcode: int | None = None
+        self.session: str | None = None
 
     async def receive_text(self) -> str:
         raise NotImplementedError
@@ -139,10 +140,13 @@ class DaideClient(BufferedClient):
                     return out
 
     async def join(self, name: str = "bot") -> None:
-        """NME, then wait for YES and MAP."""
+        """NME, then wait for YES, MAP and the session token's ADM."""
         await self.send(f"NME ('{name}') ('1.0')")
         assert (await self.expect("YES")).startswith("YES (NME")
         await self.expect("MAP")
+        adm = parse(await self.expect("ADM ('detente') ('session "))
+        assert isinstance(adm, Adm) and adm.session is not None
+        self.session = adm.session
 
     async def hello(self) -> None:
         """Wait for HLO and remember the power and passcode."""

@@ -233,12 +233,29 @@ async def play_the_first_phase(page: Page, web: Web, talkers: list[Agreeable]) -
     await expect(page.locator("#mis")).to_contain_text("Still to order")
     await shoot(page, "results")
 
-    # a reload rejoins the seat (IAM with the passcode kept from HLO) and the conversation comes back
+    # a reload rejoins the seat (IAM with the session token kept from the join) and the conversation comes back
     await page.reload()
     await expect(badge).to_have_attribute("data-power", me)
     await expect(page.locator("#phase")).to_have_attribute("data-phase", "F1901M")
     await expect(page.locator("#mis")).to_contain_text("Still to order")
     await expect(page.locator(f'ol.messages[data-conv="{token}"] li.msg.in')).to_contain_text("accepts")
+
+    # the seat link brings the seat to another browser, which takes it (and its chat) from this one
+    link = await page.locator("#seat-link").get_attribute("href")
+    assert link is not None and "session=" in link and re.search(r"session=[A-Za-z0-9_-]{22}", link)
+    assert page.context.browser is not None
+    other, other_errors = await open_page(page.context.browser)
+    await other.goto(link)
+    await expect(other.locator("#power")).to_have_attribute("data-power", me)
+    assert "session=" not in other.url  # the token leaves the address bar
+    await expect(page.locator("#banner")).to_contain_text("played from another window or browser")
+    await expect(other.locator(f'ol.messages[data-conv="{token}"] li.msg.in')).to_contain_text("accepts")
+    # and back: "Play here" takes it again, and the other browser is told in turn
+    await page.click("#take-back")
+    await expect(page.locator("#banner")).to_be_hidden()
+    await expect(other.locator("#banner")).to_contain_text("played from another window or browser")
+    assert not other_errors, other_errors
+    await other.context.close()
 
     # the history slider goes back to spring 1901: the board before, with the orders and results
     await page.locator("#history").fill("0")
