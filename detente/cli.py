@@ -13,7 +13,8 @@ other cases are answered, and the exit status is 2.
 
 ``detente serve [--host H] [--port P] [--db FILE] ...`` runs the game server (see
 :mod:`server.main`); ``detente nego --game-server URL ...`` the negotiation server (see
-:mod:`server.nego.main`).
+:mod:`server.nego.main`); ``detente store check|backup|restore|prune`` operates their
+stores (see :mod:`detente.store_command`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from importlib import resources
 
-from detente import bot_command, report_command, run_command
+from detente import bot_command, report_command, run_command, store_command
 from detente import play as play_command
 from detente.cases import CaseError, answer_cases
 
@@ -127,6 +128,13 @@ def build_parser() -> argparse.ArgumentParser:
     report_command.add_arguments(
         commands.add_parser("report", help="one HTML page of charts: detente run directories or a game server database")
     )
+    store_command.add_arguments(
+        commands.add_parser(
+            "store",
+            help="the servers' stores: check, backup, restore, prune (retention)",
+            description="Check, back up, restore or prune a server's SQLite store.",
+        )
+    )
 
     return parser
 
@@ -142,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return play_command.run(args)
     if args.command == "report":
         return report_command.run(args)
+    if args.command == "store":
+        return store_command.run(args)
     if args.command == "serve":
         from server.main import run
 

@@ -73,7 +73,7 @@ from referee.compliance import attacks
 from referee.game_master import GameMaster
 from referee.notary import participants
 from referee.settings import GameSettings
-from server.store import SCHEMA_VERSION, Store
+from server.store import Store, StoreError
 
 __all__ = ["Experiment", "Game", "Press", "ReportError", "Session", "load", "press_of", "render"]
 
@@ -345,17 +345,10 @@ def _database_sessions(path: Path) -> tuple[Session, ...]:
 
 def _read_only_store(path: Path) -> Store:
     """The store at ``path``, opened read-only: :meth:`Store.open` would create or migrate it."""
-    uri = path.resolve().as_uri() + "?mode=ro"
-    connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
     try:
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-    except sqlite3.DatabaseError:
-        connection.close()
-        raise
-    if version != SCHEMA_VERSION:
-        connection.close()
-        raise ReportError(f"{path} has store schema version {version}; this report reads version {SCHEMA_VERSION}")
-    return Store(connection, str(path))
+        return Store.open_read_only(path)
+    except StoreError as error:
+        raise ReportError(str(error)) from None
 
 
 def _database_game(store: Store, game_id: str, settings: Mapping[str, Any], created: float) -> Game:

@@ -20,7 +20,12 @@ The effects:
 - :class:`Relay` DAIDE press to a game's DAIDE players and :class:`Bind` confirmed order
   commitments: requests from the negotiation to the game master, each with an ``id`` that
   is the same whenever the same record is replayed, so that the game master can
-  acknowledge a request and ignore it when it comes again.
+  acknowledge a request and ignore it when it comes again. Between two servers a request
+  can be lost: the negotiation server's negotiation keeps each one outstanding, stored,
+  until its caller reports the game master's answer
+  (:meth:`Negotiation.answered <referee.negotiation.Negotiation.answered>`), and the
+  caller sends it until then; the game master stores the ids it applied
+  (:attr:`GameMaster.requests <referee.game_master.GameMaster.requests>`).
 
 >>> step = Step((Record("join", {"at": 1.0, "power": "FRANCE"}),), (Send("c1", "YES"), Close("c2")))
 >>> step.sends, step.at

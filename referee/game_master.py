@@ -149,6 +149,18 @@ class Submitted:
 
 
 @dataclass(frozen=True, slots=True)
+class Mismatch:
+    """A replayed phase the engine now adjudicates otherwise than the stored record says: the
+    stored results that differ, the recomputed ones, and whether the position after differs.
+    The stored outcome is kept (a rules upgrade never rewrites a game's past)."""
+
+    phase: str
+    stored: Mapping[str, list[str]]
+    recomputed: Mapping[str, list[str]]
+    position_differs: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Turned:
     """What one processed turn told everyone, kept for ``HST`` and ``ORD``."""
 
@@ -234,9 +246,13 @@ class GameMaster:
         self.draw_votes: set[str] = set()
         self.deadline: float | None = None
         self.binding: dict[str, tuple[eo.Order, ...]] = {}  # power -> committed orders this phase
-        self.alarms: dict[str, set[int]] = {}  # conn -> the seconds before deadlines it asked TME for
+        self.requests: set[str] = set()  # ids of the negotiation's requests applied: each applies once
+        # who asked for TME alarms -> the seconds before deadlines: a player's are kept by its power
+        # (recorded: they outlive its connections and a restart), an observer's by its connection
+        self.alarms: dict[str, set[int]] = {}
         self._rung: set[tuple[str, int]] = set()  # alarms already sent this phase
         self.history: list[Turned] = []
+        self.mismatches: list[Mismatch] = []  # replayed phases whose recomputed outcome was not the stored one
         self.eliminated: dict[str, int] = {}  # power -> year it was eliminated
         self._effects: list[Effect] = []
         self._records: list[Record] = []
@@ -272,7 +288,7 @@ class GameMaster:
         return self._step()
 
     def _disconnect(self, conn: str, now: float) -> None:
-        self.alarms.pop(conn, None)
+        self.alarms.pop(conn, None)  # an observer's; a player's stay with its power
         self._closed.discard(conn)
         self._adm_buckets.pop(conn, None)
         self._message_buckets.pop(conn, None)
@@ -296,13 +312,12 @@ class GameMaster:
     def tick(self, now: float) -> Step:
         """Time passes: process the phase if its deadline is reached."""
         if self.state == PLAYING and self.deadline is not None:
-            for conn, seconds in self.alarms.items():
+            for holder, seconds in self.alarms.items():
                 for s in sorted(seconds, reverse=True):
-                    if (conn, s) not in self._rung and now >= self.deadline - s:
-                        self._rung.add((conn, s))
-                        self._to(conn, Tme(s))
+                    if (holder, s) not in self._rung and now >= self.deadline - s:
+                        self._rung.add((holder, s))
+                        self._to(self.roster.connection_of.get(holder, holder), Tme(s))
         if self.state == PLAYING and self.deadline is not None and now >= self.deadline:
-            self._record("adjudicate", now, phase=str(self.position.phase), deadline=True)
             self._process(now, at_deadline=True)
         return self._step()
 
@@ -342,12 +357,15 @@ class GameMaster:
         events: Iterable[Any],
         rng: random.Random | None = None,
         passcode_in_use: Callable[[int], bool] = lambda code: False,
+        on_error: Callable[[Any, Exception], None] | None = None,
     ) -> GameMaster:
         """The game rebuilt from its records: :class:`~referee.effects.Record` values, ``{"kind", "payload"[, "at"]}``
         dicts, or any objects with ``kind`` and ``payload`` (and ``at``) such as a store's rows.
 
         Connections are not records: every player comes back disconnected and rejoins
         with IAM. The deadline is the one recorded, so a past one fires at the next tick.
+        A record that cannot be applied raises, or with ``on_error`` is handed to it with the
+        error and skipped (a server quarantines it rather than lose the whole game).
         """
         gm = cls(game_id, settings, created, rng=rng, passcode_in_use=passcode_in_use)
         for record in events:
@@ -356,7 +374,12 @@ class GameMaster:
             else:
                 kind, payload, at = record.kind, dict(record.payload), getattr(record, "at", None)
             payload.setdefault("at", at)
-            gm._apply(Record(kind, payload))
+            try:
+                gm._apply(Record(kind, payload))
+            except Exception as error:
+                if on_error is None:
+                    raise
+                on_error(record, error)
             gm._effects.clear()  # nobody is connected during a replay
         gm._records.clear()
         return gm
@@ -380,11 +403,20 @@ class GameMaster:
         elif event.kind == "adjudicate":
             if p["phase"] != str(self.position.phase):
                 raise ValueError(f"record for {p['phase']} met the game in {self.position.phase}")
-            self._process(at, at_deadline=bool(p.get("deadline")))
+            self._process(at, at_deadline=bool(p.get("deadline")), stored=p if "after" in p else None)
         elif event.kind == "draw_declared":
             self._end(Drw())
         elif event.kind == "binding":
             self._bind(p["phase"], p["orders"])
+            if p.get("request") is not None:
+                self.requests.add(p["request"])
+        elif event.kind == "press" and p.get("request") is not None:
+            self.requests.add(p["request"])  # a relay delivered: not again
+        elif event.kind == "alarm":
+            if p["on"]:
+                self.alarms.setdefault(p["power"], set()).add(int(p["seconds"]))
+            else:
+                self._alarm_off(p["power"], p["seconds"])
         # press and admin records change nothing
 
     # --- plumbing -----------------------------------------------------------------------------
@@ -460,7 +492,7 @@ class GameMaster:
         elif isinstance(msg, Tme):
             self._tme(conn, msg, now)
         elif isinstance(msg, Not) and isinstance(msg.content, Tme):
-            self._not_tme(conn, msg)
+            self._not_tme(conn, msg, now)
         elif isinstance(msg, Smr) and msg.turn is None:
             self._smr_request(conn)
         elif isinstance(msg, Adm):
@@ -662,32 +694,45 @@ class GameMaster:
             for result in turned.results:
                 self._to(conn, result)
 
+    def _alarm_holder(self, conn: str) -> str:
+        """Whose alarms a connection sets: its power's if it plays one (recorded), else its own."""
+        return self.roster.power_of(conn) or conn
+
     def _tme(self, conn: str, msg: Tme, now: float) -> None:
         """``TME``: the seconds left; ``TME (seconds)``: ring when only that many are left."""
         if msg.seconds is not None:
             if self.settings.deadlines.longest is None or msg.seconds <= 0:
                 self._to(conn, Rej(msg))
                 return
-            self.alarms.setdefault(conn, set()).add(msg.seconds)
+            holder = self._alarm_holder(conn)
+            if holder in self.roster.players:
+                self._record("alarm", now, power=holder, seconds=msg.seconds, on=True)
+            self.alarms.setdefault(holder, set()).add(msg.seconds)
             self._to(conn, Yes(msg))
         elif self.state != PLAYING or self.deadline is None:
             self._to(conn, Rej(Tme()))
         else:
             self._to(conn, Tme(remaining_seconds(now, self.deadline)))
 
-    def _not_tme(self, conn: str, msg: Not) -> None:
+    def _not_tme(self, conn: str, msg: Not, now: float) -> None:
         """``NOT (TME (seconds))`` cancels that alarm; ``NOT (TME)`` every alarm of the connection."""
         tme = msg.content
         assert isinstance(tme, Tme)
-        mine = self.alarms.get(conn, set())
-        if tme.seconds is None and mine:
-            self.alarms.pop(conn)
-        elif tme.seconds in mine:
-            mine.discard(tme.seconds)
-        else:
+        holder = self._alarm_holder(conn)
+        mine = self.alarms.get(holder, set())
+        if not (tme.seconds is None and mine) and tme.seconds not in mine:
             self._to(conn, Rej(msg))
             return
+        if holder in self.roster.players:
+            self._record("alarm", now, power=holder, seconds=tme.seconds, on=False)
+        self._alarm_off(holder, tme.seconds)
         self._to(conn, Yes(msg))
+
+    def _alarm_off(self, holder: str, seconds: int | None) -> None:
+        if seconds is None:
+            self.alarms.pop(holder, None)
+        else:
+            self.alarms.get(holder, set()).discard(seconds)
 
     def _send_tme(self, now: float) -> None:
         if self.deadline is not None and self.state == PLAYING:
@@ -830,7 +875,6 @@ class GameMaster:
             return
         due = self.must_order()
         if all(self._complete(p) for p in due) and not (self.holding & set(due)):
-            self._record("adjudicate", now, phase=str(self.position.phase), deadline=False)
             self._process(now, at_deadline=False)
 
     # --- processing a phase -------------------------------------------------------------------
@@ -843,7 +887,13 @@ class GameMaster:
         self._rung = set()
         self.deadline = self.settings.deadlines.deadline(self.position.phase.kind, at)
 
-    def _process(self, at: float, at_deadline: bool) -> None:
+    def _process(self, at: float, at_deadline: bool, stored: Mapping[str, Any] | None = None) -> None:
+        """Adjudicate the phase and begin the next. Its record holds what was decided: the
+        orders given, the orders adjudicated (after binding), each unit's result and the
+        position after, so that the history is read from the store, never recomputed. In a
+        replay (``stored``: that record), what is recomputed is checked against it; on a
+        difference (another engine version, another rule) the stored outcome stands, and
+        the difference is kept in :attr:`mismatches` for the server to log."""
         before = self.position
         turn = turn_from_phase(before.phase)
         if at_deadline:
@@ -854,6 +904,7 @@ class GameMaster:
         if self.settings.binding and self.binding:
             orders = apply_binding(before, orders, self.binding)
         outcome = adjudicate(before, orders)
+        outcome = self._check_stored(outcome, stored)
         results = tuple(Ord(turn, order, result, ret) for order, result, ret in self._results(before, outcome.results))
         after = outcome.position
         self.position = after
@@ -872,6 +923,17 @@ class GameMaster:
             if submitted
         }
         self.history.append(Turned(turn, before.phase.kind, results, sco, now_message, given, outcome))
+        adjudicated = {p: [eo.format_order(self.map, o) for o in os] for p, os in orders.items() if os}
+        self._record(
+            "adjudicate",
+            at,
+            phase=str(before.phase),
+            deadline=at_deadline,
+            given={p: list(texts) for p, texts in given.items()},
+            orders=adjudicated,
+            results={before.unit_name(u): list(words) for u, words in outcome.results.items()},
+            after=after.to_json(),
+        )
         if after.completed and after.winner is not None:
             self._end(Slo(self._abbr(after.winner)))
         elif self.settings.year_limit is not None and after.phase.year > self.settings.year_limit:
@@ -892,6 +954,29 @@ class GameMaster:
         self._send_tme(at)
         if self.state == PLAYING:
             self._notify_phase()
+
+    def _check_stored(self, outcome: Adjudication, stored: Mapping[str, Any] | None) -> Adjudication:
+        """``outcome`` if it is what ``stored`` (an adjudicate record's payload) says, else the
+        stored outcome, with the difference noted in :attr:`mismatches`."""
+        if stored is None:
+            return outcome
+        before = outcome.before
+        results = {before.unit_name(u): list(words) for u, words in outcome.results.items()}
+        stored_after = Position.from_json(stored["after"], self.map)
+        if results == stored["results"] and outcome.position == stored_after:
+            return outcome
+        self.mismatches.append(
+            Mismatch(
+                str(before.phase),
+                {k: v for k, v in stored["results"].items() if results.get(k) != v},
+                {k: v for k, v in results.items() if stored["results"].get(k) != v},
+                outcome.position != stored_after,
+            )
+        )
+        by_name = {before.unit_name(u): u for u in before.units}
+        by_name.update({before.unit_name(d.unit): d.unit for d in before.dislodged})
+        kept = {by_name[name]: tuple(words) for name, words in stored["results"].items() if name in by_name}
+        return Adjudication(before, stored_after, kept, outcome.unreadable)
 
     def _results(
         self, before: Position, results: Mapping[Unit, tuple[str, ...]]
@@ -1008,24 +1093,40 @@ class GameMaster:
 
     # --- the negotiation server's inputs ------------------------------------------------------
 
-    def deliver(self, sender: str, recipients: Iterable[str], press: PressMessage, now: float) -> Step:
+    def deliver(
+        self, sender: str, recipients: Iterable[str], press: PressMessage, now: float, request: str | None = None
+    ) -> Step:
         """Press that the negotiation server relays (an L message said in DAIDE): ``FRM`` to the
-        connected players among ``recipients`` (DAIDE power tokens). The recipients it reached."""
+        connected players among ``recipients`` (DAIDE power tokens). The negotiation sends a
+        request again until it hears the answer: one whose ``request`` id was applied already
+        (:attr:`requests`, replay included) is not delivered twice."""
+        if request is not None and request in self.requests:
+            return self._step()
         recipients = tuple(recipients)
-        self._record("press", now, sender=sender, recipients=list(recipients), press=str(press), via="nego")
+        extra = {} if request is None else {"request": request}
+        self._record("press", now, sender=sender, recipients=list(recipients), press=str(press), via="nego", **extra)
+        if request is not None:
+            self.requests.add(request)
         delivered = Frm(sender, recipients, press)
         for abbreviation in dict.fromkeys(recipients):  # one FRM to each, however often named
             power = self._full(abbreviation)
             self._to(self.roster.connection_of.get(power) if power is not None else None, delivered)
         return self._step()
 
-    def bind(self, phase: str, orders: Mapping[str, Iterable[str]], now: float) -> Step:
+    def bind(self, phase: str, orders: Mapping[str, Iterable[str]], now: float, request: str | None = None) -> Step:
         """The order commitments confirmed for ``phase`` (power -> orders in the short notation),
-        replacing those given before; ignored for another phase than the current one."""
+        replacing those given before; ignored for another phase than the current one, and for
+        a ``request`` id applied already (the negotiation sends a request again until it hears
+        the answer). Whether the game holds it: ``request in gm.requests``."""
+        if request is not None and request in self.requests:
+            return self._step()
         if self.state == PLAYING and phase == str(self.position.phase):
             texts = {power: list(given) for power, given in orders.items()}
-            self._record("binding", now, phase=phase, orders=texts)
+            extra = {} if request is None else {"request": request}
+            self._record("binding", now, phase=phase, orders=texts, **extra)
             self._bind(phase, texts)
+            if request is not None:
+                self.requests.add(request)
         return self._step()
 
     def _bind(self, phase: str, orders: Mapping[str, Iterable[str]]) -> None:

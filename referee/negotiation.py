@@ -10,6 +10,19 @@ to powers (DAIDE tokens) and requests for the game master (relays and bindings).
 Applying the stored records again (:meth:`Negotiation.apply`) rebuilds the same state,
 pending proposals included.
 
+Requests for the game master can be lost on the way (the game server may be down), so
+a negotiation made with ``await_answers`` (the negotiation server's) keeps each one
+*outstanding* until its caller reports the answer (:meth:`Negotiation.answered`): every
+request is stored (a ``request`` record) with the record that made it, and its answer
+too (``request_done``), so that a restart knows which to send again
+(:attr:`Negotiation.requests`). In a binding game a deal that commits orders is then told
+``pending`` when the notary confirms it and ``confirmed`` only once the game master holds
+the binding; if its phase ends first (or the game master refuses it) it is told
+``unbound`` and never ``confirmed``. A relay still outstanding when its phase ends is
+dropped, and its sender told ``undelivered``. Without ``await_answers`` (one process,
+:mod:`referee.table`, where the game master takes a request in the same call and cannot
+be away) a confirmation is told ``confirmed`` at once and requests are not kept.
+
 >>> n = Negotiation("g1", GameSettings(protocol="reply"))
 >>> _ = n.game_started("S1901M", "movement", None)
 >>> out = n.say("ENG", "propose(eng, fra, Agree([eng fra], pce([eng fra])))")
@@ -44,7 +57,7 @@ from referee.notary import Confirmed, Conflict, Notary
 from referee.notices import GameNotice, Notice, PhaseNotice, PressNotice, ResultsNotice
 from referee.settings import GameSettings
 
-__all__ = ["Negotiation"]
+__all__ = ["Negotiation", "Outstanding"]
 
 @dataclass(frozen=True, slots=True)
 class Proposal:
@@ -57,6 +70,41 @@ class Proposal:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class Outstanding:
+    """A request sent to the game master and not answered yet.
+
+    ``phase`` is the phase it was made in (it lapses when the phase ends); ``seq`` the L
+    message a relay carries (None for a ``HUH`` back to DAIDE); ``held`` the deals a binding
+    holds back, as the ``confirmed`` frames to send once the game master holds it.
+    """
+
+    request: Relay | Bind
+    phase: str | None
+    seq: int | None = None
+    held: tuple[Mapping[str, Any], ...] = ()
+
+    def to_record(self) -> dict[str, Any]:
+        r = self.request
+        record: dict[str, Any] = {"kind": "request", "id": r.id, "phase": self.phase}
+        if isinstance(r, Relay):
+            record |= {"type": "relay", "sender": r.sender, "recipients": list(r.recipients), "press": r.press}
+            record["seq"] = self.seq
+        else:
+            record |= {"type": "bind", "bind_phase": r.phase, "orders": {p: list(o) for p, o in r.orders.items()}}
+            record["held"] = [dict(frame) for frame in self.held]
+        return record
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Outstanding:
+        if record["type"] == "relay":
+            relay = Relay(record["id"], record["sender"], tuple(record["recipients"]), record["press"])
+            return cls(relay, record["phase"], record.get("seq"))
+        orders = {p: tuple(o) for p, o in record["orders"].items()}
+        bind = Bind(record["id"], record["bind_phase"], orders)
+        return cls(bind, record["phase"], None, tuple(record.get("held", ())))
+
+
 @dataclass
 class _Out:
     """The parts of a :class:`~referee.effects.Step` as an input builds them: records, the
@@ -67,6 +115,8 @@ class _Out:
     frames: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     relays: list[Relay] = field(default_factory=list)
     bindings: list[Bind] = field(default_factory=list)
+    carried: dict[str, int] = field(default_factory=dict)  # relay id -> the seq of the L message it carries
+    held: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # bind id -> confirmed frames held back
 
     def step(self) -> Step:
         effects: list[Effect] = [] if self.reply is None else [Reply(self.reply)]
@@ -92,8 +142,11 @@ class Negotiation:
     level allows it, and find the rest in their mail when they connect.
     """
 
-    def __init__(self, game_id: str, settings: GameSettings, m: Map | None = None) -> None:
+    def __init__(self, game_id: str, settings: GameSettings, m: Map | None = None, await_answers: bool = False) -> None:
         self.game_id = game_id
+        self.await_answers = await_answers
+        #: requests sent and not answered, by id, oldest first (see :meth:`answered`)
+        self.requests: dict[str, Outstanding] = {}
         self.settings = settings
         self.levels = parse_levels(settings.l_levels)
         self.map = m or standard_map()
@@ -140,10 +193,82 @@ class Negotiation:
                 out.frames.append((power, frame))
         self.pending.clear()
         self.unanswered.clear()
+        self._lapse(phase, out)
         self.phase, self.kind, self.deadline = phase, kind, deadline
         self.notary.new_phase(phase)
         frame = {"type": "phase", "phase": phase, "kind": kind, "deadline": deadline, "open": self.window_open}
         out.frames.extend((power, frame) for power in self._powers())
+
+    def _lapse(self, phase: str, out: _Out) -> None:
+        """The requests of an earlier phase than ``phase`` come too late now: a binding can no
+        longer be held (its deals are told ``unbound``), DAIDE press of a phase gone by is
+        stale (its sender is told ``undelivered``). The ``phase`` record implies this, so a
+        replay drops the same requests."""
+        for request_id, outstanding in list(self.requests.items()):
+            if outstanding.phase == phase:
+                continue
+            del self.requests[request_id]
+            self._refused(outstanding, "its phase ended before the game server took it", out)
+
+    def _refused(self, outstanding: Outstanding, reason: str, out: _Out) -> None:
+        """``outstanding`` will never be done: say so to whom it concerns."""
+        request = outstanding.request
+        if isinstance(request, Bind):
+            for held in outstanding.held:
+                frame = {**held, "type": "unbound", "reason": f"the deal could not be made binding: {reason}"}
+                out.frames.extend((p, frame) for p in held["participants"])
+        elif outstanding.seq is not None:  # a HUH for a DAIDE sender is nobody's message: dropped quietly
+            frame = {
+                "type": "undelivered",
+                "seq": outstanding.seq,
+                "to": list(request.recipients),
+                "phase": outstanding.phase,
+                "reason": f"the message did not reach DAIDE: {reason}",
+            }
+            out.frames.append((request.sender, frame))
+
+    # --- answers to requests ----------------------------------------------------------------------
+
+    def answered(self, request_id: str, ok: bool, reason: str | None = None) -> Step:
+        """The game master answered request ``request_id``: ``ok`` (it holds the binding, or
+        delivered the press) or not (it refused: another phase, a game over). An answer to a
+        request no longer outstanding (answered already, or lapsed with its phase) changes
+        nothing. A binding holds every binding of its phase made before it (each sends every
+        order commitment confirmed so far in the phase), so they are done with it."""
+        if request_id not in self.requests:
+            return Step()
+        out = _Out(records=[{"kind": "request_done", "id": request_id, "ok": ok, "reason": reason}])
+        self._done(request_id, ok, reason, out)
+        return out.step()
+
+    def _done(self, request_id: str, ok: bool, reason: str | None, out: _Out) -> None:
+        answered = self.requests.get(request_id)
+        if answered is None:
+            return
+        done = [request_id]
+        if isinstance(answered.request, Bind):
+            done = []
+            for other_id, other in self.requests.items():
+                if isinstance(other.request, Bind) and other.phase == answered.phase:
+                    done.append(other_id)
+                if other_id == request_id:
+                    break
+        for other_id in done:
+            outstanding = self.requests.pop(other_id)
+            if not ok:
+                self._refused(outstanding, reason or "the game server refused it", out)
+            elif isinstance(outstanding.request, Bind):
+                for held in outstanding.held:
+                    frame = dict(held)
+                    out.frames.extend((p, frame) for p in frame["participants"])
+
+    def outstanding(self) -> list[Relay | Bind]:
+        """The requests to send (again): every relay, and of the bindings of a phase only the
+        last, which holds the others."""
+        last_bind = {o.phase: i for i, o in self.requests.items() if isinstance(o.request, Bind)}
+        return [
+            o.request for i, o in self.requests.items() if not isinstance(o.request, Bind) or last_bind[o.phase] == i
+        ]
 
     def results(self, notice: ResultsNotice) -> Step:
         """A phase was adjudicated: compliance reports."""
@@ -223,6 +348,17 @@ class Negotiation:
         out.records.append(self._message_record(power, message))
         self._accept(power, message, self.seq, out)
         out.reply = {"type": "ack", "id": request_id, "level": level}
+        return self._requested(out)
+
+    def _requested(self, out: _Out) -> Step:
+        """The step of ``out``; its requests kept outstanding, and stored with it, when the
+        caller answers them."""
+        if self.await_answers:
+            for request in (*out.relays, *out.bindings):
+                held = tuple(out.held.get(request.id, ()))
+                outstanding = Outstanding(request, self.phase, out.carried.get(request.id), held)
+                self.requests[request.id] = outstanding
+                out.records.append(outstanding.to_record())
         return out.step()
 
     def _message_record(self, sender: str, message: a.Message) -> dict[str, Any]:
@@ -348,6 +484,7 @@ class Negotiation:
             try:
                 _sender, _recipients, press = l_to_daide(message, self.position, self._pending_deal)
                 out.relays.append(Relay(f"relay:{seq}", power, tuple(sorted(daide_only)), str(press)))
+                out.carried[f"relay:{seq}"] = seq
             except BridgeError:
                 pass  # checked before acceptance unless the readers changed since
         if isinstance(message, a.Propose):
@@ -387,12 +524,18 @@ class Negotiation:
                 "participants": participants,
                 "phase": self.phase,
             }
-            out.frames.extend((p, frame) for p in participants)
             self._keep(outcome.deal, outcome.participants)
-            if self.settings.binding and self.phase is not None:
+            binds = self.settings.binding and self.phase is not None
+            if binds and any(binding_orders([outcome.deal], self.position).values()):
                 binding = binding_orders(self.notary.confirmed(), self.position)
                 texts = {p: tuple(eo.format_order(self.map, o) for o in orders) for p, orders in binding.items() if orders}
-                out.bindings.append(Bind(f"bind:{self.seq}", self.phase, texts))
+                bind = Bind(f"bind:{self.seq}", self.phase or "", texts)
+                out.bindings.append(bind)
+                if self.await_answers:
+                    # nothing may say "confirmed" before the game server holds the binding
+                    out.held.setdefault(bind.id, []).append(frame)
+                    frame = {**frame, "type": "pending"}
+            out.frames.extend((p, frame) for p in participants)
         elif isinstance(outcome, Conflict):
             frame = {"type": "conflict", "deal": to_text(deal), "reason": outcome.reason, "phase": self.phase}
             out.frames.append((power, frame))
@@ -414,12 +557,12 @@ class Negotiation:
             for reader in readers:
                 out.relays.append(Relay(f"huh:{self.untranslated}:{reader}", reader, (sender,), f"HUH (ERR {press})"))
             out.records.append({"kind": "untranslated", "sender": sender, "press": press, "reason": str(e)})
-            return out.step()
+            return self._requested(out)
         self.seq += 1
         out.records.append({**self._message_record(sender, message), "via": "daide"})
         self._accept(sender, message, self.seq, out)
         out.relays.clear()  # it came from DAIDE: its DAIDE recipients have it already
-        return out.step()
+        return self._requested(out)
 
     # --- replay -----------------------------------------------------------------------------------
 
@@ -435,6 +578,12 @@ class Negotiation:
         elif kind == "message":
             self.seq = int(record["seq"])
             self._accept(record["sender"], parse(record["text"]), self.seq, out)
+        elif kind == "untranslated":
+            self.untranslated += 1  # the ids of its HUH relays count on from here
+        elif kind == "request":
+            self.requests[record["id"]] = Outstanding.from_record(record)
+        elif kind == "request_done":
+            self._done(record["id"], bool(record["ok"]), record.get("reason"), out)
 
     # --- helpers ----------------------------------------------------------------------------------
 

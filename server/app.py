@@ -50,7 +50,7 @@ from server.api_models import (
 from server.bodies import error_response, read_body
 from server.feed import AuthRequest, DeliverRequest, parse_request
 from server.metrics import CONTENT_TYPE
-from server.service import GameService
+from server.service import GameService, GameUnavailable
 from server.settings import ServerSettings
 from server.web import authorised, drain, lifespan, metrics_refused, stop_writer
 
@@ -64,7 +64,11 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
     """The application serving ``service``; with ``manage_service`` its lifespan starts and stops it."""
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "games": len(service.games), "connections": len(service.connections)})
+        """200 while the store takes writes; 503 with the reason while it does not."""
+        problem = await service.health.report()
+        body = {"status": "ok" if problem is None else "unavailable", "store": problem or "ok"}
+        body |= {"games": len(service.games), "connections": len(service.connections)}
+        return JSONResponse(body, status_code=200 if problem is None else 503)
 
     async def metrics(request: Request) -> Response:
         refused = metrics_refused(request, settings.admin_token)
@@ -83,21 +87,21 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         return JSONResponse(openapi(_version()))
 
     async def list_games(request: Request) -> Response:
-        games = await asyncio.to_thread(service.all_info)
+        games = await service.all_info(_finished_shown(request))
         return JSONResponse(GameList(games=games).model_dump(mode="json"))
 
     async def get_game(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        info = await asyncio.to_thread(service.info, game_id)
+        info = await service.info(game_id)
         if info is None:
             return error_response(404, f"no game {game_id!r}")
-        position = await asyncio.to_thread(service.position, game_id)
+        position = await service.position(game_id)
         detail = GameDetail(**info.model_dump(), position=None if position is None else game_position(position))
         return JSONResponse(detail.model_dump(mode="json"))
 
     async def get_history(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        phases = await asyncio.to_thread(service.history, game_id)
+        phases = await service.history(game_id)
         if phases is None:
             return error_response(404, f"no game {game_id!r}")
         return JSONResponse(GameHistory(id=game_id, phases=phases).model_dump(mode="json"))
@@ -182,7 +186,14 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         WebSocketRoute("/internal/feed", feed),
         *web_api.routes(service),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan(service.start, service.stop, manage_service))
+    async def unavailable(request: Request, exc: Exception) -> Response:
+        return error_response(503, f"{exc} cannot be read now: its store failed; try again")
+
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan(service.start, service.stop, manage_service),
+        exception_handlers={GameUnavailable: unavailable},
+    )
     app.state.limits = settings.limits()  # read by read_body, and by run_app for uvicorn
     return app
 
@@ -197,11 +208,39 @@ async def _feed_request(service: GameService, text: str) -> dict[str, Any]:
         found = service.check_session(request.game, request.power, request.session)
         game, power = found if found is not None else (None, None)
         return {"type": "auth", "id": request.id, "ok": found is not None, "game": game, "power": power}
+    # an answer names the game and the negotiation's request id, so that the negotiation
+    # server can mark that request done whichever connection of the feed sent it; ``retry``
+    # says the request was not taken now (the store failed) and should come again
+    names = {"id": request.id, "game": request.game, "request": request.request}
+    from server.store import StoreError
+
     if isinstance(request, DeliverRequest):
-        reached = await service.deliver(request.game, request.sender, request.recipients, request.press)
-        return {"type": "delivered", "id": request.id, "ok": reached is not None, "reached": reached or []}
-    ok = await service.bind(request.game, request.phase, request.orders)
-    return {"type": "bound", "id": request.id, "ok": ok}
+        try:
+            reached = await service.deliver(
+                request.game, request.sender, request.recipients, request.press, request.request, request.phase
+            )
+        except StoreError:
+            return {"type": "delivered", **names, "ok": False, "reached": [], "retry": True}
+        return {"type": "delivered", **names, "ok": reached is not None, "reached": reached or [], "retry": False}
+    try:
+        ok = await service.bind(request.game, request.phase, request.orders, request.request)
+    except StoreError:
+        return {"type": "bound", **names, "ok": False, "retry": True}
+    return {"type": "bound", **names, "ok": ok, "retry": False}
+
+
+FINISHED_SHOWN = 50
+"""Finished games ``GET /api/games`` lists by default (the most recent); ``?finished=N`` asks for
+more, up to :data:`FINISHED_SHOWN_MAX`."""
+FINISHED_SHOWN_MAX = 10_000
+
+
+def _finished_shown(request: Request) -> int:
+    try:
+        asked = int(request.query_params.get("finished", FINISHED_SHOWN))
+    except ValueError:
+        asked = FINISHED_SHOWN
+    return max(0, min(asked, FINISHED_SHOWN_MAX))
 
 
 def _version() -> str:

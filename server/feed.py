@@ -18,17 +18,30 @@ From the game server:
   client sent (powers as DAIDE tokens; ``press`` the DAIDE press message as text).
 - ``{"type": "over", "game", "phase", "winner", "survivors"}``: the game ended.
 - answers to requests, with the request's ``id``: ``auth`` (``ok``, ``game``, ``power``),
-  ``delivered`` (``ok``, ``reached``), ``bound`` (``ok``), ``error`` (``message``).
+  ``delivered`` (``ok``, ``reached``, ``game``, ``request``, ``retry``), ``bound`` (``ok``,
+  ``game``, ``request``, ``retry``), ``error`` (``message``). ``ok`` of ``bound`` says the
+  game holds the binding (false: no such game, or not in that phase any more); ``ok`` of
+  ``delivered`` that the press was stored and sent (false: no such game, unreadable press,
+  or the game is past the request's ``phase``). ``retry`` true: the game server could not
+  store the request now (``ok`` is false); send it again later.
 
 From the negotiation server (:data:`Request`):
 
 - ``{"type": "auth", "id", "game", "power", "session"}``: is this the session token of that
   power (a DAIDE token or full name) in that game (or, with ``game`` null, in any game)? The
   13-bit passcode is not taken here: it is for DAIDE's ``IAM`` alone.
-- ``{"type": "deliver", "id", "game", "sender", "recipients", "press"}``: send DAIDE press
-  (text) as ``FRM`` to those powers' DAIDE connections.
-- ``{"type": "bind", "id", "game", "phase", "orders"}``: the order commitments confirmed
-  for that phase, by power (full names), in the short notation.
+- ``{"type": "deliver", "id", "game", "sender", "recipients", "press", "request", "phase"}``:
+  send DAIDE press (text) as ``FRM`` to those powers' DAIDE connections, if the game is
+  still in ``phase`` (optional).
+- ``{"type": "bind", "id", "game", "phase", "orders", "request"}``: the order commitments
+  confirmed for that phase, by power (full names), in the short notation (each binding
+  replaces the phase's earlier one: it holds every commitment confirmed so far).
+
+``request`` (optional) is the negotiation's id of the request (``bind:12``, ``relay:7``),
+the same each time it is sent: the negotiation server stores its requests and sends them
+until they are answered (again after a reconnection or a restart of either server), and
+the game master stores the ids it applied, so that a request sent twice is applied once
+and answered as done. ``id`` is only the link's, to match an answer to its request.
 
 A follower whose queue overflows is dropped; it reconnects and gets the ``game`` frames
 again. Events it missed while away are not replayed (the game's history is in the API).
@@ -68,6 +81,8 @@ class DeliverRequest(_Frame):
     sender: str = Field(pattern=r"^[A-Z]{3}$")
     recipients: list[Annotated[str, Field(pattern=r"^[A-Z]{3}$")]] = Field(min_length=1)
     press: str = Field(max_length=16_384)
+    request: str | None = Field(default=None, max_length=64)  # the negotiation's id: applied once
+    phase: str | None = Field(default=None, max_length=16)  # stale once the game is past it
 
 
 class BindRequest(_Frame):
@@ -75,6 +90,7 @@ class BindRequest(_Frame):
     game: str
     phase: str
     orders: dict[str, list[str]]
+    request: str | None = Field(default=None, max_length=64)  # the negotiation's id: applied once
 
 
 Request = Annotated[AuthRequest | DeliverRequest | BindRequest, Field(discriminator="type")]

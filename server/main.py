@@ -19,16 +19,19 @@ import structlog
 from protocol.daide.framing import IM_TIMEOUT
 from server.app import create_app
 from server.daide_tcp import DaideTcpListener
+from server.retention import RetentionTask, start_retention
 from server.service import GameService
 from server.settings import (
     GAME_LIMIT_OPTIONS,
     LIMIT_OPTIONS,
+    RETENTION_OPTIONS,
     ServerSettings,
     add_game_limit_arguments,
     add_limit_arguments,
+    add_retention_arguments,
     load_settings,
 )
-from server.store import Store
+from server.store import SCHEMA_VERSION, Store
 from server.web import configure_logging, run_app, run_command
 
 __all__ = ["add_serve_arguments", "configure_logging", "run", "serve"]
@@ -48,7 +51,10 @@ async def serve(
     """
     logger = structlog.get_logger("detente.server")
     store = await asyncio.to_thread(Store.open, settings.db)
+    if store.migrated_from is not None:
+        logger.info("store migrated", db=str(settings.db), from_version=store.migrated_from, to_version=SCHEMA_VERSION)
     listener: DaideTcpListener | None = None
+    retention: RetentionTask | None = None
     try:
         service = GameService(
             store,
@@ -56,6 +62,9 @@ async def serve(
             max_open_games=settings.max_open_games,
             max_seats_per_address=settings.max_seats_per_address,
             open_games_per_hour=settings.open_games_per_hour,
+        )
+        retention = start_retention(
+            store, settings.retention_policy(), settings.export_dir, settings.retention_interval
         )
         limits = settings.limits()
         listener = tcp = DaideTcpListener(
@@ -86,6 +95,8 @@ async def serve(
 
         await run_app(app, settings.host, settings.port, listening, stop, started)
     finally:
+        if retention is not None:
+            await retention.stop()
         if listener is not None:
             await listener.close()
         store.close()
@@ -108,6 +119,7 @@ def add_serve_arguments(parser: Any) -> None:
     parser.add_argument("--year-limit", dest="year_limit", help="last year of the open game, or none (1935)")
     add_limit_arguments(parser)
     add_game_limit_arguments(parser)
+    add_retention_arguments(parser)
 
 
 _SERVE_KEYS = (
@@ -126,6 +138,7 @@ _SERVE_KEYS = (
     "year_limit",
     *LIMIT_OPTIONS,
     *GAME_LIMIT_OPTIONS,
+    *RETENTION_OPTIONS,
 )
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import itertools
 import random
 import secrets
@@ -35,6 +36,7 @@ from typing import Any
 
 import structlog
 
+from engine import Position
 from engine.position import PHASE_KINDS
 from protocol.daide.messages import Drw, Iam, Nme, Obs, PressMessage, Rej, Slo, Value
 from protocol.daide.parser import DaideSyntaxError, parse, parse_press
@@ -43,27 +45,37 @@ from referee.effects import Close, Notify, Send, Step
 from referee.game_master import FORMING, OVER, PLAYING, GameMaster
 from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
 from referee.notices import GameNotice
-from referee.players import Role, session_digest
+from referee.players import Client, Role, session_digest
+from server import archive
 from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
 from server.feed import Feed
+from server.health import StoreHealth
 from server.metrics import Metrics
 from server.settings import MAX_OPEN_GAMES, MAX_SEATS_PER_ADDRESS, OPEN_GAMES_PER_HOUR
-from server.store import Store
+from server.store import Store, StoreError
 from server.web import DEFAULT_QUEUE_SIZE, Outbox
 from server.writer import Writer
 
-__all__ = ["Connection", "GameService"]
+__all__ = ["Connection", "GameService", "GameUnavailable"]
 
 OPEN_GAME_META = "open_game"
 #: The first letter of the id of a game the server opened for strangers (the admin's start with "g").
 OPEN_GAME_PREFIX = "o"
 HOUR = 3600.0
+#: Seconds between tries of a game whose store writes fail.
+STORE_RETRY = 1.0
+#: Seconds a finished game stays in memory for the clients still connected to it.
+FINISHED_GRACE = 30.0
 
 log = structlog.get_logger("detente.server")
 
 
 #: Inputs a second one DAIDE connection may send (at most 200 at once); one beyond gets ``REJ``.
 MESSAGE_RATE = 50.0
+
+
+class GameUnavailable(Exception):
+    """A game whose store writes failed and which is not rebuilt yet: not readable for now."""
 
 
 @dataclass(eq=False)
@@ -94,6 +106,10 @@ class Game:
     for_strangers: bool = False
     #: the address each power was taken from with NME (in memory only; None is not kept)
     seat_addresses: dict[str, str] = field(default_factory=dict)
+    #: a store write failed and the game could not be rebuilt from the store yet: it takes no
+    #: input until it is (see GameService._recover)
+    stale: bool = False
+    evict: asyncio.TimerHandle | None = None
 
 
 class GameService:
@@ -110,6 +126,7 @@ class GameService:
         max_open_games: int = MAX_OPEN_GAMES,
         max_seats_per_address: int = MAX_SEATS_PER_ADDRESS,
         open_games_per_hour: int = OPEN_GAMES_PER_HOUR,
+        finished_grace: float = FINISHED_GRACE,
     ) -> None:
         self.store = store
         self.open_settings = open_settings
@@ -123,6 +140,7 @@ class GameService:
         self.max_open_games = max_open_games
         self.max_seats_per_address = max_seats_per_address
         self.open_games_per_hour = open_games_per_hour
+        self.finished_grace = finished_grace
         self._opened: collections.deque[float] = collections.deque()  # when games for strangers opened
         self._reopen: asyncio.TimerHandle | None = None
         self._opening = asyncio.Lock()
@@ -131,6 +149,7 @@ class GameService:
         self._background: set[asyncio.Task[None]] = set()
         self.feed = Feed()
         self.writer = Writer(store)
+        self.health = StoreHealth(store)
         self.metrics = Metrics("detente")
         self.metrics.gauge("games", "games in memory, by state", self._games_by_state)
         self.metrics.gauge("connections", "DAIDE connections open", lambda: {(): len(self.connections)})
@@ -150,17 +169,14 @@ class GameService:
         is room: the unfinished games opened for strangers are counted by their ids)."""
         kept = await asyncio.to_thread(self.store.get_meta, OPEN_GAME_META)
         for stored in await asyncio.to_thread(self.store.games, True):
-            create = GameCreate.model_validate(stored.settings)
-            events = await asyncio.to_thread(self.store.events, stored.id)
-            gm = GameMaster.replay(
-                stored.id,
-                create.settings(),
-                stored.created,
-                events,
-                rng=self.rng,
-                passcode_in_use=self.passcode_in_use,
-            )
-            gm.MESSAGE_RATE = self.message_rate
+            try:
+                create = GameCreate.model_validate(stored.settings)
+                events = await asyncio.to_thread(self.store.events, stored.id)
+                gm = await self._replay(stored.id, create, stored.created, events)
+            except Exception as error:  # noqa: BLE001  # one game that cannot come back never stops the others
+                log.error("game not restored: left in the store", game=stored.id, error=str(error))
+                self.metrics.count("games_not_restored_total", "unfinished games the server could not rebuild")
+                continue
             # the kept open game of a store written before the prefix was used is one too
             game = Game(
                 stored.id, create, gm, for_strangers=stored.id.startswith(OPEN_GAME_PREFIX) or stored.id == kept
@@ -181,9 +197,10 @@ class GameService:
             self._reopen.cancel()
             self._reopen = None
         for game in self.games.values():
-            if game.timer is not None:
-                game.timer.cancel()
-                game.timer = None
+            for handle in (game.timer, game.evict):
+                if handle is not None:
+                    handle.cancel()
+            game.timer = game.evict = None
         for conn in list(self.connections.values()):
             conn.close()
         for task in list(self._background):
@@ -250,9 +267,20 @@ class GameService:
                 return game.id, name
         return None
 
-    async def deliver(self, game_id: str, sender: str, recipients: list[str], press: str) -> list[str] | None:
+    async def deliver(
+        self,
+        game_id: str,
+        sender: str,
+        recipients: list[str],
+        press: str,
+        request: str | None = None,
+        phase: str | None = None,
+    ) -> list[str] | None:
         """Relay press (DAIDE text) as ``FRM``; the recipients with a connection, or None when
-        the game or the press is unknown."""
+        the game or the press is unknown, or the game is past ``phase`` (press of a phase gone
+        by is stale). A ``request`` id delivered already is not delivered again, and answered
+        as delivered. Raises :class:`StoreError` when the press could not be stored: not
+        delivered, to be sent again."""
         game = self.games.get(game_id)
         if game is None:
             return None
@@ -263,19 +291,35 @@ class GameService:
         if not isinstance(message, PressMessage):
             return None
         async with game.lock:
-            step = game.gm.deliver(sender, recipients, message, self.clock())
-            reached = [r for r in recipients if game.gm.map.power_abbreviations.get(r) in game.gm.roster.connection_of]
-            await self._commit(game, step)
+            gm = game.gm
+            reached = [r for r in recipients if gm.map.power_abbreviations.get(r) in gm.roster.connection_of]
+            if request is not None and request in gm.requests:
+                return reached
+            if phase is not None and (gm.state != PLAYING or phase != str(gm.position.phase)):
+                return None
+            if game.stale and not await self._recover(game):
+                raise StoreError("the game's store cannot be read now")
+            if not await self._commit(game, game.gm.deliver(sender, recipients, message, self.clock(), request)):
+                raise StoreError("the press could not be stored")
         return reached
 
-    async def bind(self, game_id: str, phase: str, orders: dict[str, list[str]]) -> bool:
-        """Record the order commitments confirmed for ``phase``; False for an unknown game."""
+    async def bind(self, game_id: str, phase: str, orders: dict[str, list[str]], request: str | None = None) -> bool:
+        """Record the order commitments confirmed for ``phase``; whether the game holds them
+        (False for an unknown game, or another phase than the current one). A ``request`` id
+        applied already is held, and not applied again (a later binding may have replaced it).
+        Raises :class:`StoreError` when the binding could not be stored: not held, to be
+        sent again."""
         game = self.games.get(game_id)
         if game is None:
             return False
         async with game.lock:
-            await self._commit(game, game.gm.bind(phase, orders, self.clock()))
-        return True
+            if game.stale and not await self._recover(game):
+                raise StoreError("the game's store cannot be read now")
+            if not await self._commit(game, game.gm.bind(phase, orders, self.clock(), request)):
+                raise StoreError("the binding could not be stored")
+            if request is not None:
+                return request in game.gm.requests
+            return game.gm.state == PLAYING and phase == str(game.gm.position.phase)
 
     def open_games(self) -> int:
         """The unfinished games opened for strangers, the one forming included."""
@@ -331,22 +375,44 @@ class GameService:
             if seated == address and power in g.gm.roster.players
         )
 
-    def info(self, game_id: str) -> GameInfo | None:
-        """What the API tells of a game, or None if there is no such game."""
+    # --- reading games (the API) -----------------------------------------------------------
+    #
+    # A live game is read on the event loop, between its inputs: never from a worker thread,
+    # which would walk dictionaries the loop is changing. A game not in memory (finished) is
+    # read from the store, in a worker thread, without a game master (server.archive).
+
+    def _live(self, game_id: str) -> Game | None:
+        """The game in memory, if it is; :class:`GameUnavailable` while it is ``stale`` (its
+        memory may hold what the store refused: it is not shown)."""
         game = self.games.get(game_id)
-        if game is None:
-            stored = self.store.game(game_id)
-            if stored is None:
-                return None
-            result = GameResult.model_validate(stored.result) if stored.result else None
-            return GameInfo(
-                id=stored.id,
-                settings=_public(GameCreate.model_validate(stored.settings)),
-                status="finished" if stored.finished else "forming",
-                phase=result.phase if result else None,
-                created=stored.created,
-                result=result,
-            )
+        if game is not None and game.stale:
+            raise GameUnavailable(game_id)
+        return game
+
+    async def info(self, game_id: str) -> GameInfo | None:
+        """What the API tells of a game, or None if there is no such game."""
+        game = self._live(game_id)
+        if game is not None:
+            return self._live_info(game)
+        stored = await asyncio.to_thread(self.store.game, game_id)
+        return None if stored is None else _stored_info(stored)
+
+    async def all_info(self, finished: int | None = None) -> list[GameInfo]:
+        """Every game, oldest first: those in memory, and those in the store only (at most the
+        ``finished`` most recent of the finished ones)."""
+        stored = await asyncio.to_thread(self.store.games)
+        done = [s.id for s in stored if s.id not in self.games and s.finished]
+        shown = set(done if finished is None else done[len(done) - finished :] if finished > 0 else [])
+        infos = []
+        for row in stored:
+            game = self.games.get(row.id)
+            if game is not None and not game.stale:
+                infos.append(self._live_info(game))
+            elif row.id in shown or not row.finished:
+                infos.append(_stored_info(row))
+        return infos
+
+    def _live_info(self, game: Game) -> GameInfo:
         gm = game.gm
         status: GameStatus = "forming" if gm.state == FORMING else "playing" if gm.state == PLAYING else "finished"
         players = [
@@ -374,46 +440,33 @@ class GameService:
             result=_result(gm) if gm.state == OVER else None,
         )
 
-    def all_info(self) -> list[GameInfo]:
-        infos: dict[str, GameInfo] = {}
-        for stored in self.store.games():
-            info = self.info(stored.id)
-            if info is not None:
-                infos[stored.id] = info
-        return list(infos.values())
-
-    def _game_master(self, game_id: str) -> GameMaster | None:
-        """The game master of a game: the live one, or one replayed from the store for a
-        game not in memory (a finished one); None if there is no such game."""
-        game = self.games.get(game_id)
+    async def position(self, game_id: str) -> Position | None:
+        """The engine position of a game, None before it starts or if there is no such game."""
+        game = self._live(game_id)
         if game is not None:
-            return game.gm
-        stored = self.store.game(game_id)
+            return None if game.gm.state == FORMING else game.gm.position  # immutable: safe to hand out
+        stored = await asyncio.to_thread(self.store.game, game_id)
+        if stored is None or not stored.finished:
+            return None  # not in memory and not finished: a game that could not be restored
+        events = await asyncio.to_thread(self.store.events, game_id)
+        if not archive.complete(events):
+            return (await asyncio.to_thread(_replayed, stored, events)).position
+        return archive.stored_position(events)
+
+    async def history(self, game_id: str) -> list[HistoryEntry] | None:
+        """The phases played in a game, oldest first; None if there is no such game. Orders are
+        in the short notation, as given; a finished game's come from its stored records."""
+        game = self._live(game_id)
+        if game is not None:
+            return _history(game.gm)
+        stored = await asyncio.to_thread(self.store.game, game_id)
         if stored is None:
             return None
-        return GameMaster.replay(
-            game_id,
-            GameCreate.model_validate(stored.settings).settings(),
-            stored.created,
-            self.store.events(game_id),
-        )
-
-    def position(self, game_id: str) -> Any:
-        """The engine position of a game, None before it starts or if there is no such game."""
-        gm = self._game_master(game_id)
-        return None if gm is None or gm.state == FORMING else gm.position
-
-    def history(self, game_id: str) -> list[HistoryEntry] | None:
-        """The phases played in a game, oldest first (replayed from the store for a game not in
-        memory); None if there is no such game. Orders are in the short notation, as given."""
-        gm = self._game_master(game_id)
-        if gm is None:
-            return None
-        return [
-            history_entry(turned.orders, turned.adjudication)
-            for turned in gm.history
-            if turned.adjudication is not None
-        ]
+        events = await asyncio.to_thread(self.store.events, game_id)
+        if archive.complete(events):
+            return await asyncio.to_thread(archive.stored_history, events)
+        gm = await asyncio.to_thread(_replayed, stored, events)  # a store of an earlier version
+        return _history(gm)
 
     # --- connections ----------------------------------------------------------------------
 
@@ -466,6 +519,9 @@ class GameService:
         if conn.game != game.id:
             conn.game = game.id
             await self._commit(game, game.gm.connect(conn.id, self.clock()))
+        if game.stale and not await self._recover(game):
+            conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")  # not stored: not taken
+            return
         started = time.perf_counter()
         before = game.gm.roster.power_of(conn.id)
         seating = isinstance(message, Nme) and game.for_strangers and before is None and conn.address is not None
@@ -480,7 +536,10 @@ class GameService:
             game.seat_addresses[power] = conn.address or ""
         kind = type(message).__name__.upper() if isinstance(message, Value) else "unparsed"
         log.debug("message", game=game.id, power=power, kind=kind, conn=conn.id)
-        await self._commit(game, step)
+        if not await self._commit(game, step):
+            # the store refused it: nothing was acknowledged, and the game is back to what is stored
+            conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")
+            return
         self.metrics.count("messages_total", "DAIDE messages received, by kind", kind=kind)
         self.metrics.observe(
             "message_seconds",
@@ -553,16 +612,31 @@ class GameService:
             if power is not None:
                 log.info("player left", game=game.id, power=power, conn=conn.id, dropped=conn.dropped)
             await self._commit(game, game.gm.disconnect(conn.id, self.clock()))
+        self._evict_if_alone(game)
 
     # --- steps and deadlines ----------------------------------------------------------------
 
-    async def _commit(self, game: Game, step: Step) -> None:
-        """Store the step's records, then perform its actions, then re-arm the deadline.
+    async def _commit(self, game: Game, step: Step) -> bool:
+        """Store the step's records, then perform its actions, then re-arm the deadline; whether
+        the records were stored.
 
-        Called with the game's lock held.
+        Called with the game's lock held. The game master changed its state before the
+        records were written; if the store refuses them, nothing of the step is performed (no
+        acknowledgement, no message, no notice) and the game master is rebuilt from what the
+        store holds (:meth:`_recover`), so memory never runs ahead of the store.
         """
         if step.records:
-            await self.writer.append(game.id, [(e.kind, e.payload, e.at) for e in step.records])
+            try:
+                moved = self.health.file_problem()
+                if moved is not None:  # SQLite would write on into a file nobody can open again
+                    raise StoreError(moved)
+                await self.writer.append(game.id, [(e.kind, e.payload, e.at) for e in step.records])
+            except Exception as error:  # noqa: BLE001  # any failure of the store: locked, read-only, full, corrupt
+                self.health.failed(f"{type(error).__name__}: {error}")
+                log.error("store write failed: the step is dropped", game=game.id, error=str(error))
+                await self._recover(game)
+                return False
+            self.health.ok()
             for event in step.records:
                 if event.kind == "adjudicate":
                     self.metrics.count("phases_total", "phases adjudicated")
@@ -591,22 +665,108 @@ class GameService:
         self._arm(game)
         if (game.id == self.open_game_id and game.gm.state != FORMING) or (ended and game.for_strangers):
             await self._open_if_room()
+        return True
+
+    async def _recover(self, game: Game) -> bool:
+        """Rebuild ``game`` from the store after a failed write (lock held): the connections of
+        the old game master are carried over (a player whose join was not stored is a
+        newcomer again); whether it worked. If the store cannot be read either, the game is
+        ``stale``: it takes no input, and its timer tries again every second."""
+        old = game.gm
+        try:
+            stored = await asyncio.to_thread(self.store.events, game.id)
+            gm = await self._replay(game.id, game.create, old.created, stored)
+        except Exception as error:  # noqa: BLE001
+            self.health.failed(f"{type(error).__name__}: {error}")
+            game.stale = True
+            log.error("game not rebuilt from the store: it waits", game=game.id, error=str(error))
+            self._arm(game)
+            return False
+        for conn, client in old.roster.clients.items():
+            power = client.power
+            if power is not None and power in gm.roster.players and old.roster.connection_of.get(power) == conn:
+                gm.roster.seat(conn, gm.roster.players[power])
+                gm.roster.clients[conn] = client
+            else:
+                gm.roster.clients[conn] = Client(conn, client.role if client.role is Role.OBSERVER else Role.NEW)
+        game.gm, game.stale = gm, False
+        log.warning("game rebuilt from the store", game=game.id, phase=str(gm.position.phase))
+        self._arm(game)
+        return True
+
+    async def _replay(self, game_id: str, create: GameCreate, created: float, events: list[Any]) -> GameMaster:
+        """A game master rebuilt from stored events: a record it cannot apply is quarantined
+        (logged, and kept in the store's quarantine) rather than stopping the game, and a phase
+        the engine now adjudicates otherwise keeps its stored outcome and is logged."""
+        refused: list[tuple[Any, Exception]] = []
+        gm = GameMaster.replay(
+            game_id,
+            create.settings(),
+            created,
+            events,
+            rng=self.rng,
+            passcode_in_use=self.passcode_in_use,
+            on_error=lambda event, error: refused.append((event, error)),
+        )
+        gm.MESSAGE_RATE = self.message_rate
+        for event, error in refused:
+            log.error("record quarantined", game=game_id, seq=event.seq, kind=event.kind, error=str(error))
+            self.metrics.count("records_quarantined_total", "stored records that could not be replayed")
+            reason = f"{type(error).__name__}: {error}"
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.store.quarantine, game_id, event.seq, reason)
+        for mismatch in gm.mismatches:
+            log.warning(
+                "replay differs from the stored phase: the stored one is kept",
+                game=game_id,
+                phase=mismatch.phase,
+                stored=dict(mismatch.stored),
+                recomputed=dict(mismatch.recomputed),
+                position_differs=mismatch.position_differs,
+            )
+        return gm
 
     async def _finish(self, game: Game) -> None:
+        """The game ended: its result goes to the store, and the game leaves memory once its
+        last connection has gone, or :data:`FINISHED_GRACE` seconds after the end (its clients
+        may still ask for the summary and the last position meanwhile)."""
         game.finished = True
         result = _result(game.gm)
         await asyncio.to_thread(self.store.finish, game.id, result.model_dump(mode="json"), self.clock())
         log.info("game over", game=game.id, outcome=result.outcome, powers=result.powers)
+        game.evict = asyncio.get_running_loop().call_later(self.finished_grace, self._evict, game.id)
+        self._evict_if_alone(game)
+
+    def _evict_if_alone(self, game: Game) -> None:
+        if game.finished and not any(c.game == game.id for c in self.connections.values()):
+            self._evict(game.id)
+
+    def _evict(self, game_id: str) -> None:
+        """Drop a finished game from memory (its connections are closed): the store serves it."""
+        game = self.games.pop(game_id, None)
+        if game is None:
+            return
+        for handle in (game.timer, game.evict):
+            if handle is not None:
+                handle.cancel()
+        for conn in self.connections.values():
+            if conn.game == game_id:
+                conn.close()
+        log.debug("game left memory", game=game_id)
 
     def _arm(self, game: Game) -> None:
         if game.timer is not None:
             game.timer.cancel()
             game.timer = None
-        deadline = game.gm.next_deadline
+        deadline = None if game.finished else game.gm.next_deadline
+        if game.stale:
+            deadline = self.clock()  # try to rebuild it again, below in a second
         if deadline is None:
             return
         loop = asyncio.get_running_loop()
         delay = max(0.0, deadline - self.clock())
+        if self.health.problem is not None:
+            delay = max(delay, STORE_RETRY)  # a store that fails is not hammered by a past deadline
         game.timer = loop.call_at(loop.time() + delay, self._fire, game)
 
     def _fire(self, game: Game) -> None:
@@ -617,6 +777,8 @@ class GameService:
 
     async def _tick(self, game: Game) -> None:
         async with game.lock:
+            if game.stale and not await self._recover(game):
+                return
             await self._commit(game, game.gm.tick(self.clock()))
 
 
@@ -626,6 +788,30 @@ def _public(create: GameCreate) -> GameCreate:
     if not create.reserved:
         return create
     return create.model_copy(update={"reserved": dict.fromkeys(create.reserved, "")})
+
+
+def _stored_info(stored: Any) -> GameInfo:
+    """The API's view of a game not in memory, from its row in the store."""
+    result = GameResult.model_validate(stored.result) if stored.result else None
+    return GameInfo(
+        id=stored.id,
+        settings=_public(GameCreate.model_validate(stored.settings)),
+        status="finished" if stored.finished else "forming",
+        phase=result.phase if result else None,
+        created=stored.created,
+        result=result,
+    )
+
+
+def _replayed(stored: Any, events: list[Any]) -> GameMaster:
+    """A game master rebuilt from a store of an earlier version (phase records without their
+    outcome): only the game's own data is touched, so it may run in a worker thread."""
+    create = GameCreate.model_validate(stored.settings)
+    return GameMaster.replay(stored.id, create.settings(), stored.created, events, on_error=lambda e, error: None)
+
+
+def _history(gm: GameMaster) -> list[HistoryEntry]:
+    return [history_entry(turned.orders, turned.adjudication) for turned in gm.history if turned.adjudication]
 
 
 def _result(gm: GameMaster) -> GameResult:

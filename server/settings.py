@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from server.api_models import DEFAULT_DEADLINES, DeadlinesBody, GameCreate, LLevels, PressLevel, Protocol
+from server.retention import Policy
 from server.web import Limits, default_allowed_hosts, origin_of
 
 DEFAULT_DATA_DIR = Path("detente-data")
@@ -206,7 +207,57 @@ def add_limit_arguments(parser: Any) -> None:
             parser.add_argument(option, dest=name, help=field.description)
 
 
-class ServerSettings(LimitSettings):
+class RetentionSettings(BaseModel):
+    """Which finished games a server deletes from its store (see :mod:`server.retention`):
+    settings both servers share, with the same names. The default keeps every game."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    keep_days: float | None = Field(
+        default=None,
+        gt=0,
+        le=36_500,
+        description="delete finished games older than this many days, unless --keep-games keeps them "
+        "(default: keep every game)",
+    )
+    keep_games: int | None = Field(
+        default=None,
+        ge=0,
+        le=1_000_000_000,
+        description="keep only the N most recently finished games, besides those --keep-days keeps "
+        "(default: keep every game)",
+    )
+    export_dir: Path | None = Field(
+        default=None, description="export each game as JSON into this directory before deleting it (default: none)"
+    )
+    retention_interval: float = Field(
+        default=3_600.0, ge=1, le=7 * 86_400, description="seconds between two retention passes"
+    )
+
+    def retention_policy(self) -> Policy:
+        """The policy these settings give (inactive when neither rule is set)."""
+        return Policy(keep_days=self.keep_days, keep_games=self.keep_games)
+
+
+RETENTION_OPTIONS = {
+    "keep_days": "--keep-days",
+    "keep_games": "--keep-games",
+    "export_dir": "--export-dir",
+    "retention_interval": "--retention-interval",
+}
+"""The retention settings each server takes, and the option that gives each."""
+
+
+def add_retention_arguments(parser: Any) -> None:
+    """The options of :data:`RETENTION_OPTIONS`, for ``detente serve`` and ``detente nego`` alike."""
+    for name, option in RETENTION_OPTIONS.items():
+        field = RetentionSettings.model_fields[name]
+        kind = {"keep_days": float, "keep_games": int, "retention_interval": float}.get(name, str)
+        default = "" if field.default is None else f" (default {field.default:g})"
+        parser.add_argument(option, dest=name, type=kind, help=f"{field.description}{default}")
+
+
+class ServerSettings(RetentionSettings, LimitSettings):
     """Everything ``detente serve`` needs to run; build it with :func:`load_settings`."""
 
     host: str = Field(default="127.0.0.1", min_length=1)
@@ -298,6 +349,7 @@ _OPTIONS = {
     "year_limit": "--year-limit",
     **LIMIT_OPTIONS,
     **GAME_LIMIT_OPTIONS,
+    **RETENTION_OPTIONS,
 }
 """Each setting and the option of ``detente serve`` that gives it, for error messages."""
 

@@ -17,6 +17,14 @@ so at our scale (a hundred games, a few events per second each) the asyncio serv
 it directly from the event-loop thread. It may equally call it from worker threads
 (``asyncio.to_thread``): one connection is shared behind a lock.
 
+A server runs for months, so the file outlives the code that wrote it: the schema has a
+version (:data:`SCHEMA_VERSION`, in ``user_version``), and :meth:`Store.open` runs the
+:data:`MIGRATIONS` after the file's version, one transaction each, so a new server opens
+every older store and an old server refuses a newer one. Appends are the only writes but
+two: :meth:`Store.delete_game` (retention, :mod:`server.retention`) and the quarantine of
+records that cannot be replayed. The file as a whole is checked, backed up and restored by
+:func:`inspect_file`, :func:`backup_file` and :func:`restore_file` (``detente store``).
+
 >>> store = Store.open(":memory:")
 >>> store.create_game("g1", {"press_level": 0})
 >>> store.append("g1", "SUB", {"power": "ENGLAND", "orders": ["F LON H"]}, at=1.0)
@@ -25,17 +33,29 @@ it directly from the event-loop thread. It may equally call it from worker threa
 [2, 3]
 >>> [(e.seq, e.kind) for e in store.events("g1", after_seq=1)]
 [(2, 'THX'), (3, 'NOW')]
->>> store.finish("g1", {"outcome": "draw"})
+>>> store.finish("g1", {"outcome": "draw"}, at=3.0)
 >>> store.games(unfinished_only=True)
 []
+>>> store.finished_games()
+[FinishedGame(id='g1', finished_at=3.0)]
+>>> store.quarantine("g1", 2, "ValueError: no such order", at=4.0)
+>>> store.quarantined()
+[Quarantined(game_id='g1', seq=2, reason='ValueError: no such order', at=4.0)]
+>>> store.delete_game("g1")
+3
+>>> store.counts()
+Counts(games=0, finished=0, events=0, quarantined=0)
 >>> store.close()
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -45,31 +65,73 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple, Self
 
-SCHEMA_VERSION = 1
-"""Kept in SQLite's ``user_version``; a file written by another version is refused, not guessed at."""
+SCHEMA_VERSION = 2
+"""Kept in SQLite's ``user_version``. An older file is migrated forward on open (see
+:data:`MIGRATIONS`); a newer one is refused, not guessed at."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id        TEXT PRIMARY KEY,
-    settings  TEXT NOT NULL,             -- JSON object
-    created   REAL NOT NULL,             -- seconds since the epoch
-    finished  INTEGER NOT NULL DEFAULT 0,
-    result    TEXT,                      -- JSON object once finished
-    finished_at REAL
-);
-CREATE TABLE IF NOT EXISTS events (
-    game_id   TEXT NOT NULL REFERENCES games(id),
-    seq       INTEGER NOT NULL,
-    kind      TEXT NOT NULL,
-    payload   TEXT NOT NULL,             -- JSON object
-    at        REAL NOT NULL,
-    PRIMARY KEY (game_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS meta (
-    key       TEXT PRIMARY KEY,
-    value     TEXT NOT NULL
-);
-"""
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One step of the schema, from ``version - 1`` to ``version``, applied in one transaction.
+
+    Steps are only ever appended: a file of any earlier version reaches the current one by
+    running the steps after its own in order, and a step that fails leaves the file at the
+    version it had (its transaction rolls back, ``user_version`` included).
+    """
+
+    version: int
+    why: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "the first schema: games, their append-only events, server-wide values. IF NOT EXISTS "
+        "also adopts a file of version 0 that already has the tables",
+        (
+            """CREATE TABLE IF NOT EXISTS games (
+                id        TEXT PRIMARY KEY,
+                settings  TEXT NOT NULL,             -- JSON object
+                created   REAL NOT NULL,             -- seconds since the epoch
+                finished  INTEGER NOT NULL DEFAULT 0,
+                result    TEXT,                      -- JSON object once finished
+                finished_at REAL
+            )""",
+            """CREATE TABLE IF NOT EXISTS events (
+                game_id   TEXT NOT NULL REFERENCES games(id),
+                seq       INTEGER NOT NULL,
+                kind      TEXT NOT NULL,
+                payload   TEXT NOT NULL,             -- JSON object
+                at        REAL NOT NULL,
+                PRIMARY KEY (game_id, seq)
+            ) WITHOUT ROWID""",
+            """CREATE TABLE IF NOT EXISTS meta (
+                key       TEXT PRIMARY KEY,
+                value     TEXT NOT NULL
+            )""",
+        ),
+    ),
+    Migration(
+        2,
+        "retention finds the finished games by age without reading every row; records that "
+        "cannot be replayed are kept aside with the reason instead of stopping a restart",
+        (
+            "CREATE INDEX IF NOT EXISTS games_by_finish ON games (finished, finished_at)",
+            """CREATE TABLE IF NOT EXISTS quarantine (
+                game_id   TEXT NOT NULL,             -- no foreign key: a reason outlives nothing it names
+                seq       INTEGER NOT NULL,
+                reason    TEXT NOT NULL,
+                at        REAL NOT NULL,             -- when first quarantined
+                PRIMARY KEY (game_id, seq)
+            ) WITHOUT ROWID""",
+        ),
+    ),
+)
+assert [m.version for m in MIGRATIONS] == list(range(1, SCHEMA_VERSION + 1)), "one step per version, in order"
+
+TABLES = ("games", "events", "meta")
+"""The tables every version has: a file without them is not a store."""
 
 
 class StoreError(Exception):
@@ -110,6 +172,34 @@ class StoredGame:
     finished_at: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class FinishedGame:
+    """What retention needs to know of a finished game: which one, and when it ended."""
+
+    id: str
+    finished_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Quarantined:
+    """A stored record that could not be replayed, kept aside with the reason."""
+
+    game_id: str
+    seq: int
+    reason: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """How much a store holds, for ``detente store check`` and the logs."""
+
+    games: int
+    finished: int
+    events: int
+    quarantined: int
+
+
 class NewEvent(NamedTuple):
     """An event to append with :meth:`Store.append_many`."""
 
@@ -145,6 +235,8 @@ class Store:
         self._db = connection
         self._lock = threading.RLock()
         self.path = path
+        #: The schema version the file had when opened, if :meth:`open` migrated it (for the log).
+        self.migrated_from: int | None = None
 
     # --- opening and closing ------------------------------------------------------------
 
@@ -181,22 +273,102 @@ class Store:
             raise
         return store
 
-    def _migrate(self) -> None:
-        with self._transaction():
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, SCHEMA_VERSION):
+    @classmethod
+    def open_read_only(cls, path: str | Path) -> Store:
+        """Open an existing store to read it only (reports, tools): nothing is created,
+        written or migrated.
+
+        Every version up to :data:`SCHEMA_VERSION` is read, since the games and events have
+        the same columns in all of them (a version-1 file has no quarantine: ask
+        :meth:`counts`, not :meth:`quarantined`). A newer file raises
+        :class:`SchemaVersionError`.
+        """
+        name = str(path)
+        if not Path(name).is_file():
+            raise StoreError(f"no store at {name}")
+        connection = sqlite3.connect(
+            f"{Path(name).resolve().as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
+        try:
+            version = _user_version(connection)
+            if version > SCHEMA_VERSION:
                 raise SchemaVersionError(
-                    f"{self.path} has store schema version {version}; this server reads version {SCHEMA_VERSION}"
+                    f"{name} has store schema version {version}, newer than this détente's {SCHEMA_VERSION}"
                 )
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._db.execute(statement)
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            if not set(TABLES) <= _tables(connection):
+                raise StoreError(f"{name} is not a détente store")
+        except sqlite3.DatabaseError as exc:
+            connection.close()
+            raise StoreError(f"cannot read {name} as a store: {exc}") from exc
+        except StoreError:
+            connection.close()
+            raise
+        return cls(connection, name)
+
+    def _migrate(self) -> None:
+        """Bring the file to :data:`SCHEMA_VERSION`, one step (one transaction) at a time.
+
+        Each step re-reads the version inside its transaction, so two processes opening
+        the same old file at once migrate it once. A newer file is refused before anything
+        is written: an older server must not write into a schema it does not know.
+        """
+        while True:
+            with self._transaction() as db:
+                version = _user_version(db)
+                if version > SCHEMA_VERSION:
+                    raise SchemaVersionError(
+                        f"{self.path} has store schema version {version}, newer than this détente's "
+                        f"{SCHEMA_VERSION}: upgrade détente, or restore a backup made by this version"
+                    )
+                if version == SCHEMA_VERSION:
+                    return
+                if version == 0:
+                    foreign = sorted(_tables(db) - set(TABLES))
+                    if foreign:
+                        raise StoreError(f"{self.path} is not a détente store: it has the tables {', '.join(foreign)}")
+                step = MIGRATIONS[version]
+                for statement in step.statements:
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version={step.version}")
+                if self.migrated_from is None:
+                    self.migrated_from = version
 
     def close(self) -> None:
         """Close the connection; closing twice is harmless."""
         with self._lock:
             self._db.close()
+
+    def rescue(self) -> None:
+        """Put the store's file back after it was deleted under the running server.
+
+        SQLite keeps the deleted file open and would go on writing into it, where nobody
+        could read it again: the server stops writing (see ``server.health``), and this writes
+        the database the open connection still holds to a temporary file beside the path
+        (fsynced, checked), renames it into place and reopens on it. A path that holds
+        another file is not touched (:class:`StoreError`)."""
+        path = Path(self.path)
+        if path.exists():
+            raise StoreError(f"{path} holds a file: it is not replaced by the one this server has open")
+        with self._lock:
+            tmp = _temporary(path)
+            try:
+                copy = sqlite3.connect(tmp)
+                try:
+                    self._db.backup(copy)
+                finally:
+                    copy.close()
+                _fsync(tmp)
+                os.replace(tmp, path)
+                _fsync_directory(path.parent)
+            except (OSError, sqlite3.DatabaseError) as exc:
+                tmp.unlink(missing_ok=True)
+                raise StoreError(f"cannot write {path} back: {exc}") from exc
+            connection = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=10.0)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=FULL")
+            connection.execute("PRAGMA foreign_keys=ON")
+            old, self._db = self._db, connection
+            old.close()
 
     def __enter__(self) -> Self:
         return self
@@ -266,6 +438,39 @@ class Store:
             rows = self._db.execute(query + " ORDER BY created, id").fetchall()
         return [_game(row) for row in rows]
 
+    def finished_games(self) -> list[FinishedGame]:
+        """The finished games, the most recently finished first (read through the index of
+        schema version 2, so a store of a million events answers at once)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, finished_at FROM games WHERE finished = 1 ORDER BY finished_at DESC, id"
+            ).fetchall()
+        return [FinishedGame(game_id, finished_at) for game_id, finished_at in rows]
+
+    def delete_game(self, game_id: str, last_seq: int | None = None) -> int:
+        """Delete a finished game, its events and its quarantined records in one transaction;
+        the number of events deleted.
+
+        The only delete of this append-only store, for retention. An unfinished game is
+        refused (:class:`StoreError`): it is being played, or will be resumed. ``last_seq``,
+        when given, is the last event the caller exported: a game that got events since is
+        refused rather than deleted with records nobody kept.
+        """
+        with self._transaction() as db:
+            row = db.execute("SELECT finished FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                raise UnknownGameError(f"no game {game_id!r}")
+            if not row[0]:
+                raise StoreError(f"game {game_id!r} is not finished: only finished games are deleted")
+            if last_seq is not None:
+                now = db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?", (game_id,)).fetchone()[0]
+                if now != last_seq:
+                    raise StoreError(f"game {game_id!r} has events up to {now}, not {last_seq}: export it again")
+            deleted = db.execute("DELETE FROM events WHERE game_id = ?", (game_id,)).rowcount
+            db.execute("DELETE FROM quarantine WHERE game_id = ?", (game_id,))
+            db.execute("DELETE FROM games WHERE id = ?", (game_id,))
+        return int(deleted)
+
     # --- events -------------------------------------------------------------------------
 
     def append(self, game_id: str, kind: str, payload: Mapping[str, Any], at: float) -> int:
@@ -323,6 +528,32 @@ class Store:
                 self._db.execute("SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?", (game_id,)).fetchone()[0]
             )
 
+    # --- quarantine ---------------------------------------------------------------------
+
+    def quarantine(self, game_id: str, seq: int, reason: str, at: float | None = None) -> None:
+        """Record that event ``seq`` of a game could not be replayed, and why.
+
+        The event itself stays where it is (the store is append-only); this says that a
+        replay skipped it. Quarantining it again (each restart replays) keeps the first
+        time and the latest reason.
+        """
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO quarantine (game_id, seq, reason, at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(game_id, seq) DO UPDATE SET reason = excluded.reason",
+                (game_id, seq, str(reason), time.time() if at is None else at),
+            )
+
+    def quarantined(self, game_id: str | None = None) -> list[Quarantined]:
+        """The quarantined records (of one game, or all), by game and sequence number."""
+        query = "SELECT game_id, seq, reason, at FROM quarantine"
+        parameters: tuple[str, ...] = ()
+        if game_id is not None:
+            query, parameters = query + " WHERE game_id = ?", (game_id,)
+        with self._lock:
+            rows = self._db.execute(query + " ORDER BY game_id, seq", parameters).fetchall()
+        return [Quarantined(*row) for row in rows]
+
     # --- server-wide values -------------------------------------------------------------
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
@@ -348,6 +579,11 @@ class Store:
         with self._lock:
             rows = self._db.execute("PRAGMA integrity_check").fetchall()
         return "\n".join(str(row[0]) for row in rows)
+
+    def counts(self) -> Counts:
+        """How many games (finished), events and quarantined records the store holds."""
+        with self._lock:
+            return _counts(self._db)
 
     @property
     def journal_mode(self) -> str:
@@ -391,3 +627,260 @@ def _insert(db: sqlite3.Connection, game_id: str, rows: list[tuple[str, str, flo
         [(game_id, seq, kind, text, at) for seq, (kind, text, at) in zip(seqs, rows, strict=True)],
     )
     return seqs
+
+
+def _user_version(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {str(row[0]) for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _counts(db: sqlite3.Connection) -> Counts:
+    games, finished = db.execute("SELECT count(*), coalesce(sum(finished), 0) FROM games").fetchone()
+    events = db.execute("SELECT count(*) FROM events").fetchone()[0]
+    quarantined = db.execute("SELECT count(*) FROM quarantine").fetchone()[0] if "quarantine" in _tables(db) else 0
+    return Counts(int(games), int(finished), int(events), int(quarantined))
+
+
+# --- the file as a whole: inspection, backup, restore ---------------------------------------
+#
+# These work on a path, not on an open Store: the operator runs them beside a server (another
+# process) that holds the file open. They never create a store where none is ("mode=rw").
+
+
+@dataclass(frozen=True, slots=True)
+class FileReport:
+    """What ``detente store check`` says of a file: its integrity, schema version and contents."""
+
+    path: str
+    version: int
+    integrity: str
+    counts: Counts | None
+
+    @property
+    def problems(self) -> list[str]:
+        """Why this détente cannot use the file; empty when it can (an older version migrates).
+
+        >>> FileReport("s", SCHEMA_VERSION + 1, "ok", None).problems[0].startswith("schema version")
+        True
+        >>> FileReport("s", 1, "ok", Counts(0, 0, 0, 0)).problems
+        []
+        """
+        problems = []
+        if self.integrity != "ok":
+            problems.append(f"integrity check failed: {self.integrity.splitlines()[0]}")
+        if self.version > SCHEMA_VERSION:
+            problems.append(f"schema version {self.version} is newer than this détente's {SCHEMA_VERSION}")
+        elif self.counts is None:
+            problems.append("not a détente store (it has no games and events tables)")
+        return problems
+
+    def summary(self) -> str:
+        """One line for the operator."""
+        counts = self.counts
+        held = (
+            f"{counts.games} games ({counts.finished} finished), {counts.events} events, "
+            f"{counts.quarantined} quarantined records"
+            if counts is not None
+            else "no store tables"
+        )
+        version = f"schema version {self.version}"
+        if 0 < self.version < SCHEMA_VERSION:
+            version += f" (migrates to {SCHEMA_VERSION} when a server opens it)"
+        return f"{self.path}: integrity {self.integrity.splitlines()[0]}, {version}, {held}"
+
+
+def _connect_existing(path: Path, what: str) -> sqlite3.Connection:
+    """A connection to the SQLite file at ``path``, which must exist (nothing is created)."""
+    if not path.is_file():
+        raise StoreError(f"no {what} at {path}")
+    try:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None, timeout=10.0)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open {what} {path}: {exc}") from exc
+
+
+def inspect_file(path: str | Path, *, integrity: bool = True) -> FileReport:
+    """Check the store file at ``path`` without changing it: SQLite's integrity check, the
+    schema version, and what it holds. Raises :class:`StoreError` when there is no such
+    file or it is not a database at all; damage inside one is reported, not raised."""
+    path = Path(path)
+    db = _connect_existing(path, "store")
+    try:
+        try:
+            version = _user_version(db)
+            tables = _tables(db)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path} is not a usable SQLite database: {exc}") from exc
+        verdict = "ok"
+        if integrity:
+            try:
+                verdict = "\n".join(str(row[0]) for row in db.execute("PRAGMA integrity_check").fetchall())
+            except sqlite3.DatabaseError as exc:
+                verdict = str(exc)
+        counts = None
+        if version >= 1 and set(TABLES) <= tables:
+            try:
+                counts = _counts(db)
+            except sqlite3.DatabaseError as exc:
+                verdict = verdict if verdict != "ok" else str(exc)
+        return FileReport(str(path), version, verdict or "ok", counts)
+    finally:
+        db.close()
+
+
+def in_use(path: str | Path) -> bool:
+    """Whether another connection (a running server, in this process or another) has the
+    store open.
+
+    A connection in WAL mode holds a shared lock for as long as it is open; asking for an
+    exclusive lock without waiting fails while any other holds one. A missing file is not
+    in use.
+    """
+    path = Path(path)
+    if not path.exists():
+        return False
+    probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None, timeout=0)
+    try:
+        probe.execute("PRAGMA locking_mode=EXCLUSIVE")
+        probe.execute("BEGIN EXCLUSIVE")
+        probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        probe.execute("COMMIT")
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return True
+        raise StoreError(f"cannot open the store {path}: {exc}") from exc
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path} is not a usable SQLite database: {exc}") from exc
+    finally:
+        probe.close()
+    return False
+
+
+def backup_file(db: str | Path, out: str | Path, *, overwrite: bool = False) -> FileReport:
+    """Copy the store at ``db`` to ``out`` while servers may be writing it; the copy's report.
+
+    SQLite's online backup copies one consistent snapshot (a read transaction: in WAL mode
+    the writers go on meanwhile). The copy is written to a temporary file beside ``out``,
+    fsynced, checked (integrity, schema), and only then renamed into place, so ``out`` is
+    either absent or a whole, checked backup. ``out`` may be a directory: the copy is then
+    named after the store and the time (``detente-20250101T120000Z.sqlite3``). An existing
+    ``out`` is refused unless ``overwrite``.
+    """
+    source_path, target = Path(db), Path(out)
+    if target.is_dir():
+        target = target / f"{source_path.stem}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}{source_path.suffix}"
+    if target.exists() and not overwrite:
+        raise StoreError(f"{target} exists; give --force to replace it")
+    source = _connect_existing(source_path, "store")
+    tmp = _temporary(target)
+    try:
+        try:
+            copy = sqlite3.connect(tmp)
+            try:
+                source.backup(copy)
+            finally:
+                copy.close()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot copy {source_path}: {exc}") from exc
+        finally:
+            source.close()
+        _fsync(tmp)
+        report = inspect_file(tmp)
+        if report.problems:
+            raise StoreError(f"the copy of {source_path} is not usable: {'; '.join(report.problems)}")
+        os.replace(tmp, target)
+        _fsync_directory(target.parent)
+    finally:
+        _remove(tmp)
+    return FileReport(str(target), report.version, report.integrity, report.counts)
+
+
+def restore_file(backup: str | Path, db: str | Path, *, force: bool = False) -> FileReport:
+    """Replace the store at ``db`` with ``backup``; the restored store's report.
+
+    Refused (:class:`StoreError`, nothing changed) when a server has ``db`` open (unless
+    ``force``), or when the backup fails its integrity check, is no store, or has a schema
+    newer than this détente's. The backup is copied to a temporary file beside ``db``,
+    checked, migrated to the current schema, fsynced and renamed over ``db``: a crash at
+    any point leaves the old store or the new one, never a mix. The old store's write-ahead
+    log goes with it, since SQLite would otherwise apply it to the new file. The file keeps
+    the old store's permissions and owner (a restore run as root must not lock a server's
+    user out).
+    """
+    backup_path, target = Path(backup), Path(db)
+    if not force and in_use(target):
+        raise StoreError(f"the store {target} is in use (is a server running on it?); stop it first, or give --force")
+    source = _connect_existing(backup_path, "backup")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temporary(target)
+    try:
+        try:
+            copy = sqlite3.connect(tmp)
+            try:
+                source.backup(copy)
+            finally:
+                copy.close()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"the backup {backup_path} is damaged: {exc}") from exc
+        finally:
+            source.close()
+        report = inspect_file(tmp)
+        if report.problems:
+            raise StoreError(f"the backup {backup_path} cannot be restored: {'; '.join(report.problems)}")
+        Store.open(tmp).close()  # migrate now: a step that fails must fail before the old store is gone
+        report = inspect_file(tmp, integrity=False)
+        _keep_owner(target, tmp)
+        _fsync(tmp)
+        if not force and in_use(target):
+            raise StoreError(f"the store {target} came into use during the restore; nothing was replaced")
+        for suffix in ("-wal", "-shm", "-journal"):
+            _remove(Path(f"{target}{suffix}"))
+        os.replace(tmp, target)
+        _fsync_directory(target.parent)
+    finally:
+        _remove(tmp)
+        for suffix in ("-wal", "-shm", "-journal"):
+            _remove(Path(f"{tmp}{suffix}"))
+    return FileReport(str(target), report.version, "ok", report.counts)
+
+
+def _temporary(beside: Path) -> Path:
+    """A new empty file (mode 0600) in ``beside``'s directory, so a rename onto it is atomic."""
+    fd, name = tempfile.mkstemp(dir=beside.parent, prefix=f".{beside.name}.", suffix=".tmp")
+    os.close(fd)
+    return Path(name)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_directory(path: Path) -> None:
+    """Make a rename in ``path`` durable (the directory entry is what changed)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _keep_owner(old: Path, new: Path) -> None:
+    try:
+        stat = old.stat()
+    except FileNotFoundError:
+        return
+    os.chmod(new, stat.st_mode & 0o777)
+    with contextlib.suppress(PermissionError):
+        os.chown(new, stat.st_uid, stat.st_gid)
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()

@@ -261,9 +261,9 @@ def routes(service: GameService) -> list[BaseRoute]:
     """The page and its endpoints, to append to the routes of :func:`server.app.create_app`."""
 
     async def position_of(game_id: str) -> Position | JSONResponse:
-        if await asyncio.to_thread(service.info, game_id) is None:
+        if await service.info(game_id) is None:
             return error_response(404, f"no game {game_id!r}")
-        position = await asyncio.to_thread(service.position, game_id)
+        position = await service.position(game_id)
         if position is None:
             return error_response(409, "the game has not started")
         return position  # type: ignore[no-any-return]

@@ -43,9 +43,12 @@ def create_nego_app(
     :func:`server.web.run_app` serves it."""
 
     async def healthz(request: Request) -> Response:
+        """200 while the store takes writes; 503 with the reason while it does not."""
+        problem = await service.health.report()
         following = service.link.connected.is_set()
-        body = {"status": "ok", "following": following, "games": len(service.games), "clients": len(service.clients)}
-        return JSONResponse(body)
+        body = {"status": "ok" if problem is None else "unavailable", "store": problem or "ok", "following": following}
+        body |= {"games": len(service.games), "clients": len(service.clients)}
+        return JSONResponse(body, status_code=200 if problem is None else 503)
 
     async def metrics(request: Request) -> Response:
         refused = metrics_refused(request, admin_token)

@@ -27,7 +27,19 @@ From the server:
 - ``{"type": "expired", "seq", "from", "to", "text", "phase"}``: a proposal still pending
   when its phase ended (to its sender and those who had not answered).
 - ``{"type": "confirmed", "deal", "participants", "phase"}``: the notary confirmed a deal
-  (every power it commits proposed or accepted it).
+  (every power it commits proposed or accepted it). In a ``binding`` game, a deal that
+  commits orders is ``confirmed`` only once the game server holds its binding: ``pending``
+  comes first.
+- ``{"type": "pending", "deal", "participants", "phase"}``: (binding games) the notary
+  confirmed the deal, and the game server has yet to hold its orders as binding (it may be
+  away: the binding is stored and sent until it answers). ``confirmed`` follows when it
+  does, or ``unbound``.
+- ``{"type": "unbound", "deal", "participants", "phase", "reason"}``: a ``pending`` deal
+  could not be made binding (its phase ended before the game server held it, or the game
+  ended): it was never confirmed, and no order of it is enforced.
+- ``{"type": "undelivered", "seq", "to", "phase", "reason"}``: to its sender, the message
+  ``seq`` did not reach the DAIDE-only powers ``to`` (the game server was away until its
+  phase ended, or the game ended); the negotiation clients among its receivers have it.
 - ``{"type": "conflict", "deal", "reason", "phase"}``: the deal the power endorsed
   contradicts one confirmed earlier in the phase, so it cannot be confirmed.
 - ``{"type": "compliance", "phase", "deal", "reports"}``: after a phase, how each party
@@ -57,6 +69,7 @@ ERROR_CODES = (
     "frame",
     "rate",
     "replaced",
+    "unavailable",
 )
 MAX_TEXT = 16_384
 

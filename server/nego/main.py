@@ -18,13 +18,25 @@ import structlog
 from server.nego.app import create_nego_app
 from server.nego.service import NegoService
 from server.nego.settings import NegoSettings, load_nego_settings
-from server.settings import LIMIT_OPTIONS, add_limit_arguments
-from server.store import Store
+from server.retention import RetentionTask, start_retention
+from server.settings import LIMIT_OPTIONS, RETENTION_OPTIONS, add_limit_arguments, add_retention_arguments
+from server.store import SCHEMA_VERSION, Store
 from server.web import run_app, run_command
 
 __all__ = ["add_nego_arguments", "run_nego", "serve_nego"]
 
-_KEYS = ("game_server", "host", "port", "db", "data_dir", "secret", "admin_token", "say_rate", *LIMIT_OPTIONS)
+_KEYS = (
+    "game_server",
+    "host",
+    "port",
+    "db",
+    "data_dir",
+    "secret",
+    "admin_token",
+    "say_rate",
+    *LIMIT_OPTIONS,
+    *RETENTION_OPTIONS,
+)
 
 
 async def serve_nego(
@@ -33,8 +45,14 @@ async def serve_nego(
     """Run the negotiation server until a signal or ``stop``."""
     logger = structlog.get_logger("detente.nego")
     store = await asyncio.to_thread(Store.open, settings.db)
+    if store.migrated_from is not None:
+        logger.info("store migrated", db=str(settings.db), from_version=store.migrated_from, to_version=SCHEMA_VERSION)
+    retention: RetentionTask | None = None
     try:
         service = NegoService(store, settings.game_server, settings.secret, say_rate=settings.say_rate)
+        retention = start_retention(
+            store, settings.retention_policy(), settings.export_dir, settings.retention_interval
+        )
         app = create_nego_app(service, settings.admin_token, limits=settings.limits())
 
         def listening(host: str, port: int) -> None:
@@ -44,6 +62,8 @@ async def serve_nego(
 
         await run_app(app, settings.host, settings.port, listening, stop)
     finally:
+        if retention is not None:
+            await retention.stop()
         store.close()
 
 
@@ -58,6 +78,7 @@ def add_nego_arguments(parser: Any) -> None:
     parser.add_argument("--admin-token", dest="admin_token", help="reads the full logs (or DETENTE_ADMIN_TOKEN)")
     parser.add_argument("--say-rate", dest="say_rate", type=float, help="messages a second one client may say (20)")
     add_limit_arguments(parser)
+    add_retention_arguments(parser)
 
 
 def run_nego(args: Any, env: Mapping[str, str] | None = None) -> int:

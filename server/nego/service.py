@@ -7,15 +7,24 @@ press and to make confirmed commitments binding. Each game's inputs are serialis
 lock; every :class:`~referee.effects.Step` is handled the same way: its records
 go to the store (in a worker thread, durably) *before* the reply and the frames go out.
 On :meth:`NegoService.start` every unfinished game is rebuilt from the store.
+
+Relays and bindings are requests the game server must acknowledge: the negotiation keeps
+each one outstanding (stored) until its answer comes (:meth:`Negotiation.answered
+<referee.negotiation.Negotiation.answered>`). They are sent when made, all again each time
+the feed (re)connects (a restart of either server included), and again when unanswered
+after :data:`RETRY_AFTER` or answered ``retry``; the game server applies each request id
+once, so sending again is safe. Answers are handled in the feed's order, before the notices
+that follow them, so that a binding held just before its phase ended counts as held.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -29,15 +38,20 @@ from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
 from referee.negotiation import Negotiation
 from referee.notices import GameNotice, OverNotice
 from referee.settings import GameSettings
+from server.health import StoreHealth
 from server.metrics import Metrics
 from server.nego.frames import error
-from server.store import Store
+from server.store import Store, StoreError
 from server.web import Outbox
 from server.writer import Writer
 
 __all__ = ["Client", "GameServerLink", "NegoService", "iso_time"]
 
 REQUEST_TIMEOUT = 10.0
+#: An outstanding relay or binding unanswered this long on an open feed is sent again.
+RETRY_AFTER = 10.0
+#: How often outstanding requests are looked at (those answered ``retry`` go again then).
+RETRY_PAUSE = 1.0
 #: Messages a second one /nego connection may say, over its last SAY_BURST; beyond, an
 #: ``error`` frame with code ``rate``.
 SAY_RATE = 20.0
@@ -76,14 +90,27 @@ class Game:
 class GameServerLink:
     """The websocket to the game server's feed: frames in to ``handle``, requests out."""
 
-    def __init__(self, url: str, secret: str, handle: Callable[[dict[str, Any]], Any]) -> None:
+    def __init__(
+        self,
+        url: str,
+        secret: str,
+        handle: Callable[[dict[str, Any]], Any],
+        on_connect: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.url = url
         self.secret = secret
         self.handle = handle
+        self.on_connect = on_connect  # awaited on each connection, before its first frame is read
         self.connected = asyncio.Event()
         self._ws: Any = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+
+    async def drop(self) -> None:
+        """Close the feed's websocket: :meth:`run` connects again."""
+        if self._ws is not None:
+            with contextlib.suppress(Exception):
+                await self._ws.close()
 
     async def run(self) -> None:
         """Follow the feed for ever, reconnecting with a growing pause (up to 5 s)."""
@@ -96,6 +123,13 @@ class GameServerLink:
                     self._ws, pause = ws, 0.1
                     self.connected.set()
                     log.info("following the game server", url=self.url)
+                    if self.on_connect is not None:
+                        try:
+                            await self.on_connect()
+                        except (OSError, websockets.exceptions.WebSocketException):
+                            raise
+                        except Exception:  # what is not sent now goes at the next retry
+                            log.exception("resending requests failed")
                     async for text in ws:
                         frame = json.loads(text)
                         waiter = self._waiting.pop(frame.get("id"), None) if "id" in frame else None
@@ -117,6 +151,18 @@ class GameServerLink:
                 self._waiting.clear()
             await asyncio.sleep(pause)
             pause = min(5.0, pause * 2)
+
+    async def send(self, frame: dict[str, Any]) -> bool:
+        """Send a request without waiting for its answer (it comes to ``handle``, in the
+        feed's order); whether it went out (False while the link is down)."""
+        ws = self._ws
+        if ws is None:
+            return False
+        try:
+            await ws.send(json.dumps({**frame, "id": next(self._ids)}))
+        except (OSError, websockets.exceptions.WebSocketException):
+            return False
+        return True
 
     async def request(self, frame: dict[str, Any]) -> dict[str, Any]:
         """Send a request and wait for its answer (``ConnectionError`` if the link is down)."""
@@ -147,10 +193,13 @@ class NegoService:
         self.games: dict[str, Game] = {}
         self.clients: dict[int, Client] = {}
         self._ids = itertools.count(1)
-        self.link = GameServerLink(_feed_url(game_server_url), secret, self._on_feed)
+        self.link = GameServerLink(_feed_url(game_server_url), secret, self._on_feed, self._resend_all)
         self.writer = Writer(store)
+        self.health = StoreHealth(store)
         self._task: asyncio.Task[None] | None = None
-        self._background: set[asyncio.Task[Any]] = set()
+        self._retrier: asyncio.Task[None] | None = None
+        # (game, request id) -> when it was last sent on this connection of the feed (monotonic)
+        self._sent: dict[tuple[str, str], float] = {}
         self.clock = clock
         self.guesses = Guesses()  # wrong session tokens by client address
         self.metrics = Metrics("detente_nego")
@@ -159,23 +208,37 @@ class NegoService:
         self.metrics.gauge(
             "following", "1 while the game server's feed is open", lambda: {(): float(self.link.connected.is_set())}
         )
+        self.metrics.gauge(
+            "requests_outstanding",
+            "relays and bindings the game server has not answered",
+            lambda: {(): sum(len(g.negotiation.requests) for g in self.games.values())},
+        )
 
     # --- lifetime -------------------------------------------------------------------------------
 
     async def start(self) -> None:
         for stored in await asyncio.to_thread(self.store.games, True):
-            negotiation = Negotiation(stored.id, GameSettings.from_json(stored.settings))
-            events = await asyncio.to_thread(self.store.events, stored.id)
-            for event in events:
-                negotiation.apply(event.payload)
+            try:
+                negotiation = await self._rebuild(stored.id, GameSettings.from_json(stored.settings))
+            except Exception as error:  # noqa: BLE001  # one game that cannot come back never stops the others
+                log.error("game not restored: left in the store", game=stored.id, error=str(error))
+                continue
             self.games[stored.id] = Game(stored.id, negotiation)
-            log.info("game restored", game=stored.id, phase=negotiation.phase, messages=negotiation.seq)
+            log.info(
+                "game restored",
+                game=stored.id,
+                phase=negotiation.phase,
+                messages=negotiation.seq,
+                outstanding=len(negotiation.requests),  # sent again once the feed is open
+            )
         self._task = asyncio.create_task(self.link.run())
+        self._retrier = asyncio.create_task(self._retry())
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        for task in (self._task, self._retrier):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         for client in list(self.clients.values()):
             client.close()
         await self.writer.close()
@@ -183,6 +246,9 @@ class NegoService:
     # --- the game server's feed -----------------------------------------------------------------
 
     async def _on_feed(self, frame: dict[str, Any]) -> None:
+        if frame.get("type") in ("bound", "delivered"):
+            await self._on_answer(frame)
+            return
         try:
             notice = notices.from_json(frame)
         except (ValueError, TypeError, AttributeError):
@@ -194,7 +260,11 @@ class NegoService:
         if game is None:
             return
         async with game.lock:
-            await self._commit(game, game.negotiation.feed(notice))
+            if not await self._commit(game, game.negotiation.feed(notice)):
+                # the event is lost to this server: follow the feed again, whose first frames
+                # (every game as it stands) bring each negotiation back to its phase
+                await self.link.drop()
+                return
             if isinstance(notice, OverNotice):
                 await asyncio.to_thread(self.store.finish, game.id, {"phase": game.negotiation.phase})
 
@@ -203,7 +273,7 @@ class NegoService:
         if game is None:
             if await asyncio.to_thread(self.store.game, game_id) is None:
                 await asyncio.to_thread(self.store.create_game, game_id, settings.to_json())
-            game = Game(game_id, Negotiation(game_id, settings))
+            game = Game(game_id, Negotiation(game_id, settings, await_answers=True))
             self.games[game_id] = game
         return game
 
@@ -339,11 +409,44 @@ class NegoService:
 
     # --- outcomes -------------------------------------------------------------------------------
 
-    async def _commit(self, game: Game, step: Step, client: Client | None = None) -> None:
-        """Store, then answer, then deliver, then ask the game server (the game's lock is held)."""
+    async def _rebuild(self, game_id: str, settings: GameSettings) -> Negotiation:
+        """A game's negotiation from its stored records; a record it cannot apply (DAIDE press
+        bridged to L deeper than the parser takes, say) is quarantined: logged and kept aside
+        in the store, and the rest of the game comes back."""
+        negotiation = Negotiation(game_id, settings, await_answers=True)
+        for event in await asyncio.to_thread(self.store.events, game_id):
+            try:
+                negotiation.apply(event.payload)
+            except Exception as error:  # noqa: BLE001
+                reason = f"{type(error).__name__}: {error}"
+                log.error("record quarantined", game=game_id, seq=event.seq, kind=event.kind, error=reason)
+                self.metrics.count("records_quarantined_total", "stored records that could not be replayed")
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(self.store.quarantine, game_id, event.seq, reason)
+        return negotiation
+
+    async def _commit(self, game: Game, step: Step, client: Client | None = None) -> bool:
+        """Store, then answer, then deliver, then ask the game server (the game's lock is held);
+        whether the records were stored. If the store refuses them, nothing of the step goes
+        out: the client gets an ``error`` (code ``unavailable``), and the negotiation is rebuilt
+        from what the store holds, so that memory never runs ahead of it."""
         if step.records:
             now = self._now()
-            await self.writer.append(game.id, [(r.kind, r.payload, now) for r in step.records])
+            try:
+                moved = self.health.file_problem()
+                if moved is not None:  # SQLite would write on into a file nobody can open again
+                    raise StoreError(moved)
+                await self.writer.append(game.id, [(r.kind, r.payload, now) for r in step.records])
+            except Exception as failure:  # noqa: BLE001  # locked, read-only, full, corrupt, deleted
+                self.health.failed(f"{type(failure).__name__}: {failure}")
+                log.error("store write failed: the step is dropped", game=game.id, error=str(failure))
+                if client is not None and step.reply is not None:
+                    request_id = step.reply.get("id")
+                    client.put(error("unavailable", "the message could not be stored: try again", request_id))
+                with contextlib.suppress(Exception):
+                    game.negotiation = await self._rebuild(game.id, game.negotiation.settings)
+                return False
+            self.health.ok()
         for effect in step.effects:
             if isinstance(effect, Reply):
                 if client is not None:
@@ -351,24 +454,78 @@ class NegoService:
             elif isinstance(effect, Send):
                 for conn in game.clients.get(effect.to, ()):
                     conn.put(effect.message)
-            elif isinstance(effect, Relay):
-                request = {"type": "deliver", "game": game.id, "sender": effect.sender}
-                request.update(recipients=list(effect.recipients), press=effect.press)
-                self._spawn(self.link.request(request))
-            elif isinstance(effect, Bind):
-                orders = {power: list(given) for power, given in effect.orders.items()}
-                self._spawn(self.link.request({"type": "bind", "game": game.id, "phase": effect.phase, "orders": orders}))
+            elif isinstance(effect, Relay | Bind):
+                await self._send_request(game, effect)
+        # a binding or a relay that will never be done: the operator hears of it too
+        dropped = {id(s.message): s.message for s in step.sends if s.message.get("type") in ("unbound", "undelivered")}
+        for frame in dropped.values():
+            log.warning(
+                "request dropped", game=game.id, frame=frame["type"], phase=frame.get("phase"), reason=frame["reason"]
+            )
+        return True
 
-    def _spawn(self, coroutine: Any) -> None:
-        async def quietly() -> None:
-            try:
-                await coroutine
-            except (ConnectionError, TimeoutError) as exc:
-                log.warning("game server request failed", error=str(exc))
+    # --- requests to the game server ---------------------------------------------------------
 
-        task = asyncio.create_task(quietly())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+    async def _send_request(self, game: Game, request: Relay | Bind) -> None:
+        """Send ``request`` if the feed is open; else it waits, outstanding, for the next connection."""
+        outstanding = game.negotiation.requests.get(request.id)
+        if isinstance(request, Relay):
+            frame: dict[str, Any] = {"type": "deliver", "game": game.id, "sender": request.sender}
+            frame.update(recipients=list(request.recipients), press=request.press, request=request.id)
+            frame["phase"] = outstanding.phase if outstanding is not None else game.negotiation.phase
+        else:
+            orders = {power: list(given) for power, given in request.orders.items()}
+            frame = {"type": "bind", "game": game.id, "phase": request.phase, "orders": orders, "request": request.id}
+        if await self.link.send(frame):
+            self._sent[(game.id, request.id)] = time.monotonic()
+
+    async def _resend(self) -> None:
+        """Send every outstanding request not sent on this connection, or sent over
+        :data:`RETRY_AFTER` ago (their answers were lost, or said ``retry``)."""
+        now = time.monotonic()
+        live = set()
+        for game in list(self.games.values()):
+            for request in game.negotiation.outstanding():
+                key = (game.id, request.id)
+                live.add(key)
+                if now - self._sent.get(key, -RETRY_AFTER) >= RETRY_AFTER:
+                    await self._send_request(game, request)
+        for key in set(self._sent) - live:  # answered, or covered by a later binding, or lapsed
+            self._sent.pop(key, None)
+
+    async def _resend_all(self) -> None:
+        """The feed (re)connected: what was sent on the old connection may not have arrived."""
+        self._sent.clear()
+        count = sum(len(g.negotiation.requests) for g in self.games.values())
+        if count:
+            log.info("sending outstanding requests again", count=count)
+        await self._resend()
+
+    async def _retry(self) -> None:
+        while True:
+            await asyncio.sleep(RETRY_PAUSE)
+            if self.link.connected.is_set():
+                try:
+                    await self._resend()
+                except Exception:  # one failed pass must not end the retries
+                    log.exception("resending requests failed")
+
+    async def _on_answer(self, frame: dict[str, Any]) -> None:
+        """The game server's answer to a relay or a binding: done, refused, or to send again."""
+        game = self.games.get(str(frame.get("game")))
+        request_id = frame.get("request")
+        if game is None or not isinstance(request_id, str):
+            return
+        if frame.get("retry"):
+            # the game server could not store it now: the next pass of _retry sends it again
+            self._sent.pop((game.id, request_id), None)
+            log.warning("game server asks to retry", game=game.id, request=request_id)
+            return
+        self._sent.pop((game.id, request_id), None)
+        ok = bool(frame.get("ok"))
+        reason = None if ok else "the game server refused it (the game is over, or past that phase)"
+        async with game.lock:
+            await self._commit(game, game.negotiation.answered(request_id, ok, reason))
 
     def _now(self) -> float:
         return self.clock()

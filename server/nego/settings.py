@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import Field
 
-from server.settings import DEFAULT_DATA_DIR, LIMIT_OPTIONS, LimitSettings, settle
+from server.settings import DEFAULT_DATA_DIR, LIMIT_OPTIONS, RETENTION_OPTIONS, LimitSettings, RetentionSettings, settle
 from server.web import page_origins
 
 __all__ = ["NegoSettings", "load_nego_settings"]
@@ -28,7 +28,7 @@ __all__ = ["NegoSettings", "load_nego_settings"]
 DB_NAME = "nego.sqlite3"
 
 
-class NegoSettings(LimitSettings):
+class NegoSettings(RetentionSettings, LimitSettings):
     """Everything ``detente nego`` needs to run; build it with :func:`load_nego_settings`.
     The limits (:class:`server.settings.LimitSettings`) are those of the game server."""
 
@@ -58,6 +58,7 @@ _OPTIONS = {
     "admin_token": "--admin-token",
     "say_rate": "--say-rate",
     **LIMIT_OPTIONS,
+    **RETENTION_OPTIONS,
 }
 
 

@@ -158,6 +158,12 @@ export class ChatPanel {
       case "confirmed":
         this.confirmed(frame);
         break;
+      case "pending": // binding games: agreed, not yet held by the game server
+        this.confirmed(frame, "Deal agreed, waiting for the game server to make it binding");
+        break;
+      case "unbound":
+        this.confirmed(frame, "Deal not made binding (not confirmed)");
+        break;
       case "conflict":
         api.renderDeal(frame.deal, this.meFull).then((english) =>
           this.note(this.active, `This deal cannot be confirmed: ${english} (${frame.reason})`, "conflict"),
@@ -247,10 +253,10 @@ export class ChatPanel {
     });
   }
 
-  confirmed(frame) {
+  confirmed(frame, label = "Deal confirmed") {
     const participants = (frame.participants || []).map(abbr).filter((p) => p && p !== this.me);
     api.renderDeal(frame.deal, this.meFull).then((english) => {
-      for (const power of participants) this.note(power, `Deal confirmed: ${english}`, "confirmed");
+      for (const power of participants) this.note(power, `${label}: ${english}`, frame.type);
     });
   }
 

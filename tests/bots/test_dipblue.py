@@ -221,7 +221,10 @@ def test_dipblue_orders_one_order_per_unit_without_bouncing_its_own_units() -> N
 
 async def test_dipblues_negotiate_over_the_network(tmp_path: Path) -> None:
     async with running_server(tmp_path) as game_server, running_nego(game_server, tmp_path / "n.sqlite3") as port:
-        body = {"name": "dipblue", "deadlines": None, "year_limit": 1902}
+        # the talkers sit next to each other (France, Germany, England): with powers drawn at
+        # random they may have only silent neighbours, and no peace to agree
+        talkers_seats = {"FRANCE": "dipblue", "GERMANY": "dipblue:naive", "ENGLAND": "dipblue:slave"}
+        body = {"name": "dipblue", "deadlines": None, "year_limit": 1902, "reserved": talkers_seats}
         status, created = await http("POST", f"{game_server.http}/api/games", body, token=TOKEN)
         assert status == 201
         nego_url = f"ws://127.0.0.1:{port}/nego"

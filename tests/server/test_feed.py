@@ -96,10 +96,18 @@ async def test_confirmed_commitments_bind_only_in_a_binding_game(server: Running
     clients = await seven(f"{server.ws}?game={gid}")
     await feed.expect("phase", game=gid)
     orders = {"ENGLAND": ["F LON - NTH", "not an order"], "ATLANTIS": ["A PAR H"]}
-    await feed.send({"type": "bind", "id": 9, "game": gid, "phase": "S1901M", "orders": orders})
-    assert (await feed.expect("bound", id=9))["ok"] is True
+    await feed.send({"type": "bind", "id": 9, "game": gid, "phase": "S1901M", "orders": orders, "request": "bind:3"})
+    bound = await feed.expect("bound", id=9)
+    assert bound == {"type": "bound", "id": 9, "game": gid, "request": "bind:3", "ok": True, "retry": False}
     await feed.send({"type": "bind", "id": 10, "game": gid, "phase": "F1901M", "orders": {"ENGLAND": ["F LON H"]}})
-    assert (await feed.expect("bound", id=10))["ok"] is True  # another phase than the current: ignored
+    assert (await feed.expect("bound", id=10))["ok"] is False  # another phase than the current: not held
+    # the same request again (its answer was lost, say) is held already and not applied again:
+    # it would otherwise replace the later binding below
+    await feed.send({"type": "bind", "id": 11, "game": gid, "phase": "S1901M", "orders": orders, "request": "bind:5"})
+    await feed.expect("bound", id=11, ok=True)
+    again = {"ENGLAND": ["F LON H"]}
+    await feed.send({"type": "bind", "id": 12, "game": gid, "phase": "S1901M", "orders": again, "request": "bind:3"})
+    await feed.expect("bound", id=12, ok=True, request="bind:3")
     now_texts = [await c.expect("NOW") for c in clients]
     await play_holds(clients, now_texts)
     results = await feed.expect("results", game=gid)

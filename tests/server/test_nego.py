@@ -135,7 +135,10 @@ async def test_binding_commitments_and_compliance_reports(pair: Pair) -> None:
     eng, fra, ger = nego["ENG"], nego["FRA"], nego["GER"]
     bound = "Commit(eng, fra, Do(mto(Unit(eng, Region(lon, coast)), Region(nth, sea))))"
     assert (await eng.say(f"propose(eng, fra, {bound})"))["type"] == "ack"
-    await eng.expect("confirmed")  # only ENG is committed: its own proposal confirms it
+    # only ENG is committed: its own proposal confirms it, pending until the game server holds it
+    pending = await eng.expect(lambda f: f["type"] in ("pending", "confirmed"))
+    assert pending["type"] == "pending" and pending["participants"] == ["ENG", "FRA"]
+    await eng.expect("confirmed")
     promise = "Commit(ger, fra, ~Do(hld(Unit(ger, Region(kie, coast)))))"  # not binding: only orders are
     assert (await ger.say(f"propose(ger, fra, {promise})"))["type"] == "ack"
     assert (await fra.say(f"accept(fra, ger, {promise})"))["type"] == "ack"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from server import store as store_module
 from server.store import (
     SCHEMA_VERSION,
     NewEvent,
@@ -299,3 +300,177 @@ def test_a_batch_stores_each_game_whole_and_reports_the_games_it_could_not(store
     assert isinstance(answers[1], UnknownGameError) and isinstance(answers[2], StoreError)
     assert [e.kind for e in store.events("g1")] == ["a", "b", "f"]
     assert [e.kind for e in store.events("g2")] == ["e"]
+
+
+# --- schema versions and migrations -------------------------------------------------------------
+
+# The DDL of schema version 1 exactly as détente wrote it until version 2: the files in the
+# field were made by this, and must open (and keep their data) under every later version.
+_V1_DDL = """
+CREATE TABLE IF NOT EXISTS games (
+    id        TEXT PRIMARY KEY,
+    settings  TEXT NOT NULL,
+    created   REAL NOT NULL,
+    finished  INTEGER NOT NULL DEFAULT 0,
+    result    TEXT,
+    finished_at REAL
+);
+CREATE TABLE IF NOT EXISTS events (
+    game_id   TEXT NOT NULL REFERENCES games(id),
+    seq       INTEGER NOT NULL,
+    kind      TEXT NOT NULL,
+    payload   TEXT NOT NULL,
+    at        REAL NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+    key       TEXT PRIMARY KEY,
+    value     TEXT NOT NULL
+);
+"""
+
+
+def make_v1_file(path: Path, *, user_version: int = 1) -> None:
+    """A store as version 1 of détente left it: two games, events, a meta value."""
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA journal_mode=WAL")
+    raw.executescript(_V1_DDL)
+    raw.execute("INSERT INTO games VALUES ('old', '{\"press_level\": 0}', 1.0, 1, '{\"outcome\": \"draw\"}', 5.0)")
+    raw.execute("INSERT INTO games (id, settings, created) VALUES ('live', '{}', 2.0)")
+    raw.executemany(
+        "INSERT INTO events VALUES (?, ?, ?, ?, ?)",
+        [("old", 1, "NME", '{"name": "a"}', 1.5), ("old", 2, "DRW", "{}", 4.0), ("live", 1, "NME", "{}", 2.5)],
+    )
+    raw.execute("INSERT INTO meta VALUES ('open_game', 'live')")
+    raw.execute(f"PRAGMA user_version={user_version}")
+    raw.commit()
+    raw.close()
+
+
+def _index_names(path: Path) -> set[str]:
+    raw = sqlite3.connect(path)
+    try:
+        return {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    finally:
+        raw.close()
+
+
+@pytest.mark.parametrize("user_version", [1, 0], ids=["version 1", "version 0 with the tables"])
+def test_a_version_1_file_migrates_forward_and_keeps_its_data(tmp_path: Path, user_version: int) -> None:
+    path = tmp_path / "v1.sqlite3"
+    make_v1_file(path, user_version=user_version)
+    with Store.open(path) as s:
+        assert s.migrated_from == user_version
+        assert [(g.id, g.finished, g.result, g.finished_at) for g in s.games()] == [
+            ("old", True, {"outcome": "draw"}, 5.0),
+            ("live", False, None, None),
+        ]
+        assert [(e.seq, e.kind, e.payload) for e in s.events("old")] == [(1, "NME", {"name": "a"}), (2, "DRW", {})]
+        assert s.get_meta("open_game") == "live"
+        assert s.append("live", "SUB", {}, 3.0) == 2  # still appends after the last event
+        s.quarantine("old", 2, "ValueError: bad")  # the table of version 2 is there
+        assert [(q.game_id, q.seq) for q in s.quarantined()] == [("old", 2)]
+        assert s.integrity_check() == "ok"
+    assert "games_by_finish" in _index_names(path)
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    raw.close()
+    with Store.open(path) as again:  # nothing left to migrate
+        assert again.migrated_from is None
+
+
+def test_a_failed_migration_step_leaves_the_file_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "v1.sqlite3"
+    make_v1_file(path)
+    broken = store_module.Migration(2, "fails half way", (*store_module.MIGRATIONS[1].statements, "NOT SQL AT ALL"))
+    monkeypatch.setattr(store_module, "MIGRATIONS", (store_module.MIGRATIONS[0], broken))
+    with pytest.raises(StoreError, match="cannot use"):
+        Store.open(path)
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert "quarantine" not in {row[0] for row in raw.execute("SELECT name FROM sqlite_master")}
+    raw.close()
+    monkeypatch.undo()
+    with Store.open(path) as s:  # the real step still applies afterwards
+        assert s.migrated_from == 1 and len(s.events("old")) == 2
+
+
+def test_a_newer_file_is_refused_with_a_clear_message_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    Store.open(path).close()
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA user_version=99")
+    raw.close()
+    with pytest.raises(SchemaVersionError, match="version 99, newer than this détente's") as caught:
+        Store.open(path)
+    assert "upgrade" in str(caught.value)
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 99
+    raw.close()
+
+
+def test_a_database_of_something_else_is_not_adopted(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite3"
+    raw = sqlite3.connect(path)
+    raw.execute("CREATE TABLE invoices (n INTEGER)")
+    raw.close()
+    with pytest.raises(StoreError, match="not a détente store: it has the tables invoices"):
+        Store.open(path)
+
+
+def test_read_only_opening_reads_older_versions_and_refuses_newer(tmp_path: Path) -> None:
+    path = tmp_path / "v1.sqlite3"
+    make_v1_file(path)
+    with Store.open_read_only(path) as s:
+        assert [g.id for g in s.games()] == ["old", "live"]
+        assert s.counts() == store_module.Counts(games=2, finished=1, events=3, quarantined=0)
+        with pytest.raises(sqlite3.OperationalError):
+            s.set_meta("x", "y")
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 1  # not migrated
+    raw.execute("PRAGMA user_version=99")
+    raw.close()
+    with pytest.raises(SchemaVersionError):
+        Store.open_read_only(path)
+    with pytest.raises(StoreError, match="no store"):
+        Store.open_read_only(tmp_path / "missing.sqlite3")
+    assert not (tmp_path / "missing.sqlite3").exists()
+
+
+# --- quarantine and delete ----------------------------------------------------------------------
+
+
+def test_quarantine_keeps_the_first_time_and_the_latest_reason(store: Store) -> None:
+    store.create_game("g", {})
+    store.quarantine("g", 3, "first", at=1.0)
+    store.quarantine("g", 3, "second", at=2.0)
+    store.quarantine("h", 1, "other game", at=3.0)
+    assert store.quarantined("g") == [store_module.Quarantined("g", 3, "second", 1.0)]
+    assert [q.game_id for q in store.quarantined()] == ["g", "h"]
+
+
+def test_delete_game_removes_one_finished_game_whole(store: Store) -> None:
+    for game_id in ("a", "b"):
+        store.create_game(game_id, {})
+        store.append_many(game_id, [NewEvent("X", {}, 1.0), NewEvent("Y", {}, 2.0)])
+        store.finish(game_id, {}, at=3.0)
+    store.quarantine("a", 1, "bad")
+    assert store.delete_game("a") == 2
+    assert store.game("a") is None and store.events("a") == [] and store.quarantined() == []
+    assert [g.id for g in store.games()] == ["b"] and len(store.events("b")) == 2
+    assert store.finished_games() == [store_module.FinishedGame("b", 3.0)]
+    with pytest.raises(UnknownGameError):
+        store.delete_game("a")
+
+
+def test_delete_game_refuses_unfinished_games_and_games_that_changed(store: Store) -> None:
+    store.create_game("live", {})
+    store.append("live", "X", {}, 1.0)
+    with pytest.raises(StoreError, match="not finished"):
+        store.delete_game("live")
+    store.finish("live", {}, at=2.0)
+    store.append("live", "late", {}, 3.0)  # after an export that saw only event 1
+    with pytest.raises(StoreError, match="has events up to 2, not 1"):
+        store.delete_game("live", last_seq=1)
+    assert len(store.events("live")) == 2
+    assert store.delete_game("live", last_seq=2) == 2
