@@ -352,11 +352,7 @@ class Store:
         with self._lock:
             tmp = _temporary(path)
             try:
-                copy = sqlite3.connect(tmp)
-                try:
-                    self._db.backup(copy)
-                finally:
-                    copy.close()
+                _copy(self._db, tmp)
                 _fsync(tmp)
                 os.replace(tmp, path)
                 _fsync_directory(path.parent)
@@ -778,11 +774,7 @@ def backup_file(db: str | Path, out: str | Path, *, overwrite: bool = False) -> 
     tmp = _temporary(target)
     try:
         try:
-            copy = sqlite3.connect(tmp)
-            try:
-                source.backup(copy)
-            finally:
-                copy.close()
+            _copy(source, tmp)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot copy {source_path}: {exc}") from exc
         finally:
@@ -818,11 +810,7 @@ def restore_file(backup: str | Path, db: str | Path, *, force: bool = False) -> 
     tmp = _temporary(target)
     try:
         try:
-            copy = sqlite3.connect(tmp)
-            try:
-                source.backup(copy)
-            finally:
-                copy.close()
+            _copy(source, tmp)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"the backup {backup_path} is damaged: {exc}") from exc
         finally:
@@ -845,6 +833,15 @@ def restore_file(backup: str | Path, db: str | Path, *, force: bool = False) -> 
         for suffix in ("-wal", "-shm", "-journal"):
             _remove(Path(f"{tmp}{suffix}"))
     return FileReport(str(target), report.version, "ok", report.counts)
+
+
+def _copy(source: sqlite3.Connection, tmp: Path) -> None:
+    """One consistent snapshot of ``source`` into the file ``tmp`` (SQLite's online backup)."""
+    copy = sqlite3.connect(tmp)
+    try:
+        source.backup(copy)
+    finally:
+        copy.close()
 
 
 def _temporary(beside: Path) -> Path:

@@ -6,10 +6,11 @@ its stored outcome. Each test is bounded in messages and waits for answers, not 
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import json
 import random
 import sqlite3
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -18,17 +19,21 @@ from referee.game_master import GameMaster
 from server.api_models import DeadlinesBody, GameCreate
 from server.service import Connection, GameService, GameUnavailable
 from server.store import Store
+from tests.server.test_service import next_text
 
-TIMEOUT = 15.0
 
-
-async def next_text(conn: Connection, prefix: str) -> str:
-    async with asyncio.timeout(TIMEOUT):
-        while True:
-            text = await conn.outbox.get()
-            assert text is not None, "the connection was closed"
-            if text.startswith(prefix):
-                return text
+@contextlib.asynccontextmanager
+async def seated_game(path: Path, name: str) -> AsyncIterator[tuple[Store, GameService, str, list[Connection]]]:
+    """A store at ``path``, a service on it and a game of seven seated players, stopped after."""
+    store = Store.open(path)
+    service = GameService(store, GameCreate(deadlines=None))
+    await service.start()
+    try:
+        game = await service.create_game(GameCreate(name=name, deadlines=None, press_level=0))
+        yield store, service, game.id, await seated(service, game.id)
+    finally:
+        await service.stop()
+        store.close()
 
 
 async def seated(service: GameService, game_id: str) -> list[Connection]:
@@ -41,27 +46,21 @@ async def seated(service: GameService, game_id: str) -> list[Connection]:
 
 
 async def test_a_read_only_store_acknowledges_nothing_and_the_game_goes_on_after(tmp_path: Path) -> None:
-    store = Store.open(tmp_path / "d.sqlite3")
-    service = GameService(store, GameCreate(deadlines=None))
-    await service.start()
-    game = await service.create_game(GameCreate(name="faults", deadlines=None, press_level=0))
-    conns = await seated(service, game.id)
-    stored_before = len(store.events(game.id))
-    # the disk turns read-only (SQLite's own refusal, on the server's own connection)
-    store._db.execute("PRAGMA query_only=ON")  # noqa: SLF001  # the fault, from inside
-    await service.receive(conns[0], "DRW")
-    assert await next_text(conns[0], "REJ") == "REJ (DRW)"  # not stored: not acknowledged
-    assert len(store.events(game.id)) == stored_before
-    assert await service.health.report() is not None  # /healthz: 503 with the reason
-    assert game.id in service.games and not service.games[game.id].gm.draw_votes  # memory did not move
-    # the store comes back: the next probe clears it, and the same message is taken
-    store._db.execute("PRAGMA query_only=OFF")  # noqa: SLF001
-    assert await service.health.report() is None
-    await service.receive(conns[0], "DRW")
-    assert await next_text(conns[0], "YES") == "YES (DRW)"
-    assert [e.kind for e in store.events(game.id)][-1] == "draw"
-    await service.stop()
-    store.close()
+    async with seated_game(tmp_path / "d.sqlite3", "faults") as (store, service, game_id, conns):
+        stored_before = len(store.events(game_id))
+        # the disk turns read-only (SQLite's own refusal, on the server's own connection)
+        store._db.execute("PRAGMA query_only=ON")  # the fault, from inside
+        await service.receive(conns[0], "DRW")
+        assert await next_text(conns[0], "REJ") == "REJ (DRW)"  # not stored: not acknowledged
+        assert len(store.events(game_id)) == stored_before
+        assert await service.health.report() is not None  # /healthz: 503 with the reason
+        assert game_id in service.games and not service.games[game_id].gm.draw_votes  # memory did not move
+        # the store comes back: the next probe clears it, and the same message is taken
+        store._db.execute("PRAGMA query_only=OFF")
+        assert await service.health.report() is None
+        await service.receive(conns[0], "DRW")
+        assert await next_text(conns[0], "YES") == "YES (DRW)"
+        assert [e.kind for e in store.events(game_id)][-1] == "draw"
 
 
 async def test_finished_games_leave_memory_and_are_served_from_the_store(tmp_path: Path) -> None:
@@ -162,26 +161,20 @@ async def test_a_store_locked_past_its_timeout_acknowledges_nothing_and_recovers
     """An operator's ``sqlite3`` session holds the write lock longer than the store waits
     (10 s): the message is refused, memory does not move on, and all is well once it lets go."""
     path = tmp_path / "d.sqlite3"
-    store = Store.open(path)
-    service = GameService(store, GameCreate(deadlines=None))
-    await service.start()
-    game = await service.create_game(GameCreate(name="locked", deadlines=None, press_level=0))
-    conns = await seated(service, game.id)
-    operator = sqlite3.connect(path, isolation_level=None)
-    operator.execute("BEGIN EXCLUSIVE")
-    try:
+    async with seated_game(path, "locked") as (_store, service, game_id, conns):
+        operator = sqlite3.connect(path, isolation_level=None)
+        operator.execute("BEGIN EXCLUSIVE")
+        try:
+            await service.receive(conns[0], "DRW")
+            assert await next_text(conns[0], "REJ") == "REJ (DRW)"
+            assert not service.games[game_id].gm.draw_votes
+            assert "locked" in (await service.health.report() or "")
+        finally:
+            operator.execute("ROLLBACK")
+            operator.close()
+        assert await service.health.report() is None
         await service.receive(conns[0], "DRW")
-        assert await next_text(conns[0], "REJ") == "REJ (DRW)"
-        assert not service.games[game.id].gm.draw_votes
-        assert "locked" in (await service.health.report() or "")
-    finally:
-        operator.execute("ROLLBACK")
-        operator.close()
-    assert await service.health.report() is None
-    await service.receive(conns[0], "DRW")
-    assert await next_text(conns[0], "YES") == "YES (DRW)"
-    await service.stop()
-    store.close()
+        assert await next_text(conns[0], "YES") == "YES (DRW)"
 
 
 async def test_a_deleted_store_is_noticed_refused_and_written_back(tmp_path: Path) -> None:
@@ -189,51 +182,40 @@ async def test_a_deleted_store_is_noticed_refused_and_written_back(tmp_path: Pat
     acknowledged into the file nobody can open any more; ``/healthz`` writes it back from
     the connection that still holds it, and play goes on with everything kept."""
     path = tmp_path / "d.sqlite3"
-    store = Store.open(path)
-    service = GameService(store, GameCreate(deadlines=None))
-    await service.start()
-    game = await service.create_game(GameCreate(name="deleted", deadlines=None, press_level=0))
-    conns = await seated(service, game.id)
-    stored = len(store.events(game.id))
-    path.unlink()
-    for suffix in ("-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    await service.receive(conns[0], "DRW")
-    assert await next_text(conns[0], "REJ") == "REJ (DRW)"
-    assert await service.health.report() is None and path.exists()  # written back
-    await service.receive(conns[0], "DRW")
-    assert await next_text(conns[0], "YES") == "YES (DRW)"
-    await service.stop()
-    store.close()
+    async with seated_game(path, "deleted") as (store, service, game_id, conns):
+        stored = len(store.events(game_id))
+        path.unlink()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        await service.receive(conns[0], "DRW")
+        assert await next_text(conns[0], "REJ") == "REJ (DRW)"
+        assert await service.health.report() is None and path.exists()  # written back
+        await service.receive(conns[0], "DRW")
+        assert await next_text(conns[0], "YES") == "YES (DRW)"
     with Store.open(path) as again:  # the file on disk holds all: the joins and the vote
-        kinds = [e.kind for e in again.events(game.id)]
+        kinds = [e.kind for e in again.events(game_id)]
     assert len(kinds) == stored + 1 and kinds[-1] == "draw"
 
 
 async def test_a_corrupted_store_acknowledges_nothing_and_says_so(tmp_path: Path) -> None:
     """Pages of the file overwritten with garbage under the running server: what cannot be
-    stored is refused, memory stays as the store last had it, and ``/healthz`` says why."""
+    stored is refused, the game (which cannot be read back) is neither played nor shown, and
+    ``/healthz`` says why."""
     path = tmp_path / "d.sqlite3"
-    store = Store.open(path)
-    service = GameService(store, GameCreate(deadlines=None))
-    await service.start()
-    game = await service.create_game(GameCreate(name="corrupt", deadlines=None, press_level=0))
-    conns = await seated(service, game.id)
-    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # noqa: SLF001  # the records in the main file
-    size = path.stat().st_size
-    with path.open("r+b") as file:  # every page but the first (the header) is garbage now
-        file.seek(4096)
-        file.write(random.Random(5).randbytes(size - 4096))
-    store._db.execute("PRAGMA cache_size=0")  # noqa: SLF001  # what it reads comes from the file
-    await service.receive(conns[0], "DRW")
-    assert await next_text(conns[0], "REJ") == "REJ (DRW)"
-    reason = await service.health.report()
-    assert reason is not None and "malformed" in reason
-    # the game cannot be read back from the store: it takes nothing and shows nothing
-    assert service.games[game.id].stale
-    with pytest.raises(GameUnavailable):
-        await service.position(game.id)
-    await service.receive(conns[1], "DRW")
-    assert await next_text(conns[1], "REJ") == "REJ (DRW)"
-    await service.stop()
-    store.close()
+    async with seated_game(path, "corrupt") as (store, service, game_id, conns):
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the records in the main file
+        size = path.stat().st_size
+        with path.open("r+b") as file:  # every page but the first (the header) is garbage now
+            file.seek(4096)
+            file.write(random.Random(5).randbytes(size - 4096))
+        store._db.execute("PRAGMA cache_size=0")  # what it reads comes from the file
+        await service.receive(conns[0], "DRW")
+        assert await next_text(conns[0], "REJ") == "REJ (DRW)"
+        reason = await service.health.report()
+        assert reason is not None and "malformed" in reason
+        # the game cannot be read back from the store: it takes nothing and shows nothing
+        assert service.games[game_id].stale
+        with pytest.raises(GameUnavailable):
+            await service.position(game_id)
+        await service.receive(conns[1], "DRW")
+        assert await next_text(conns[1], "REJ") == "REJ (DRW)"
