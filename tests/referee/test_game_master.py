@@ -715,3 +715,22 @@ def test_wrong_session_tokens_are_refused_and_lock_nothing_and_a_replay_keeps_th
     ger = by_power["GER"]
     forged = "ADM ('detente') ('session AAAAAAAAAAAAAAAAAAAAAA')"
     assert texts(gm.receive(ger, forged, 4.0), ger) == [f"REJ ({forged})"]
+
+
+def test_a_players_tme_alarms_are_recorded_and_ring_on_its_new_connection_after_a_replay() -> None:
+    gm = new_game(deadlines=Deadlines(movement=100.0, retreat=100.0, adjustment=100.0))
+    by_power, sessions, records = _joined_with_sessions(gm)
+    eng = by_power["ENG"]
+    step = gm.receive(eng, "TME (30)", 1.0)
+    assert texts(step, eng) == ["YES (TME (30))"] and [r.kind for r in step.records] == ["alarm"]
+    records += step.records
+    again = GameMaster.replay("g1", gm.settings, 0.0, records, rng=random.Random(1))
+    assert again.alarms == {"ENGLAND": {30}}
+    again.connect("back", 2.0)
+    again.receive("back", f"IAM (ENG) ('{sessions[eng]}')", 2.0)
+    deadline = again.deadline
+    assert deadline is not None and again.next_deadline == deadline - 30
+    assert "TME (30)" in texts(again.tick(deadline - 29.0), "back")
+    # NOT (TME) cancels them, recorded too
+    step = again.receive("back", "NOT (TME)", deadline - 20.0)
+    assert [r.kind for r in step.records] == ["alarm"] and again.alarms == {}
