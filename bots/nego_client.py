@@ -53,26 +53,31 @@ class NegoLink:
             log.warning("negotiation impossible: the game server gave no session token", power=token)
             self._ready.set()
             return
-        for attempt in range(1, self.retries + 2):
+        failures = 0  # connections in a row that were never welcomed
+        while failures <= self.retries:
             try:
                 async with websockets.connect(self.url) as ws:
                     await ws.send(json.dumps({"type": "hello", "power": token, "session": session.session}))
                     async for text in ws:
                         frame = json.loads(text)
                         if frame["type"] == "welcome":
-                            self._ws, self.welcome = ws, frame
+                            self._ws, self.welcome, failures = ws, frame, 0
                             self._ready.set()
-                        elif frame["type"] == "error" and self.welcome is None:
+                        elif frame["type"] == "error" and self._ws is None:
+                            if frame.get("code") == "unavailable":  # the game server is away: again later
+                                log.info("negotiation not checked yet", power=token, message=frame.get("message"))
+                                break
                             log.warning("negotiation refused", power=token, message=frame.get("message"))
                             self._ready.set()
                             return
                         else:
                             await self._handle(frame)
             except (OSError, websockets.exceptions.WebSocketException) as exc:
-                log.warning("negotiation link lost", power=token, error=str(exc), attempt=attempt)
+                log.warning("negotiation link lost", power=token, error=str(exc), failures=failures)
             finally:
-                self._ws = None
-            await asyncio.sleep(min(5.0, 0.2 * 2**attempt))
+                self._ws, self.welcome = None, None
+            failures += 1
+            await asyncio.sleep(min(5.0, 0.2 * 2**failures))
         self._ready.set()
 
     async def ready(self, timeout: float = 10.0) -> bool:

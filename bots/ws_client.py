@@ -74,6 +74,7 @@ class WsClient:
         self.max_backoff = max_backoff
         self.ws: Any = None
         self.connections = 0
+        self.heard = False  # the server has said something on this connection
 
     async def run(self) -> BotSession:
         """Play (or watch) until the game is over; the session, with the result."""
@@ -93,11 +94,13 @@ class WsClient:
                 continue
             first = self.connections == 0
             self.connections += 1
+            self.heard = False
             try:
                 await self._converse(session.start() if first else session.rejoin())
                 failures = 0
             except websockets.ConnectionClosed:
-                failures += 1
+                # a connection that worked for a while is a new start: only failures in a row count
+                failures = 1 if self.heard else failures + 1
                 if failures > self.retries:
                     raise ConnectionFailed(f"lost {self.url} {failures} times in a row") from None
             finally:
@@ -121,6 +124,7 @@ class WsClient:
         await self._send(opening)
         while not session.over:
             text = await ws.recv()
+            self.heard = True
             if not isinstance(text, str):
                 continue  # the server sends text frames only
             try:

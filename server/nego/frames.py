@@ -19,7 +19,9 @@ From the server:
 - ``{"type": "ack", "id", "level"}``: the message was stored and delivered.
 - ``{"type": "error", "id", "code", "message", "line", "column"}``: it was not; ``code``
   is one of :data:`ERROR_CODES`; ``line`` and ``column`` (from 1, within the text) for
-  ``syntax``, ``level`` and ``ontology`` errors, else null.
+  ``syntax``, ``level`` and ``ontology`` errors, else null. ``unavailable`` says to try
+  again: the message could not be stored, or (for a hello, then closed) the game server
+  could not check the session now.
 - ``{"type": "message", "from", "to", "text", "phase", "seq"}``: a message to this power
   (or, in the mail sent after ``welcome``, from it): ``text`` is its normal form, ``seq``
   increases through the game.

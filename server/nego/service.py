@@ -315,8 +315,9 @@ class NegoService:
         try:
             answer = await self.link.request({"type": "auth", "game": game_id, "power": power, "session": session})
         except (ConnectionError, TimeoutError):
-            answer = error("auth", "the game server cannot check the session now; try again")
+            answer = error("unavailable", "the game server cannot check the session now; try again")
             client.put(answer)
+            client.close()  # a client comes back with a new connection, as after any other refusal
             return answer
         game = self.games.get(answer.get("game") or "")
         if not answer.get("ok") or game is None:

@@ -36,6 +36,7 @@ export class NegoLink extends EventTarget {
         return;
       }
       // the session was refused, or another window took the seat's place: do not come back unasked
+      // (an "unavailable" hello is closed by the server, and the link comes back by itself)
       if (frame.type === "error" && (frame.code === "auth" || frame.code === "replaced")) this.closed = true;
       this.dispatchEvent(new CustomEvent("frame", { detail: frame }));
     });
