@@ -19,7 +19,9 @@ from referee.game_master import GameMaster
 from server.api_models import DeadlinesBody, GameCreate
 from server.service import Connection, GameService, GameUnavailable
 from server.store import Store
+from tests.server.nego_helpers import negotiators, press_game, running_pair
 from tests.server.test_service import next_text
+from tests.server.ws_helpers import http
 
 
 @contextlib.asynccontextmanager
@@ -219,3 +221,31 @@ async def test_a_corrupted_store_acknowledges_nothing_and_says_so(tmp_path: Path
             await service.position(game_id)
         await service.receive(conns[1], "DRW")
         assert await next_text(conns[1], "REJ") == "REJ (DRW)"
+
+
+async def test_the_negotiation_server_acknowledges_nothing_it_could_not_store(tmp_path: Path) -> None:
+    """The negotiation server's store locked past its timeout by an operator: a message is
+    answered ``unavailable``, reaches nobody, ``/healthz`` says why; once the lock goes, the
+    same message is acknowledged and delivered."""
+    async with running_pair(tmp_path) as pair:
+        game, players = await press_game(pair, press_level=0)
+        clients = await negotiators(pair, game, players, "ENG", "FRA")
+        proposal = "propose(eng, fra, Agree([eng fra], pce([eng fra])))"
+        operator = sqlite3.connect(tmp_path / "nego.sqlite3", isolation_level=None)
+        operator.execute("BEGIN EXCLUSIVE")
+        try:
+            answer = await clients["ENG"].say(proposal)
+            assert (answer["type"], answer["code"]) == ("error", "unavailable")
+            status, health = await http("GET", f"{pair.nego_http}/healthz")
+            assert status == 503 and "locked" in health["store"]
+        finally:
+            operator.execute("ROLLBACK")
+            operator.close()
+        assert not [f for f in await clients["FRA"].drain() if f["type"] == "message"]
+        assert (await http("GET", f"{pair.nego_http}/healthz"))[0] == 200
+        assert (await clients["ENG"].say(proposal))["type"] == "ack"
+        assert (await clients["FRA"].expect("message"))["from"] == "ENG"
+        for client in clients.values():
+            await client.close()
+        for player in players.values():
+            await player.close()
