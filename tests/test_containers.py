@@ -1,15 +1,22 @@
-"""The container files against the command line, since no container engine runs here.
+"""The container files: built and run for real whenever a container engine answers, read otherwise.
 
-``docker-compose.yml`` is read as Compose reads it (YAML, ``${VAR:-default}`` taken with
-no variable set), and every service's command is parsed by the real ``detente`` parser:
-the ports the commands listen on are the ports published, the volume is where the data
-directory is, the negotiation server and the bots name the game server's service and
-port, the health checks ask the ports the servers listen on. The ``Dockerfile``'s command
-and health check are held to the same, and ``.dockerignore`` to leaving in everything the
-install needs and out every store and credential. Last, the services' commands run for
-real on loopback (ports and paths changed, credentials left to the servers as Compose
-leaves them): the health checks pass, the negotiation server follows the game server
-with the secret found in the shared data directory, and seven bots play a game to its end.
+The real tests (the last part) build the image with ``docker compose build``, once, and run the
+compose stack as a user would: the game server, the negotiation server and seven bots, reached
+only through the ports Compose publishes on 127.0.0.1. The stack plays a short game (the game
+server's command as shipped, with ``--year-limit 1901 --deadlines none`` added by an override
+file), keeps it over ``docker compose down`` and ``up``, and stops at once on ``docker compose
+stop``. They skip when no engine answers (``docker info``), except under ``CI=true``, where
+they fail: ``.ci/run`` starts one with ``../shared/tools/container-engine.sh`` when it is there.
+
+The other tests read the files and hold them to what the real tests cannot see on every
+machine, or cannot see at all: ``docker-compose.yml`` is read as Compose reads it (YAML,
+``${VAR:-default}`` taken with no variable set) and every service's command is parsed by the
+real ``detente`` parser; the ``Dockerfile``'s command and health check are held to the game
+service's; ``requirements/runtime.txt`` to ``pyproject.toml``; ``.dockerignore`` to leaving in
+everything the install needs and out every store and credential.
+
+``python -m tests.test_containers lock`` prints ``requirements/runtime.txt`` anew from the
+development environment (the pins of everything ``pip install .`` installs there).
 """
 
 from __future__ import annotations
@@ -17,23 +24,26 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import queue
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
-import threading
 import time
 import tomllib
+import urllib.request
 import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
-from typing import IO, Any
-from urllib.parse import urlsplit
+from typing import Any, TypeVar
 
 import pytest
 import yaml  # type: ignore[import-untyped]
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from bots.registry import BOTS
 from detente.cli import build_parser
@@ -42,6 +52,8 @@ ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
+RUNTIME_PINS = ROOT / "requirements" / "runtime.txt"
+BUILD_PINS = ROOT / "requirements" / "build.txt"
 
 
 # --- reading the files -----------------------------------------------------------------------------
@@ -140,39 +152,86 @@ def health_url(test: Sequence[str]) -> str:
     return str(url)
 
 
+def pins(path: Path) -> dict[str, tuple[str, str]]:
+    """A pin file's lines, canonical name -> (name as written, version); any other line fails."""
+    found = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][A-Za-z0-9.+!-]*)", line.strip())
+        assert match, f"{path.name}: {line!r} is not NAME==VERSION"
+        name = canonicalize_name(match.group(1))
+        assert name not in found, f"{path.name} pins {name} twice"
+        found[name] = (match.group(1), match.group(2))
+    return found
+
+
+def runtime_closure() -> dict[str, tuple[str, str]]:
+    """What ``pip install .`` installs, as installed in this environment: pyproject.toml's
+    dependencies (no extras) and theirs, canonical name -> (name, version)."""
+    closure: dict[str, tuple[str, str]] = {}
+    wanted = [Requirement(text) for text in project()["dependencies"]]
+    while wanted:
+        requirement = wanted.pop()
+        name = canonicalize_name(requirement.name)
+        if name in closure:
+            continue
+        distribution = metadata.distribution(requirement.name)
+        closure[name] = (distribution.metadata["Name"], distribution.version)
+        for text in distribution.requires or []:
+            child = Requirement(text)
+            if child.marker is None or child.marker.evaluate({"extra": ""}):
+                wanted.append(child)
+    return closure
+
+
+def lock() -> str:
+    """``requirements/runtime.txt`` as this environment pins it: its comment, then the closure."""
+    comment = [line for line in RUNTIME_PINS.read_text(encoding="utf-8").splitlines() if line.startswith("#")]
+    lines = [f"{name}=={version}" for name, version in sorted(runtime_closure().values(), key=lambda p: p[0].lower())]
+    return "\n".join([*comment, *lines]) + "\n"
+
+
+def project() -> dict[str, Any]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert isinstance(project, dict)
+    return project
+
+
 # --- compose ---------------------------------------------------------------------------------------
 
 
-def test_the_services_and_the_volume() -> None:
-    config = compose()
-    assert set(config["services"]) == {"game", "nego", "bots"}
-    assert set(config["volumes"]) == {"detente-data"}
-    for name, service in config["services"].items():
-        assert service["build"] == ".", f"{name} must build the image here: no public image is called detente"
-        assert service["image"] == config["services"]["game"]["image"], "one image for every service"
+def test_one_image_built_once_for_every_service() -> None:
+    services = compose()["services"]
+    assert set(services) == {"game", "nego", "bots"}
+    assert {service["image"] for service in services.values()} == {"detente:local"}
+    # `up --build` builds each service that has a build: one, so one build (the real test counts them)
+    assert [name for name, service in services.items() if "build" in service] == ["game"]
+    assert services["game"]["build"] == ".", "no public image is called detente: it is built here"
+    for name, service in services.items():
+        assert service["pull_policy"] == "never", f"{name} must not look for detente:local in a registry"
 
 
-def test_the_game_server_publishes_the_ports_it_listens_on_and_keeps_its_data_in_the_volume() -> None:
-    game = compose()["services"]["game"]
-    args = parse(game["command"])
-    assert args.command == "serve"
-    assert args.host == "0.0.0.0", "in a container the server must listen beyond its loopback"
-    assert published(game) == {args.port: args.port, args.daide_port: args.daide_port}
-    assert (args.port, args.daide_port) == (8700, 16713), "the ports the README and the bots know"
-    assert mounts(game) == {data_dir(args): "detente-data"}
+def test_every_service_runs_under_init_restarts_and_rotates_its_log() -> None:
+    for name, service in compose()["services"].items():
+        assert service["init"] is True, f"{name}: PID 1 must pass SIGTERM on (a bot as PID 1 ignores it)"
+        assert service["restart"] == "unless-stopped", name
+        logging = service["logging"]
+        assert logging["driver"] == "json-file", name
+        size = re.fullmatch(r"(\d+)([kmg])", logging["options"]["max-size"])
+        assert size and int(size.group(1)) * {"k": 1, "m": 1024, "g": 1024**2}[size.group(2)] <= 100 * 1024, name
+        assert 1 <= int(logging["options"]["max-file"]) <= 10, name
 
 
-def test_the_negotiation_server_follows_the_game_service_and_shares_its_volume_and_secret() -> None:
+def test_the_servers_share_the_named_volume_and_the_credentials_the_bots_nothing() -> None:
     config = compose()
     services = config["services"]
     game, nego = parse(services["game"]["command"]), parse(services["nego"]["command"])
-    assert nego.command == "nego" and nego.host == "0.0.0.0"
-    url = urlsplit(nego.game_server)
-    assert (url.scheme, url.hostname, url.port) == ("http", "game", game.port)
-    assert published(services["nego"]) == {nego.port: nego.port} and nego.port == 8701
+    assert set(config["volumes"]) == {"detente-data"}
+    assert mounts(services["game"]) == {data_dir(game): "detente-data"}
     # one volume: with no DETENTE_SECRET set, the secret the game server keeps there is the nego server's
     assert mounts(services["nego"]) == {data_dir(nego): "detente-data"} and data_dir(nego) == data_dir(game)
-    assert services["nego"]["depends_on"] == {"game": {"condition": "service_healthy"}}
+    assert "volumes" not in services["bots"], "a bot keeps nothing"
     raw = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]
     for variable in ("DETENTE_SECRET", "DETENTE_ADMIN_TOKEN"):
         assert raw["game"]["environment"][variable] == raw["nego"]["environment"][variable] == f"${{{variable}:-}}"
@@ -180,36 +239,32 @@ def test_the_negotiation_server_follows_the_game_service_and_shares_its_volume_a
     assert given["game"]["environment"]["DETENTE_SECRET"] == given["nego"]["environment"]["DETENTE_SECRET"] == "s3cret"
 
 
-def test_the_bots_reach_both_servers_by_service_name_and_scale() -> None:
+def test_the_services_name_each_other_and_the_bots_scale() -> None:
     services = compose()["services"]
     game, nego = parse(services["game"]["command"]), parse(services["nego"]["command"])
+    assert (game.command, game.host, game.port, game.daide_port) == ("serve", "0.0.0.0", 8700, 16713)
+    assert (nego.command, nego.host, nego.port, nego.game_server) == ("nego", "0.0.0.0", 8701, "http://game:8700")
     bots = services["bots"]
     args = parse(bots["command"])
     assert args.command == "bot" and args.name in BOTS
-    assert args.server == f"ws://game:{game.port}/daide"
-    assert args.nego == f"ws://nego:{nego.port}/nego"
+    assert (args.server, args.nego) == ("ws://game:8700/daide", "ws://nego:8701/nego")
     assert parse(compose({"DETENTE_BOT": "dumbbot"})["services"]["bots"]["command"]).name == "dumbbot"
     # --scale needs containers that claim no host port and no fixed name
     assert "ports" not in bots and "container_name" not in bots
     assert bots["deploy"]["replicas"] == 7, "one full game by default"
     assert bots["depends_on"] == {name: {"condition": "service_healthy"} for name in ("game", "nego")}
-    assert bots["restart"] == "unless-stopped", "a bot plays one game: the restart sends it to the next"
+    assert services["nego"]["depends_on"] == {"game": {"condition": "service_healthy"}}
     assert bots["healthcheck"] == {"disable": True}, "the image's check asks a port no bot opens"
 
 
-def test_the_health_checks_ask_the_ports_the_servers_listen_on() -> None:
-    services = compose()["services"]
-    for name in ("game", "nego"):
-        args = parse(services[name]["command"])
-        url = urlsplit(health_url(services[name]["healthcheck"]["test"]))
-        assert (url.hostname, url.port, url.path) == ("127.0.0.1", args.port, "/healthz"), name
-
-
 def test_the_ports_are_published_on_loopback_unless_told_otherwise() -> None:
-    for name, service in compose()["services"].items():
+    services = compose()["services"]
+    assert published(services["game"]) == {8700: 8700, 16713: 16713} and published(services["nego"]) == {8701: 8701}
+    for name, service in services.items():
         assert all(str(entry).startswith("127.0.0.1:") for entry in service.get("ports", [])), name
-    opened = compose({"DETENTE_PUBLISH": "0.0.0.0"})["services"]["game"]["ports"]
-    assert all(entry.startswith("0.0.0.0:") for entry in opened)
+    moved = compose({"DETENTE_PUBLISH": "0.0.0.0", "DETENTE_HTTP_PORT": "18700", "DETENTE_NEGO_PORT": "18701"})
+    assert moved["services"]["game"]["ports"][0] == "0.0.0.0:18700:8700"
+    assert moved["services"]["nego"]["ports"] == ["0.0.0.0:18701:8701"]
 
 
 # --- Dockerfile ------------------------------------------------------------------------------------
@@ -218,26 +273,70 @@ def test_the_ports_are_published_on_loopback_unless_told_otherwise() -> None:
 def test_the_image_serves_games_by_default_as_the_game_service_does() -> None:
     command = json.loads(instruction("CMD"))
     args = parse(command)
-    assert command == compose()["services"]["game"]["command"]
-    assert args.command == "serve" and args.host == "0.0.0.0"
+    # the stack's game service is the image's command, told where the stack's negotiation
+    # server is published for the page (the image alone has none)
+    served = compose()["services"]["game"]["command"]
+    assert served[: len(command)] == command
+    assert served[len(command) :] == ["--nego-url", "http://127.0.0.1:8701"]
     assert {args.port, args.daide_port} <= {int(port) for port in instruction("EXPOSE").split()}
-    assert json.loads(instruction("VOLUME")) == [data_dir(args)]
-
-
-def test_the_image_checks_its_health_on_the_port_it_serves() -> None:
-    args = parse(json.loads(instruction("CMD")))
     options, _, test = instruction("HEALTHCHECK").partition(" CMD ")
     assert options.startswith("--")
-    url = urlsplit(health_url(["CMD", *json.loads(test)]))
-    assert (url.hostname, url.port, url.path) == ("127.0.0.1", args.port, "/healthz")
+    assert ["CMD", *json.loads(test)] == compose()["services"]["game"]["healthcheck"]["test"]
+    assert re.fullmatch(r"http://127\.0\.0\.1:8700/healthz", health_url(["CMD", *json.loads(test)]))
 
 
-def test_the_image_is_slim_python_runs_as_another_user_and_installs_as_the_readme_does() -> None:
-    assert instruction("FROM") == "python:3.11-slim"
-    user = instruction("USER").split(":")[0]
-    assert user not in ("0", "root"), "the servers must not run as root"
-    installs = [arguments for keyword, arguments in dockerfile() if keyword == "RUN" and "pip install" in arguments]
-    assert installs and all(" -e " not in f" {arguments} " for arguments in installs), "not editable: sources go"
+def test_the_image_has_two_stages_and_declares_no_volume() -> None:
+    steps = dockerfile()
+    assert "VOLUME" not in [keyword for keyword, _ in steps], "VOLUME gives every bot container an anonymous volume"
+    assert [arguments for keyword, arguments in steps if keyword == "FROM"] == [
+        "python:3.11-slim AS build",
+        "python:3.11-slim",
+    ]
+    last = max(i for i, (keyword, _) in enumerate(steps) if keyword == "FROM")
+    final = [f"{keyword} {arguments}" for keyword, arguments in steps[last + 1 :]]
+    assert not any("pip" in step for step in final if step.startswith("RUN")), "the image copies the environment"
+    assert "COPY --from=build /opt/detente /opt/detente" in final
+    assert instruction("USER").split(":")[0] not in ("0", "root"), "the servers must not run as root"
+
+
+def test_the_dependencies_are_installed_before_the_sources_are_copied() -> None:
+    steps = dockerfile()
+    copies = [i for i, (keyword, arguments) in enumerate(steps) if keyword == "COPY" and "--from" not in arguments]
+    [pins_copy, sources_copy] = copies
+    assert steps[pins_copy][1].split()[:-1] == ["requirements/build.txt", "requirements/runtime.txt"]
+    assert steps[sources_copy][1].split()[0] == "."
+    between = " ".join(arguments for keyword, arguments in steps[pins_copy:sources_copy] if keyword == "RUN")
+    assert "-r /tmp/requirements/runtime.txt" in between and "-r /tmp/requirements/build.txt" in between
+    after = " ".join(arguments for keyword, arguments in steps[sources_copy:] if keyword == "RUN")
+    assert "--no-deps" in after and "--no-build-isolation" in after and "pip check" in after
+    assert " -e " not in after, "not editable: the sources stay in the build stage"
+
+
+# --- the pins --------------------------------------------------------------------------------------
+
+
+def test_the_runtime_pins_satisfy_pyproject_and_leave_the_extras_out() -> None:
+    pinned = pins(RUNTIME_PINS)
+    for text in project()["dependencies"]:
+        requirement = Requirement(text)
+        name = canonicalize_name(requirement.name)
+        assert name in pinned, f"requirements/runtime.txt does not pin {requirement.name}"
+        assert requirement.specifier.contains(pinned[name][1], prereleases=True), (text, pinned[name])
+    extras = {
+        canonicalize_name(Requirement(text).name)
+        for group in ("report", "test", "ray", "bench")
+        for text in project()["optional-dependencies"][group]
+    }
+    assert extras.isdisjoint(pinned), "an extra's package would go into the server image"
+    assert "numpy" not in pinned and "pillow" not in pinned, "matplotlib's weight stays out"
+
+
+def test_the_build_pins_satisfy_the_build_system() -> None:
+    pinned = pins(BUILD_PINS)
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]["requires"]
+    for text in build:
+        requirement = Requirement(text)
+        assert requirement.specifier.contains(pinned[canonicalize_name(requirement.name)][1]), text
 
 
 # --- .dockerignore ---------------------------------------------------------------------------------
@@ -310,7 +409,8 @@ def test_the_build_context_holds_what_the_install_needs() -> None:
 @pytest.mark.parametrize(
     "path",
     [".env", "detente-data/secret", "detente-data/admin-token", "data/detente.sqlite3", "data/nego.sqlite3-wal"]
-    + [".venv/bin/python", ".git/config", "tests/test_cli.py", "engine/__pycache__/maps.cpython-311.pyc"],
+    + [".venv/bin/python", ".git/config", "tests/test_cli.py", "engine/__pycache__/maps.cpython-311.pyc"]
+    + ["docs/protocol.md", "benchmarks/soak.py", ".ci/run"],
 )
 def test_the_build_context_leaves_out_stores_credentials_and_the_rest(path: str) -> None:
     assert ignored(path)
@@ -347,109 +447,352 @@ def test_the_wheel_the_image_installs_holds_every_file_of_the_packages(tmp_path:
     assert [path for path in package_files() if path not in installed and not ignored(path)] == []
 
 
-# --- the commands, run ------------------------------------------------------------------------------
+# --- for real: the image and the compose stack on a container engine --------------------------------
+
+ENGINE_SCRIPT = ROOT.parent / "shared" / "tools" / "container-engine.sh"
+ENGINE_DOCKER_CONFIG = Path(os.environ.get("CONTAINER_WORK", "/var/tmp/container-engine")) / "dockercfg"
+IMAGE = f"detente:test-{os.getpid()}"
+"""The image the real tests build and run (DETENTE_IMAGE): a name of their own, so that two runs at
+once on one engine (two developers' test suites) do not replace each other's image."""
+BUILD_SECONDS = 420
+"""A cold build downloads the base's packages from PyPI; a warm one (the usual case) takes seconds."""
+STACK_SECONDS = 300
+"""The whole run of the stack: up, a game, the checks, down and up again, stop, down."""
+STOP_SECONDS = 8.0
+"""``docker compose stop`` of the nine containers; a container that ignored SIGTERM alone takes 10 s."""
+
+T = TypeVar("T")
 
 
-def _on_loopback(command: Sequence[str], **values: str) -> list[str]:
-    """A service's command with some options' values changed (``port="0"`` sets ``--port 0``)."""
-    command = list(command)
-    for name, value in values.items():
-        option = "--" + name.replace("_", "-")
-        command[command.index(option) + 1] = value
-    return command
+def docker_env() -> dict[str, str]:
+    """The environment of the docker commands: no DETENTE_ variable of the caller's, the plugins of
+    container-engine.sh when DOCKER_CONFIG is not set, BuildKit."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("DETENTE_")}
+    if "DOCKER_CONFIG" not in env and (ENGINE_DOCKER_CONFIG / "cli-plugins" / "docker-compose").exists():
+        env["DOCKER_CONFIG"] = str(ENGINE_DOCKER_CONFIG)
+    env["DOCKER_BUILDKIT"] = "1"
+    env["DETENTE_IMAGE"] = IMAGE
+    return env
 
 
-def _read_lines(stream: IO[str], lines: queue.Queue[str]) -> None:
-    with stream:
-        for line in stream:
-            lines.put(line)
+def engine_problem(env: Mapping[str, str]) -> str | None:
+    """Why no container engine can be used here, or None when ``docker`` and ``docker compose`` answer."""
+    if shutil.which("docker") is None:
+        return "no docker command"
+    for command in (["docker", "info"], ["docker", "compose", "version"]):
+        try:
+            answer = subprocess.run(command, env=dict(env), capture_output=True, text=True, timeout=60, check=False)
+        except subprocess.TimeoutExpired:
+            return f"{shlex.join(command)} did not answer in 60 s"
+        if answer.returncode != 0:
+            return f"{shlex.join(command)}: {answer.stderr.strip()[-400:]}"
+    return None
 
 
-def _start(command: Sequence[str], env: Mapping[str, str]) -> tuple[subprocess.Popen[str], int]:
-    """Start a server's command; its process and the port it says it listens on."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", *command],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=dict(env),
-    )
-    lines: queue.Queue[str] = queue.Queue()
-    # a thread reads the lines (to the end, so the pipe never fills): the server may print
-    # several at once, which select() on the pipe would not see
-    threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True).start()
-    deadline = time.monotonic() + 60
+@dataclass
+class Budget:
+    """A deadline that every command and every wait of a test shares."""
+
+    seconds: float
+    start: float = field(default_factory=time.monotonic)
+
+    def left(self, what: str) -> float:
+        left = self.start + self.seconds - time.monotonic()
+        if left <= 0:
+            pytest.fail(f"over the budget of {self.seconds:.0f} s before {what}")
+        return left
+
+
+def run(command: Sequence[str], env: Mapping[str, str], budget: Budget, timeout: float = 120, **kwargs: Any) -> str:
+    """Run a command within the budget; its output (stdout and stderr), or a failure that shows it."""
+    limit = min(timeout, budget.left(shlex.join(command)))
     try:
-        while True:
-            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            match = re.search(r"listening on http://[\d.]+:(\d+)", line)
-            if match:
-                return process, int(match.group(1))
-    except queue.Empty:
-        process.kill()
-        pytest.fail(f"{shlex.join(command)} did not listen within 60 s (exit status {process.poll()})")
-
-
-def _healthy(test: Sequence[str], port: int, env: Mapping[str, str]) -> bool:
-    """Run a health check (``CMD python -c CODE``), the service's port changed to ``port``."""
-    code = re.sub(r"(http://127\.0\.0\.1):\d+/", rf"\g<1>:{port}/", test[3])
-    return subprocess.run([sys.executable, "-c", code], env=dict(env), capture_output=True, timeout=30).returncode == 0
-
-
-def _until(check: Callable[[], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
-
-
-def test_the_services_run_together_on_loopback(tmp_path: Path) -> None:
-    services = compose()["services"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DETENTE_")}
-    env.update(services["game"]["environment"])  # as Compose passes them: empty, so the servers make their own
-    env["PYTHONUNBUFFERED"] = "1"
-    volume = str(tmp_path / "data")
-    game_command = _on_loopback(
-        services["game"]["command"], host="127.0.0.1", port="0", daide_port="0", data_dir=volume
-    )
-    processes: list[subprocess.Popen[str]] = []
-    try:
-        game, game_port = _start([*game_command, "--year-limit", "1901", "--deadlines", "none"], env)
-        processes.append(game)
-        assert _healthy(services["game"]["healthcheck"]["test"], game_port, env)
-
-        nego_command = _on_loopback(
-            services["nego"]["command"],
-            game_server=f"http://127.0.0.1:{game_port}",
-            host="127.0.0.1",
-            port="0",
-            data_dir=volume,
+        done = subprocess.run(
+            list(command), env=dict(env), cwd=ROOT, capture_output=True, text=True, timeout=limit, check=False, **kwargs
         )
-        nego, nego_port = _start(nego_command, env)
-        processes.append(nego)
-        # healthy only once it follows the game server: the secret in the shared volume was the right one
-        assert _until(lambda: _healthy(services["nego"]["healthcheck"]["test"], nego_port, env), 30)
+    except subprocess.TimeoutExpired as error:
+        pytest.fail(f"{shlex.join(command)} took over {limit:.0f} s: {error.stderr!r:.2000}")
+    output = done.stdout + done.stderr
+    if done.returncode != 0:
+        pytest.fail(f"{shlex.join(command)} exited {done.returncode}:\n{output[-3000:]}")
+    return output
 
-        bot_command = [
-            part.replace("game:8700", f"127.0.0.1:{game_port}").replace("nego:8701", f"127.0.0.1:{nego_port}")
-            for part in services["bots"]["command"]
-        ]
-        bots = [
-            subprocess.Popen([sys.executable, "-m", *bot_command], stdout=subprocess.PIPE, text=True, env=dict(env))
-            for _ in range(services["bots"]["deploy"]["replicas"])
-        ]
-        processes.extend(bots)
-        endings = [bot.communicate(timeout=120)[0] for bot in bots]
-        assert [bot.returncode for bot in bots] == [0] * len(bots), endings
-        assert all("game drawn" in ending or "won alone" in ending for ending in endings), endings
+
+def poll(check: Callable[[], T | None], what: str, seconds: float, budget: Budget) -> T:
+    """``check()`` again every half second until it returns something (not None); a failure past the deadline."""
+    deadline = time.monotonic() + min(seconds, budget.left(what))
+    last: object = None
+    while True:
+        try:
+            found = check()
+        except (OSError, ValueError, KeyError) as error:  # not up yet: refused, reset, a 5xx, half a body
+            found, last = None, error
+        if found is not None:
+            return found
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {seconds:.0f} s (last: {last!r})")
+        time.sleep(0.5)
+
+
+def get_json(port: int, path: str) -> Any:
+    """GET http://127.0.0.1:PORT/PATH, the body as JSON (an error status raises)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as answer:
+        return json.load(answer)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def engine() -> dict[str, str]:
+    """The docker commands' environment; a skip without an engine, a failure under CI=true."""
+    env = docker_env()
+    problem = engine_problem(env)
+    if problem is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and no container engine answers ({problem}): .ci/run starts one with {ENGINE_SCRIPT}")
+        pytest.skip(f"no container engine answers ({problem}); bash {ENGINE_SCRIPT} starts one")
+    return env
+
+
+@pytest.fixture(scope="module")
+def image(engine: dict[str, str]) -> Iterator[str]:
+    """The image, built as ``docker compose up --build`` builds it: the build's output."""
+    budget = Budget(BUILD_SECONDS)
+    try:
+        output = run(["docker", "compose", "--progress", "plain", "build"], engine, budget, timeout=BUILD_SECONDS)
+        print(f"docker compose build: {time.monotonic() - budget.start:.1f} s")
+        yield output
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+        subprocess.run(["docker", "rmi", IMAGE], env=engine, capture_output=True, timeout=60, check=False)
+        # the images earlier builds left without a name (their name moved on to a newer build)
+        prune = ["docker", "image", "prune", "--force", "--filter", "label=org.opencontainers.image.title=detente"]
+        subprocess.run(prune, env=engine, capture_output=True, timeout=120, check=False)
+
+
+def test_compose_builds_the_image_once(image: str) -> None:
+    assert len(re.findall(rf"naming to \S*{re.escape(IMAGE)}\b", image)) == 1, image[-3000:]
+
+
+def test_the_image_holds_the_environment_and_nothing_to_build_with(engine: dict[str, str], image: str) -> None:
+    budget = Budget(120)
+    code = (
+        "import importlib.util, json, os, sys; "
+        "print(json.dumps({'uid': os.getuid(), 'cwd': os.getcwd(), 'prefix': sys.prefix, 'found': "
+        "[m for m in ('detente', 'server', 'pip', 'setuptools', 'wheel', 'matplotlib', 'numpy') "
+        "if importlib.util.find_spec(m)]}))"
+    )
+    output = run(["docker", "run", "--rm", "--entrypoint", "python", IMAGE, "-c", code], engine, budget)
+    seen = json.loads(output.strip().splitlines()[-1])
+    assert seen == {"uid": 10001, "cwd": "/data", "prefix": "/opt/detente", "found": ["detente", "server"]}
+    tools = run(
+        ["docker", "run", "--rm", "--entrypoint", "sh", IMAGE, "-c", "command -v gcc cc make pip; true"], engine, budget
+    )
+    assert tools.strip() == "", f"build tools in the image: {tools}"
+    sizes = {
+        name: int(run(["docker", "image", "inspect", "--format", "{{.Size}}", name], engine, budget))
+        for name in (IMAGE, "python:3.11-slim")
+    }
+    added = (sizes[IMAGE] - sizes["python:3.11-slim"]) / 1e6
+    print(f"image {sizes[IMAGE] / 1e6:.0f} MB, {added:.0f} MB over the base")
+    assert added < 60, f"détente adds {added:.0f} MB to the base image (matplotlib alone is over 100)"
+    declared = json.loads(
+        run(["docker", "image", "inspect", "--format", "{{json .Config.Volumes}}", IMAGE], engine, budget)
+    )
+    assert declared is None, f"the image declares volumes {declared}: every bot would get an anonymous one"
+
+
+def test_an_edit_of_the_sources_rebuilds_without_downloading(
+    engine: dict[str, str], image: str, tmp_path: Path
+) -> None:
+    """The same Dockerfile on a copy of the context with one source file edited: the layer of the
+    dependencies comes from the cache, and only the wheel is built anew."""
+    budget = Budget(240)
+    context = tmp_path / "context"
+    for path in context_files():
+        (context / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / path, context / path)
+    with (context / "detente" / "__init__.py").open("a", encoding="utf-8") as source:
+        source.write(f"\n# an edit, {time.time()}\n")
+    tag = f"detente:edit-check-{os.getpid()}"
+    try:
+        output = run(
+            ["docker", "build", "--progress", "plain", "-f", str(DOCKERFILE), "-t", tag, str(context)],
+            engine,
+            budget,
+            timeout=BUILD_SECONDS,
+        )
+    finally:
+        subprocess.run(["docker", "rmi", "-f", tag], env=engine, capture_output=True, timeout=60, check=False)
+    steps = dict(re.findall(r"^(#\d+) \[build [^\]]*\] (RUN|COPY) ", output, flags=re.MULTILINE))
+    cached = set(re.findall(r"^(#\d+) CACHED$", output, flags=re.MULTILINE))
+    runs = [step for step, keyword in steps.items() if keyword == "RUN"]
+    assert len(runs) == 2, output[-3000:]
+    dependencies, sources = runs
+    assert dependencies in cached, f"the dependencies were installed anew:\n{output[-3000:]}"
+    assert sources not in cached, "the edited sources were not built"
+
+
+@dataclass
+class Stack:
+    """The compose stack under a project name of its own, on free ports of 127.0.0.1, playing short
+    games: the game service's command as shipped plus ``--year-limit 1901 --deadlines none``."""
+
+    env: dict[str, str]
+    override: Path
+    budget: Budget
+    project: str = field(default_factory=lambda: f"detente-test-{os.getpid()}")
+    ports: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.ports = {"http": free_port(), "daide": free_port(), "nego": free_port()}
+        self.env = self.env | {
+            "DETENTE_PUBLISH": "127.0.0.1",
+            "DETENTE_HTTP_PORT": str(self.ports["http"]),
+            "DETENTE_DAIDE_PORT": str(self.ports["daide"]),
+            "DETENTE_NEGO_PORT": str(self.ports["nego"]),
+        }
+        command = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]["game"]["command"]
+        short = {"services": {"game": {"command": [*command, "--year-limit", "1901", "--deadlines", "none"]}}}
+        self.override.write_text(yaml.safe_dump(short), encoding="utf-8")
+
+    def compose(self, *arguments: str, timeout: float = 120) -> str:
+        files = ["-f", str(COMPOSE), "-f", str(self.override)]
+        return run(["docker", "compose", "-p", self.project, *files, *arguments], self.env, self.budget, timeout)
+
+    def containers(self) -> dict[str, dict[str, Any]]:
+        """The project's containers by name, as ``docker inspect`` tells them."""
+        ids = self.compose("ps", "--all", "--quiet").split()
+        assert ids, "no container"
+        found = json.loads(run(["docker", "inspect", *ids], self.env, self.budget))
+        return {container["Name"].lstrip("/"): container for container in found}
+
+    def healthy(self) -> None:
+        """Both servers answer on 127.0.0.1 and the negotiation server follows the game server."""
+        poll(
+            lambda: get_json(self.ports["http"], "/healthz")["status"] == "ok" or None, "game /healthz", 90, self.budget
+        )
+        poll(lambda: get_json(self.ports["nego"], "/healthz")["following"] or None, "nego following", 90, self.budget)
+
+    def token(self) -> str:
+        return self.compose("exec", "-T", "game", "cat", "/data/admin-token").strip()
+
+
+def service(container: Mapping[str, Any]) -> str:
+    return str(container["Config"]["Labels"]["com.docker.compose.service"])
+
+
+def image_id(stack: Stack) -> str:
+    return run(["docker", "image", "inspect", "--format", "{{.Id}}", IMAGE], stack.env, stack.budget).strip()
+
+
+def finished_game(port: int) -> dict[str, Any] | None:
+    games = get_json(port, "/api/games?finished=50")["games"]
+    return next((game for game in games if game["status"] == "finished" and game["result"]), None)
+
+
+def test_the_stack_plays_keeps_its_games_over_down_and_up_and_stops_at_once(
+    engine: dict[str, str], image: str, tmp_path: Path
+) -> None:
+    stack = Stack(engine, tmp_path / "short-games.yml", Budget(STACK_SECONDS))
+    try:
+        started = time.monotonic()
+        stack.compose("up", "--detach", timeout=180)
+        print(f"up: {time.monotonic() - started:.1f} s")
+        stack.healthy()
+
+        # only through ports on 127.0.0.1
+        for name, port in (("game", 8700), ("game", 16713), ("nego", 8701)):
+            assert re.fullmatch(r"127\.0\.0\.1:\d+", stack.compose("port", name, str(port)).strip()), (name, port)
+
+        # seven bots play a game to its end; each says how it ended
+        game = poll(lambda: finished_game(stack.ports["http"]), "a finished game in /api/games", 150, stack.budget)
+        assert game["result"]["outcome"] in ("draw", "solo") and game["result"]["powers"], game
+
+        def endings() -> list[str] | None:
+            lines = re.findall(r"game (?:drawn|won alone)", stack.compose("logs", "--no-color", "bots"))
+            return lines if len(lines) >= 7 else None
+
+        assert len(poll(endings, "seven bots telling how their game ended", 60, stack.budget)) >= 7
+
+        containers = stack.containers()
+        by_service = {name: service(container) for name, container in containers.items()}
+        assert sorted(by_service.values()) == ["bots"] * 7 + ["game", "nego"]
+        for name, container in containers.items():
+            if by_service[name] in ("game", "nego"):
+                assert container["State"]["Health"]["Status"] == "healthy", name
+                assert [(m["Type"], m["Name"], m["Destination"]) for m in container["Mounts"]] == [
+                    ("volume", f"{stack.project}_detente-data", "/data")
+                ], name
+            else:
+                assert container["Mounts"] == [], f"{name} has a volume: {container['Mounts']}"
+            assert container["HostConfig"]["Init"] is True, name
+            log = container["HostConfig"]["LogConfig"]
+            assert log["Type"] == "json-file" and {"max-size", "max-file"} <= set(log["Config"]), (name, log)
+            assert container["Config"]["User"] == "10001:10001", name
+            assert container["Config"]["Image"] == IMAGE, name
+
+        # `up --build` again builds once more (from the cache) and recreates only what runs an older image:
+        # with the context unchanged, no container is recreated or restarted, and no game in progress is lost
+        servers = {name: containers[name]["State"]["StartedAt"] for name in containers if "bots" not in name}
+        assert {container["Image"] for container in containers.values()} == {image_id(stack)}
+        stack.compose("up", "--detach", "--build", timeout=180)
+        again = stack.containers()
+        if (
+            {container["Image"] for container in again.values()}
+            == {image_id(stack)}
+            == {container["Image"] for container in containers.values()}
+        ):
+            assert {name: again[name]["State"]["StartedAt"] for name in servers} == servers
+            assert {name: c["Id"] for name, c in again.items()} == {name: c["Id"] for name, c in containers.items()}
+        else:  # someone edited the sources meanwhile: a new image, which every container must run now
+            assert {container["Image"] for container in again.values()} == {image_id(stack)}
+
+        # down and up: the volume keeps the games and the credentials
+        token = stack.token()
+        stack.compose("down", timeout=60)
+        stack.compose("up", "--detach", timeout=180)
+        stack.healthy()
+        kept = get_json(stack.ports["http"], f"/api/games/{game['id']}")
+        assert (kept["status"], kept["result"]) == ("finished", game["result"])
+        assert stack.token() == token
+
+        # stop: every container at once (a bot that ignored SIGTERM would take 10 s and exit 137)
+        started = time.monotonic()
+        stack.compose("stop", timeout=60)
+        stopped = time.monotonic() - started
+        codes = {name: container["State"]["ExitCode"] for name, container in stack.containers().items()}
+        print(f"docker compose stop: {stopped:.1f} s, exit codes {codes}")
+        assert all(code in (0, 143) for code in codes.values()), codes
+        assert stopped < STOP_SECONDS, f"docker compose stop took {stopped:.1f} s"
+    except BaseException:
+        logs = subprocess.run(
+            ["docker", "compose", "-p", stack.project, "-f", str(COMPOSE), "logs", "--no-color", "--tail", "20"],
+            env=stack.env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        print(logs.stdout[-6000:], logs.stderr[-2000:])
+        raise
+    finally:
+        subprocess.run(
+            ["docker", "compose", "-p", stack.project, "-f", str(COMPOSE), "down", "--volumes", "--timeout", "2"],
+            env=stack.env,
+            cwd=ROOT,
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+    print(f"the stack's test: {time.monotonic() - stack.budget.start:.1f} s")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["lock"]:
+        sys.exit("usage: python -m tests.test_containers lock > requirements/runtime.txt")
+    sys.stdout.write(lock())
