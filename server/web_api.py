@@ -27,7 +27,7 @@ so nothing asks for a passcode.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,7 +43,7 @@ from engine import OrderSyntaxError, Position, format_order, legal_orders, parse
 from engine.position import ADJUSTMENTS, PHASE_KINDS
 from protocol.daide.orders import DaideOrderError, order_from_engine
 from protocol.english import NotUnderstood, to_english, understand
-from protocol.l import LError, parse, to_text
+from protocol.l import LError, parse, parse_levels, to_text
 from referee.orders import NOTES, check_order
 from server.api_models import Body
 from server.board import map_data
@@ -119,6 +119,12 @@ class Understanding(Body):
     reason: str | None = None
     closest: str | None = Field(default=None, description="the closest L message that could be built")
     closest_echo: str | None = None
+    kind: str | None = Field(
+        default=None,
+        description="understood: promise, request, proposal or the message's type (accept, query...); not: "
+        "not_understood, cannot_say (L cannot say that), no_l (a greeting: nothing to send) or ask (a word to check)",
+    )
+    note: str | None = Field(default=None, description="how the message is sent, and the words read otherwise")
 
 
 class Render(Body):
@@ -212,11 +218,14 @@ def _power(name: str) -> str:
     return standard_map().power(name)
 
 
-def understand_text(request: Understand, position: Position | None) -> Understanding:
-    """What the dialogue assistant makes of ``request.text`` (see :mod:`protocol.english`)."""
+def understand_text(
+    request: Understand, position: Position | None, levels: Iterable[int] | None = None
+) -> Understanding:
+    """What the dialogue assistant makes of ``request.text`` (see :mod:`protocol.english`),
+    within the game's L ``levels`` (None: all)."""
     sender, receiver = _power(request.sender), _power(request.receiver)
     open_proposal = parse(request.open_proposal) if request.open_proposal else None
-    said = understand(request.text, sender, receiver, position=position, open_proposal=open_proposal)
+    said = understand(request.text, sender, receiver, position=position, open_proposal=open_proposal, levels=levels)
     if isinstance(said, NotUnderstood):
         closest = said.closest
         return Understanding(
@@ -224,8 +233,9 @@ def understand_text(request: Understand, position: Position | None) -> Understan
             reason=said.reason,
             closest=None if closest is None else to_text(closest),
             closest_echo=None if closest is None else to_english(closest, viewer=sender),
+            kind=said.kind,
         )
-    return Understanding(ok=True, l=to_text(said.message), echo=said.echo)
+    return Understanding(ok=True, l=to_text(said.message), echo=said.echo, kind=said.kind, note=said.note)
 
 
 def render(request: Render) -> Rendered:
@@ -309,10 +319,13 @@ def routes(service: GameService) -> list[BaseRoute]:
         if unknown is not None:
             return unknown
         position: Position | None = None
+        levels: frozenset[int] | None = None
         if body.game is not None:
             found = await position_of(body.game)
             position = found if isinstance(found, Position) else None
-        return await _answer(lambda: understand_text(body, position))
+            info = await service.info(body.game)
+            levels = None if info is None else frozenset(parse_levels(info.settings.l_levels))
+        return await _answer(lambda: understand_text(body, position, levels))
 
     async def english_render(request: Request) -> Response:
         body = await read_body(request, Render)

@@ -34,6 +34,8 @@ __all__ = [
     "AllianceWords",
     "AndInfo",
     "AndVP",
+    "AttackPowersVP",
+    "AttackWords",
     "BuildVP",
     "ClausesWords",
     "CommitWords",
@@ -41,8 +43,10 @@ __all__ = [
     "DisbandVP",
     "DmzWords",
     "DrawWords",
+    "ExplainInfo",
     "FeelInfo",
     "HoldVP",
+    "IntentInfo",
     "KeepOutVP",
     "MessageWords",
     "MoveVP",
@@ -55,9 +59,17 @@ __all__ = [
     "SoloWords",
     "SupportVP",
     "TimedVP",
+    "Unsayable",
     "WaiveVP",
     "parties_of",
 ]
+
+
+class Unsayable(Misunderstanding):
+    """Words understood, that L cannot say: the reason begins "L cannot say that"."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"L cannot say that: {why}")
 
 
 _N = TypeVar("_N", bound=a.Info)
@@ -229,7 +241,27 @@ class AndInfo:
         return _and(o.info(scene) for o in self.operands)
 
 
-Information = AgreementInfo | FeelInfo | NotInfo | AndInfo
+@dataclass(frozen=True, slots=True)
+class ExplainInfo:
+    """ "Why ...?": the explanation of the information asked for."""
+
+    operand: Information
+
+    def info(self, scene: Scene) -> a.Info:
+        return a.Explain(self.operand.info(scene))
+
+
+@dataclass(frozen=True, slots=True)
+class IntentInfo:
+    """What a power (or unit) will do, as information: "are you going to move to Trieste?"."""
+
+    clause: CommitWords
+
+    def info(self, scene: Scene) -> a.Info:
+        return self.clause.resolve(scene)[1]
+
+
+Information = AgreementInfo | FeelInfo | NotInfo | AndInfo | ExplainInfo | IntentInfo
 
 
 # --- commitments: verb phrases ------------------------------------------------------------------
@@ -304,7 +336,7 @@ class MoveVP:
         where = scene.names.province(self.destination.province)
         unit = _own(self.unit or self.origin, agent, scene, reaching=self.destination.province) or actor
         if unit is None:
-            unit = scene.choose(scene.units_reaching(agent, self.destination.province), f"move to {where}")
+            unit = scene.choose(scene.units_reaching(agent, self.destination.province), f"move to {where}", agent)
         if self.convoy is None:
             return a.Do(a.Mto(unit, scene.region(unit, self.destination)))
         if kind_of(unit) != "army":
@@ -338,14 +370,14 @@ class SupportVP:
                 raise Misunderstanding("support which unit?")
             else:
                 where = scene.names.province(destination.province)
-                supported = scene.choose(scene.units_reaching(power, destination.province), f"move to {where}")
+                supported = scene.choose(scene.units_reaching(power, destination.province), f"move to {where}", power)
         province = supported.region.province if destination is None else destination.province
         supporter = _own(self.supporter, agent, scene, reaching=province) or actor
         if supporter is None:
             what = f"support {scene.describe(supported)}"
             what += "" if destination is None else f" into {scene.names.province(destination.province)}"
             candidates = [u for u in scene.units_reaching(agent, province) if u != supported]
-            supporter = scene.choose(candidates, what)
+            supporter = scene.choose(candidates, what, agent)
         if destination is None:
             return a.Do(a.Sup(supporter, a.Hld(supported)))
         return a.Do(a.Sup(supporter, a.Mto(supported, scene.region(supported, destination))))
@@ -369,7 +401,7 @@ class ConvoyVP:
         where = scene.names.province(self.destination.province)
         if fleet is None:
             candidates = scene.convoying_fleets(agent, army, self.destination.province)
-            fleet = scene.choose(candidates, f"convoy {scene.describe(army)} to {where}")
+            fleet = scene.choose(candidates, f"convoy {scene.describe(army)} to {where}", agent)
         return a.Do(a.Cvy(fleet, a.Cto(army, a.Region(self.destination.province, "amy"))))
 
 
@@ -438,6 +470,30 @@ class KeepOutVP:
         if self.unit is not None:
             scene.unit(self.unit, _one(agents, "move out"))
         return a.Dmz(agents, frozenset(p.province for p in self.places))
+
+
+_NO_ATTACK_ON_POWERS = (
+    "L has no attack on a power: an attack in L is a unit's move into a province (say which one),"
+    " and powers fight together as an alliance against another"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AttackPowersVP:
+    """ "attack Austria", "not attack you": no action of L. Said to say so; the closest a
+    promise not to attack comes to is keeping the peace with the same powers."""
+
+    enemies: frozenset[str]
+    negated: bool
+
+    def formula(self, agents: frozenset[str], actor: a.Unit | None, scene: Scene) -> a.Formula:
+        if not self.negated:
+            raise Unsayable(_NO_ATTACK_ON_POWERS)
+        if agents & self.enemies:
+            raise Misunderstanding("who will not attack whom?")
+        if scene.strict:
+            raise Unsayable(f"{_NO_ATTACK_ON_POWERS}; the closest is a promise to keep the peace")
+        return a.Pce(agents | self.enemies)
 
 
 @dataclass(frozen=True, slots=True)
@@ -555,7 +611,24 @@ class ClausesWords:
         return [m or clause.resolve(informed) for m, clause in zip(made, self.clauses, strict=True)]
 
 
-Deal = AgreementWords | ClausesWords
+@dataclass(frozen=True, slots=True)
+class AttackWords:
+    """ "We should attack Austria (together)": an alliance against Austria of the powers that
+    attack it (``subject`` None: "we"), when the sender is one of them."""
+
+    subject: frozenset[str] | None
+    enemies: frozenset[str]
+    with_: frozenset[str] | None = None
+
+    def agree(self, scene: Scene) -> a.Agree:
+        allies = self.subject or frozenset({scene.me, scene.you})
+        allies |= self.with_ or frozenset()
+        if scene.me not in allies or len(allies) < 2 or allies & self.enemies:
+            raise Unsayable(_NO_ATTACK_ON_POWERS)
+        return a.Agree(allies, a.Aly(allies, self.enemies))
+
+
+Deal = AgreementWords | ClausesWords | AttackWords
 
 
 @dataclass(frozen=True, slots=True)
@@ -565,7 +638,7 @@ class MessageWords:
     echo of a message: "England proposes to France: ..."), its sender and receivers; and
     the power addressed, if any."""
 
-    kind: str
+    kind: str  # or "threat" and "conditional": what L cannot say (the body is the demand, or the condition)
     body: Deal | Information | None
     sender: frozenset[str] | None = None
     receivers: frozenset[str] | None = None
@@ -581,8 +654,17 @@ class MessageWords:
         me, you = scene.me, self.receivers or frozenset({scene.you})
         if self.kind == "withdraw":
             return a.Withdraw(me, you)
-        if isinstance(self.body, AgreementWords | ClausesWords):
-            deal = self.body.agree(scene) if isinstance(self.body, AgreementWords) else self.body.deal(scene)
+        if self.kind == "conditional":
+            raise Unsayable(
+                'a proposal in L cannot depend on a condition (L has no "if" in deals). To offer one thing for'
+                ' another, propose both together, e.g. "you support me into Burgundy and I keep out of Belgium"'
+            )
+        if self.kind == "threat" and scene.strict:
+            raise Unsayable(
+                'L has no threats, and no "or" between two things to do; the closest I can say is the first part'
+            )
+        if isinstance(self.body, AgreementWords | ClausesWords | AttackWords):
+            deal = self.body.deal(scene) if isinstance(self.body, ClausesWords) else self.body.agree(scene)
             if self.kind == "accept":
                 return a.Accept(me, you, deal)
             return a.Reject(me, you, deal) if self.kind == "reject" else a.Propose(me, you, deal)

@@ -225,11 +225,14 @@ class Scene:
             if m.abbreviation_of[u.power].lower() == power and ends <= m.shores[u.location]
         ]
 
-    def choose(self, candidates: Sequence[a.Unit], what: str) -> a.Unit:
-        """The one unit that can do ``what`` (e.g. "support into Burgundy")."""
+    def choose(self, candidates: Sequence[a.Unit], what: str, power: str | None = None) -> a.Unit:
+        """The one unit (of ``power``, when said) that can do ``what`` (e.g. "support into Burgundy")."""
         if self.position is None:
             raise Misunderstanding(f"which unit will {what}? Say which, e.g. 'with my army in Ruhr'")
         if not candidates:
+            if power is not None:
+                whose = "your" if power == self.me else f"{self.names.power(power)}'s"
+                raise Misunderstanding(f"none of {whose} units can {what}")
             raise Misunderstanding(f"no unit can {what}")
         candidates = sorted(candidates, key=str)
         if len(candidates) > 1:

@@ -30,6 +30,8 @@ from protocol.english.phrases import (
     AllianceWords,
     AndInfo,
     AndVP,
+    AttackPowersVP,
+    AttackWords,
     BuildVP,
     ClausesWords,
     CommitWords,
@@ -37,8 +39,10 @@ from protocol.english.phrases import (
     DisbandVP,
     DmzWords,
     DrawWords,
+    ExplainInfo,
     FeelInfo,
     HoldVP,
+    IntentInfo,
     KeepOutVP,
     MessageWords,
     MoveVP,
@@ -90,8 +94,8 @@ _SEASONS = {"spring": "spr", "summer": "sum", "fall": "fal", "autumn": "aut", "w
 _AGAINST = "(against|on|to attack)"
 _MAKE = "(have|make|form|sign|agree on|agree to|agree|establish|keep|conclude|declare|propose)"
 _WILL = (
-    "(will|shall|can|would|could|should|must|may|promise to|agree to|commit to|are going to|are willing to"
-    "|are ready to|want to|need to|have to|propose to)"
+    "(will|shall|can|would|could|should|must|may|promise to|promise|agree to|commit to|are move to|are willing to"
+    "|are ready to|are about to|are planning to|plan to|intend to|mean to|want to|need to|have to|propose to)"
 )
 
 _RULES: dict[str, list[Rule]] = {
@@ -218,6 +222,9 @@ _RULES: dict[str, list[Rule]] = {
         ),
         rule(f"(make|form)? alliance {_AGAINST} {{e:powers}}", lambda b: AgreementVP(AllianceWords(Parties(), b["e"]))),
         rule("(bring about|agree to|agree on|accept|respect) {n:agreement}", lambda b: AgreementVP(b["n"])),
+        # "attack Austria": no order of L, said only to say so (or, with "we", an alliance)
+        rule("attack {e:powers}", lambda b: AttackPowersVP(b["e"], False)),
+        rule("not attack {e:powers}", lambda b: AttackPowersVP(b["e"], True)),
     ],
     "vp": [
         rule("{v:promise}", lambda b: b["v"]),
@@ -231,6 +238,11 @@ _RULES: dict[str, list[Rule]] = {
     ],
     "clause": [
         rule(f"{{s:powers}} {_WILL} {{v:vps}}", lambda b: CommitWords(b["s"], b["v"])),
+        # "I'm going to Belgium": "going" is read "move"
+        rule(
+            "{s:powers} are move (to|into) {d:place} {c:convoy}?",
+            lambda b: CommitWords(b["s"], MoveVP(None, None, b["d"], b["c"])),
+        ),
         rule("{s:powers} {v:vps}", lambda b: CommitWords(b["s"], b["v"])),
         rule("{u:unit} (will|shall|can|should|must|may|would|could)? {v:vps}", lambda b: CommitWords(b["u"], b["v"])),
         rule("let {s:powers} {v:vps}", lambda b: CommitWords(b["s"], b["v"])),
@@ -252,10 +264,10 @@ _RULES: dict[str, list[Rule]] = {
         "i propose (to)? you",
         "i want to propose",
         "(how|what) about",
-        "let us",
+        "let us (all)?",
         "(shall|should|can|could|will|would) we",
         "we (should|could|can|must|will)",
-        "why (do not|not) we",
+        "why not we",
         "why not",
         "(do|would) you (want|like) (to)?",
         "are you (interested in|up for|open to|ready for)",
@@ -263,6 +275,19 @@ _RULES: dict[str, list[Rule]] = {
     ),
     "intro": [rule(f"{{lead}} {_MAKE}?", _value(None)), rule(_MAKE, _value(None))],
     "deal_intro": _words("i propose (that)?", "(how|what) about", "proposal"),
+    # what introduces a joint attack: "we should attack Austria" is an alliance against Austria
+    "we_lead": _words(
+        "let us",
+        "(shall|should|can|could|will|would) we",
+        "we (should|could|can|must|will|are move to|need to|have to|ought to)",
+        "why not we",
+        "why not",
+        "(how|what) about",
+        "i propose (that)? we",
+        "i propose (to)?",
+        "(do|would) you (want|like) to",
+        "are you (interested in|up for|open to|ready for)",
+    ),
     "agreed": [
         rule("{n:agreements}", lambda b: AgreementWords(b["n"], None)),
         rule(
@@ -280,9 +305,7 @@ _RULES: dict[str, list[Rule]] = {
         rule("{s:powers} have agree (on|to)? {n:agreements}", lambda b: AgreementInfo(b["s"], b["n"])),
         rule("{s:powers} have not agree (on|to)? {n:agreements}", lambda b: AgreementInfo(b["s"], b["n"], True)),
         rule("{s:powers} (have|are in) {n:agreements}", lambda b: AgreementInfo(b["s"], b["n"])),
-        rule(
-            "{s:powers} (have no|do not have|are not in) {n:agreements}", lambda b: AgreementInfo(b["s"], b["n"], True)
-        ),
+        rule("{s:powers} (have no|not have|are not in) {n:agreements}", lambda b: AgreementInfo(b["s"], b["n"], True)),
         rule(
             "{s:powers} are (at)? peace (with {w:powers})?",
             lambda b: AgreementInfo(b["s"], (PeaceWords(Parties(with_=b["w"])),)),
@@ -321,6 +344,16 @@ _RULES: dict[str, list[Rule]] = {
         rule("are there {n:agreements}", lambda b: AgreementInfo(None, b["n"])),
         rule("are {s:powers} {f:feeling}", lambda b: FeelInfo(b["s"], b["f"])),
         rule("(whether|are it true that) {i:info}", lambda b: b["i"]),
+        # questions about intentions: what a power (or a unit) will do, asked yes or no
+        rule(
+            "are {s:powers} (move to|planning to|about to|intending to) {v:vps}",
+            lambda b: IntentInfo(CommitWords(b["s"], b["v"])),
+        ),
+        rule("do {s:powers} (plan|intend|mean) to {v:vps}", lambda b: IntentInfo(CommitWords(b["s"], b["v"]))),
+        rule("are {u:unit} move to {v:vps}", lambda b: IntentInfo(CommitWords(b["u"], b["v"]))),
+        rule("will {u:unit} {v:vps}", lambda b: IntentInfo(CommitWords(b["u"], b["v"]))),
+        # "why ...?": an explanation asked for (level 7)
+        rule("why {i:question}", lambda b: ExplainInfo(b["i"])),
     ],
     # --- whole messages -------------------------------------------------------------------------------------
     "message": [
@@ -349,13 +382,49 @@ _RULES: dict[str, list[Rule]] = {
         rule("i withdraw (my)? proposal to {r:powers}", lambda b: MessageWords("withdraw", None, None, b["r"])),
         rule("{i:question}", lambda b: MessageWords("query", b["i"])),
         rule("(yes|no) {i:info}", lambda b: MessageWords("answer", b["i"])),
-        rule("{intro}? {d:agreed}", lambda b: MessageWords("propose", b["d"])),
+        rule("{intro}? {d:agreed} (please)?", lambda b: MessageWords("propose", b["d"])),
         rule("{i:info}", lambda b: MessageWords("inform", b["i"])),
         rule("{deal_intro}? {c:clauses}", lambda b: MessageWords("propose", ClausesWords(b["c"]))),
+        rule(
+            "{we_lead} attack {e:powers} (with {w:powers})?",
+            lambda b: MessageWords("propose", AttackWords(None, b["e"], b["w"])),
+        ),
+        rule(
+            f"{{s:powers}} {_WILL} attack {{e:powers}}", lambda b: MessageWords("propose", AttackWords(b["s"], b["e"]))
+        ),
+        # what L cannot say, read to say so: threats, "or", conditions
+        rule("{d:deal} (or|otherwise|or else|else) {r:rest}", lambda b: MessageWords("threat", b["d"])),
+        rule("{r:rest} unless {d:deal}", lambda b: MessageWords("threat", b["d"])),
+        rule("if {d:deal} (then)? {r:rest}", lambda b: MessageWords("conditional", b["d"])),
+        rule("{d:deal} if {r:rest}", lambda b: MessageWords("conditional", b["d"])),
         # "France, I propose peace"
         rule("{v:name} {m:message}", lambda b: replace(b["m"], vocative=b["v"]) if b["m"].vocative is None else NO),
     ],
 }
+
+
+_PRONOUNS = ("i", "me", "myself", "you", "yourself", "we", "us", "ourselves")
+_OWNERS = ("my", "your", "its", "his", "her", "their")
+#: Words for every power in the game: "a draw between all of us" is all of them, never two.
+_EVERYONE = (
+    ("all", "of", "us"), ("all", "of", "them"), ("everyone",), ("all", "powers"), ("all", "players"),
+    ("all", "survivors"), ("all", "surviving", "powers"), ("all", "remaining", "powers"), ("all", "seven"),
+    ("all", "seven", "powers"), ("all", "powers", "left"), ("all", "us"),
+)  # fmt: skip
+
+
+def pronouns_and_owners() -> set[str]:
+    """The words that name a power in a conversation without naming it."""
+    return {*_PRONOUNS, *_OWNERS, *(w for words in _EVERYONE for w in words)}
+
+
+def everyone(scene: Scene) -> frozenset[str]:
+    """The powers still in the game (all of the map's without a position)."""
+    m = scene.map
+    if scene.position is None:
+        return frozenset(p.lower() for p in m.power_abbreviations)
+    alive = {u.power for u in scene.position.units} | {c for c in scene.position.centers if c}
+    return frozenset(m.abbreviation_of[p].lower() for p in alive)
 
 
 def _terminals(scene: Scene) -> dict[str, Terminal]:
@@ -371,6 +440,9 @@ def _terminals(scene: Scene) -> dict[str, Terminal]:
         return [(frozenset({p}), j) for p, j in scene.names.powers_at(words, i)]
 
     def power(words: tuple[str, ...], i: int) -> Sequence[tuple[Any, int]]:
+        for phrase in _EVERYONE:
+            if words[i : i + len(phrase)] == phrase:
+                return [(everyone(scene), i + len(phrase))]
         if i < len(words) and words[i] in pronouns:
             return [(frozenset(pronouns[words[i]]), i + 1)]
         return name(words, i)
@@ -396,6 +468,7 @@ def _terminals(scene: Scene) -> dict[str, Terminal]:
         "season": word("|".join(_SEASONS), _SEASONS.__getitem__),
         "year": word(r"[0-9]{4}", int),
         "timevar": word(r"t[0-9]+", str),
+        "rest": lambda words, i: [(words[i:j], j) for j in range(len(words), i, -1)],
     }
 
 

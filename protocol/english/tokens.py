@@ -143,6 +143,27 @@ _SYNONYMS: dict[str, str] = {
     "wish": "want",
     "would like": "want",
     "proposals": "proposal",
+    # negation: "don't attack" is "not attack"
+    "do not": "not",
+    "does not": "not",
+    "did not": "not",
+    "not to": "not",
+    "get out of": "move out of",
+    "pull out of": "move out of",
+    "pull back from": "move out of",
+    "withdraw from": "move out of",
+    "leave": "move out of",
+    "go to war against": "attack",
+    "go to war with": "attack",
+    "declare war on": "attack",
+    "make war on": "attack",
+    "wage war on": "attack",
+    "invade": "attack",
+    "invades": "attack",
+    "fight": "attack",
+    "fights": "attack",
+    "fighting": "attack",
+    "everybody": "everyone",
     # the verbs to be, to have, to do: the grammar does not need their person
     "is": "are",
     "am": "are",
@@ -157,6 +178,16 @@ _LONGEST = max(map(len, _SYNONYM_WORDS))
 
 _CONTRACTIONS = (
     (r"\blet's\b", "let us"),
+    # without the apostrophe, as typed in a hurry
+    (r"\blets\b", "let us"),
+    (r"\bwont\b", "will not"),
+    (r"\bcant\b", "can not"),
+    (r"\b(do|does|did|is|are|was|were|should|would|could|have|has)nt\b", r"\1 not"),
+    (r"\bim\b", "i am"),
+    (r"\bive\b", "i have"),
+    (r"\b(you|we|they)re\b", r"\1 are"),
+    (r"\b(am|are|is) not going to\b", "will not"),
+    (r"\b(i|you|we|they|he|she|it)'?(m|re|s) not going to\b", r"\1 will not"),
     (r"\bwon't\b", "will not"),
     (r"\bshan't\b", "shall not"),
     (r"\bcan't\b", "can not"),
@@ -179,13 +210,17 @@ class Sentence:
 
     words: tuple[str, ...]
     said: tuple[str, ...]
+    #: the misspelt words read as another word: ``(as typed, as read)``
+    corrected: tuple[tuple[str, str], ...] = ()
+    #: the misspelt words that could be several words, or a province abbreviation: ``(as typed, candidates)``
+    unsure: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def quote(self, start: int, end: int) -> str:
         """What the person wrote for ``words[start:end]``."""
         return " ".join(w for w in self.said[start:end] if w)
 
     def cut(self, start: int, end: int) -> Sentence:
-        return Sentence(self.words[start:end], self.said[start:end])
+        return Sentence(self.words[start:end], self.said[start:end], self.corrected, self.unsure)
 
 
 def normalise(sentence: str) -> tuple[str, ...]:
@@ -197,30 +232,49 @@ def normalise(sentence: str) -> tuple[str, ...]:
     return _sentence(sentence).words
 
 
-def _sentence(text: str) -> Sentence:
+#: What a speller makes of one word: the word to read (itself, or its correction), or the
+#: candidates when it cannot choose (a tuple, maybe of one: "ask, do not guess").
+Correct = Callable[[str], "str | tuple[str, ...]"]
+
+
+def _sentence(text: str, correct: Correct | None = None) -> Sentence:
     text = text.lower().replace("\u2019", "'")
     for pattern, replacement in _CONTRACTIONS:
         text = re.sub(pattern, replacement, text)
-    words = re.findall(r"[a-z0-9]+", text)
+    typed = re.findall(r"[a-z0-9]+", text)
+    words = list(typed)
+    corrected: list[tuple[str, str]] = []
+    unsure: list[tuple[str, tuple[str, ...]]] = []
+    if correct is not None:
+        for k, word in enumerate(typed):
+            read = correct(word)
+            if isinstance(read, tuple):
+                unsure.append((word, read))
+            elif read != word:
+                corrected.append((word, read))
+                words[k] = read
     out: list[tuple[str, str]] = []
     i = 0
     while i < len(words):
         for length in range(min(_LONGEST, len(words) - i), 0, -1):
             synonym = _SYNONYM_WORDS.get(tuple(words[i : i + length]))
             if synonym is not None:
-                said = " ".join(words[i : i + length])
+                said = " ".join(typed[i : i + length])
                 out += [(word, said if k == 0 else "") for k, word in enumerate(synonym)]
                 i += length
                 break
         else:
-            out.append((words[i], words[i]))
+            out.append((words[i], typed[i]))
             i += 1
     kept = [(word, said) for word, said in out if word not in _FILLERS]
-    return Sentence(tuple(w for w, _ in kept), tuple(s for _, s in kept))
+    return Sentence(tuple(w for w, _ in kept), tuple(s for _, s in kept), tuple(corrected), tuple(unsure))
 
 
-def sentences(text: str, is_province: Callable[[str], bool] = lambda _: False) -> list[Sentence]:
-    """The sentences of ``text`` that have words left, each normalised."""
+def sentences(
+    text: str, is_province: Callable[[str], bool] = lambda _: False, correct: Correct | None = None
+) -> list[Sentence]:
+    """The sentences of ``text`` that have words left, each normalised; ``correct`` reads
+    misspelt words (see :mod:`protocol.english.spelling`)."""
     # before lower case hides them: the unit letters of order notation, "A PAR", "F NTH"
     text = re.sub(
         r"\b([AF])\s+([A-Za-z]{3})\b",
@@ -229,5 +283,5 @@ def sentences(text: str, is_province: Callable[[str], bool] = lambda _: False) -
     )
     text = re.sub(r"\s+-+>?\s+|\s*->\s*", " to ", text)  # "A PAR - BUR", "A PAR -> BUR"
     text = re.sub(r"\b[Ss]t\.", "st ", text)  # "St. Petersburg" is no end of a sentence
-    found = (_sentence(part) for part in re.split(r"[.!?;\n]+", text))
+    found = (_sentence(part, correct) for part in re.split(r"[.!?;\n]+", text))
     return [sentence for sentence in found if sentence.words]
