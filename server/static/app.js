@@ -5,6 +5,7 @@ import { api } from "./api.js";
 import { $, h } from "./dom.js";
 import { GameView } from "./game.js";
 import { Lobby } from "./lobby.js";
+import { setProvinces } from "./notation.js";
 import { setPowers } from "./powers.js";
 
 const shared = { config: null, map: null };
@@ -44,6 +45,7 @@ async function boot() {
   try {
     [shared.config, shared.map] = await Promise.all([api.config(), api.map()]);
     setPowers(shared.map.power_table);
+    setProvinces(shared.map.provinces);
   } catch (error) {
     $("#lobby").append(h("p", { class: "bad" }, `The game server does not answer: ${error.message}`));
     return;

@@ -195,7 +195,7 @@ export class Board {
     if (order.kind === "move" || order.kind === "retreat") {
       const to = this.point(order.to);
       g.append(...arrow(from, to, colour, order.kind === "retreat" ? "retreat" : order.via ? "via" : "move"));
-      if (failed) g.append(cross(along(from, to, 0.62), "result-mark bounce"));
+      if (failed) g.append(...cross(along(from, to, 0.62), "result-mark bounce", colour));
     } else if (order.kind === "hold") {
       g.append(s("circle", { cx: from[0], cy: from[1], r: 14, class: "ring", stroke: colour }));
     } else if (order.kind === "support") {
@@ -203,30 +203,34 @@ export class Board {
       const end = order.to ? along(target, this.point(order.to), 0.5) : target;
       g.append(...arrow(from, end, colour, "support", order.to ? 4 : 14));
       if (!order.to) g.append(s("circle", { cx: target[0], cy: target[1], r: 14, class: "ring support", stroke: colour }));
-      if (failed) g.append(cross(along(from, end, 0.3), "result-mark cut"));
+      if (failed) g.append(...cross(along(from, end, 0.3), "result-mark cut", colour));
     } else if (order.kind === "convoy") {
       const army = this.point(order.target);
       const to = order.to ? this.point(order.to) : army;
       g.append(
         s("polyline", { points: [army, from, to].map((q) => q.join(",")).join(" "), class: "line convoy", stroke: colour }),
       );
-      if (failed) g.append(cross(from, "result-mark cut"));
+      if (failed) g.append(...cross(from, "result-mark cut", colour));
     } else if (order.kind === "disband") {
-      g.append(cross(from, "result-mark disband"));
+      g.append(...cross(from, "result-mark disband", colour));
     } else if (order.kind === "build") {
       g.append(s("circle", { cx: from[0], cy: from[1], r: 14, class: "ring build", stroke: colour }));
     }
     if (words.includes("dislodged")) {
-      g.append(s("circle", { cx: from[0], cy: from[1], r: 17, class: "result-mark dislodged" }));
+      g.append(...ring(from, colour));
     }
     layer.append(g);
   }
 
-  /** Units dislodged without an order of their own: a ring where they stood. */
+  /** Units dislodged without an order of their own: a ring where they stood, in their power's colour
+   * (each is a unit name, or {unit, power}). */
   markDislodged(layer, units) {
-    for (const name of units) {
-      const [x, y] = this.point(name.split(" ")[1]);
-      layer.append(s("circle", { cx: x, cy: y, r: 17, class: "result-mark dislodged", "data-unit": name }));
+    for (const item of units) {
+      const name = typeof item === "string" ? item : item.unit;
+      const power = typeof item === "string" ? null : item.power;
+      const g = s("g", { class: "dislodged-mark", "data-unit": name, "data-power": power ? abbr(power) : "" });
+      g.append(...ring(this.point(name.split(" ")[1]), power ? colourOf(power) : null));
+      layer.append(g);
     }
   }
 }
@@ -260,7 +264,17 @@ function arrow(a, b, colour, kind, trimEnd = 11) {
   ];
 }
 
-function cross([x, y], cls) {
+/** A cross (a failed order) in the colour of the power that gave it, on a white halo to be seen on any ground. */
+function cross([x, y], cls, colour) {
   const r = 6;
-  return s("path", { d: `M${x - r},${y - r} L${x + r},${y + r} M${x - r},${y + r} L${x + r},${y - r}`, class: cls });
+  const d = `M${x - r},${y - r} L${x + r},${y + r} M${x - r},${y + r} L${x + r},${y - r}`;
+  return [s("path", { d, class: `${cls} halo` }), s("path", { d, class: cls, stroke: colour || null })];
+}
+
+/** A dashed ring where a unit was dislodged, in its power's colour. */
+function ring([x, y], colour) {
+  return [
+    s("circle", { cx: x, cy: y, r: 17, class: "result-mark dislodged halo" }),
+    s("circle", { cx: x, cy: y, r: 17, class: "result-mark dislodged", stroke: colour || null }),
+  ];
 }

@@ -9,9 +9,13 @@ import { DaideLink, phaseOfTurn, readMis, readThx } from "./daide.js";
 import { $, fill, h } from "./dom.js";
 import { keepSeat, playerName, seatLink, seatOf } from "./lobby.js";
 import { NegoLink, negoSocketUrl } from "./nego.js";
-import { provinceOf, readOrder } from "./notation.js";
+import { placeName, provinceOf, readOrder } from "./notation.js";
 import { OrdersPanel, closeMenu, showMenu } from "./orders.js";
 import { FULL, POWERS, abbr, nameOf, phaseName } from "./powers.js";
+import { ResultsPanel, sinceLastMovement } from "./results.js";
+
+/** The pauses between attempts to read the legal orders again after a failure (the last one repeats). */
+const RETRIES_MS = [500, 1000, 2000, 4000, 8000, 15000];
 
 /** The server's ADM that says another connection took this seat with its session token. */
 const TAKEN_OVER = "another connection took this seat";
@@ -44,6 +48,9 @@ export class GameView {
     this.closed = false;
     this.chat = null;
     this.formingTimer = null;
+    this.legalFailures = 0;
+    this.legalTimer = null;
+    this.tab = "map";
   }
 
   // --- the page --------------------------------------------------------------------------------
@@ -85,13 +92,41 @@ export class GameView {
     );
     this.powersEl = h("div", { class: "powers", id: "powers" });
     this.banner = h("div", { class: "banner", id: "banner", hidden: true });
+    this.errorBanner = h("div", { class: "banner error", id: "error-banner", role: "alert", hidden: true });
+    this.resultsEl = h("section", { class: "results", id: "results", hidden: true });
     this.ordersEl = h("section", { class: "orders", id: "orders" });
+    this.barEl = h("div", { class: "order-bar-box" });
     this.chatEl = h("aside", { class: "chat", id: "chat" }, h("p", { class: "chat-state" }, "Negotiation is for the players of a game."));
-    fill(
-      this.root,
-      h("div", { class: "left" }, this.banner, this.boardBox, this.controls, this.powersEl, this.ordersEl),
-      this.chatEl,
+    // on a phone: the map first, and a tab bar to the orders and the chat
+    const tab = (name, text) =>
+      h("button", { type: "button", class: "tab", id: `tab-${name}`, "data-tab": name, onclick: () => this.showTab(name) }, text);
+    this.chatBadge = h("span", { class: "badge", id: "chat-unread", hidden: true });
+    this.tabs = h(
+      "nav",
+      { class: "tabs", id: "tabs", "aria-label": "views" },
+      tab("map", "Map"),
+      tab("orders", "Orders"),
+      h("button", { type: "button", class: "tab", id: "tab-chat", "data-tab": "chat", onclick: () => this.showTab("chat") }, "Chat", this.chatBadge),
     );
+    this.zoomButton = h(
+      "button",
+      { type: "button", class: "zoom", id: "zoom", "aria-pressed": "false", onclick: () => this.zoom() },
+      "Zoom in",
+    );
+    this.left = h(
+      "div",
+      { class: "left" },
+      this.banner,
+      this.errorBanner,
+      this.boardBox,
+      this.controls,
+      this.resultsEl,
+      this.powersEl,
+      this.ordersEl,
+      this.barEl,
+    );
+    fill(this.root, this.tabs, this.left, this.chatEl);
+    this.controls.querySelector(".toggles").prepend(this.zoomButton);
     this.board = new Board(this.boardBox, this.map, {
       onUnit: (unit, event) => this.unitClicked(unit, event),
       onTarget: (province, event) => this.targetClicked(province, event),
@@ -102,7 +137,17 @@ export class GameView {
     this.orders = new OrdersPanel(this.ordersEl, {
       send: (text) => this.daide && this.daide.send(text),
       changed: () => this.redraw(),
+      bar: this.barEl,
     });
+    this.results = new ResultsPanel(this.resultsEl, {
+      onToggle: (hide) => {
+        const key = `detente.results.hidden.${this.id}`;
+        if (hide) localStorage.setItem(key, this.history.length ? this.history[this.history.length - 1].phase : "");
+        else localStorage.removeItem(key);
+        this.redraw();
+      },
+    });
+    this.showTab("map", false);
     this.keyHandler = (event) => {
       if (event.key === "Escape") this.deselect();
     };
@@ -162,6 +207,8 @@ export class GameView {
     this.closed = true;
     document.removeEventListener("keydown", this.keyHandler);
     clearInterval(this.formingTimer);
+    clearTimeout(this.legalTimer);
+    document.body.classList.remove("tab-chat", "tab-map", "tab-orders");
     if (this.countdown) this.countdown.stop();
     if (this.daide) this.daide.close();
     if (this.chat) this.chat.close();
@@ -172,6 +219,41 @@ export class GameView {
     this.powerEl.textContent = "";
     this.powerEl.removeAttribute("data-power");
     this.countdown.el.textContent = "";
+  }
+
+  /** A failure the page is working around (it says so, and keeps the person's role). */
+  setError(text) {
+    this.errorBanner.hidden = !text;
+    this.errorBanner.textContent = text || "";
+  }
+
+  /** Phones: the map (and orders) or the chat; on a wide screen both are shown and this only scrolls. */
+  showTab(name, scroll = true) {
+    this.tab = name;
+    for (const b of this.tabs.querySelectorAll(".tab")) {
+      const on = b.dataset.tab === name;
+      b.classList.toggle("active", on);
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+    }
+    document.body.classList.toggle("tab-chat", name === "chat");
+    this.root.dataset.tab = name === "chat" ? "chat" : "board";
+    if (!scroll) return;
+    if (name === "orders") this.ordersEl.scrollIntoView({ block: "start" });
+    else if (name === "map") window.scrollTo(0, 0);
+    else if (name === "chat") {
+      window.scrollTo(0, 0);
+      const input = document.getElementById("chat-input");
+      const list = this.chatEl.querySelector("ol.messages:not([hidden])");
+      if (list && list.lastElementChild) list.parentElement.scrollTop = list.parentElement.scrollHeight;
+      if (input && !input.disabled && !window.matchMedia("(pointer: coarse)").matches) input.focus();
+    }
+  }
+
+  zoom() {
+    const on = !this.boardBox.classList.contains("zoomed");
+    this.boardBox.classList.toggle("zoomed", on);
+    this.zoomButton.textContent = on ? "Zoom out" : "Zoom in";
+    this.zoomButton.setAttribute("aria-pressed", on ? "true" : "false");
   }
 
   setBanner(text, kind = "info") {
@@ -342,7 +424,11 @@ export class GameView {
       game: this.id,
       me: this.power,
       link,
-      onUnread: (n) => alerts.setUnread(n),
+      onUnread: (n) => {
+        alerts.setUnread(n);
+        this.chatBadge.hidden = !n;
+        this.chatBadge.textContent = n ? String(n) : "";
+      },
     });
     link.connect();
   }
@@ -399,14 +485,36 @@ export class GameView {
     let detail;
     let history;
     let legal = null;
+    let legalError = null;
     try {
       [detail, history] = await Promise.all([api.game(this.id), api.history(this.id)]);
-      if (this.power && detail.status === "playing") legal = await api.legal(this.id, this.power).catch(() => null);
+      if (this.power && detail.status === "playing") {
+        legal = await api.legal(this.id, this.power).catch((error) => {
+          legalError = error;
+          return null;
+        });
+      }
     } catch (error) {
-      if (ticket === this.refreshes) this.setBanner(`Cannot read the game: ${error.message}`);
+      if (ticket === this.refreshes) {
+        this.setError(`Cannot read the game: ${error.message}. Trying again…`);
+        this.retryLater();
+      }
       return;
     }
     if (this.closed || ticket !== this.refreshes) return;
+    const livePhase = detail.position ? detail.position.phase : null;
+    if (legalError) {
+      // a failed request is no change of role: keep the orders of this phase if they came before,
+      // say so, and try again a little later
+      if (this.legal && this.legal.phase === livePhase) legal = this.legal;
+      this.setError(`Could not load your orders (${legalError.message}): trying again…`);
+      this.retryLater();
+    } else {
+      this.legalFailures = 0;
+      clearTimeout(this.legalTimer);
+      this.legalTimer = null;
+      this.setError("");
+    }
     this.detail = detail;
     this.legal = legal;
     const live = this.view === null;
@@ -421,6 +529,16 @@ export class GameView {
     this.header();
     this.powers();
     this.redraw();
+  }
+
+  retryLater() {
+    if (this.legalTimer || this.closed) return;
+    const wait = RETRIES_MS[Math.min(this.legalFailures, RETRIES_MS.length - 1)];
+    this.legalFailures += 1;
+    this.legalTimer = setTimeout(() => {
+      this.legalTimer = null;
+      if (!this.closed) this.refresh();
+    }, wait);
   }
 
   header() {
@@ -475,8 +593,14 @@ export class GameView {
     this.redraw();
   }
 
-  /** The orders of a past phase, each with its result words. */
-  ordersOf(entry) {
+  /** The position before history entry `index`. */
+  before(index) {
+    return index === 0 ? this.map.initial : this.history[index - 1].position;
+  }
+
+  /** The orders of a past phase, each with its result words, and the units dislodged without an order
+   * ({unit, power}). */
+  ordersOf(entry, before = null) {
     const out = [];
     const ordered = new Set();
     for (const [power, texts] of Object.entries(entry.orders)) {
@@ -494,9 +618,11 @@ export class GameView {
         out.push({ power, text, result });
       }
     }
+    const ownerOf = new Map();
+    for (const [power, units] of Object.entries((before && before.units) || {})) for (const u of units) ownerOf.set(u, power);
     const dislodged = Object.entries(entry.results)
       .filter(([unit, words]) => words.includes("dislodged") && !ordered.has(unit))
-      .map(([unit]) => unit);
+      .map(([unit]) => ({ unit, power: ownerOf.get(unit) || null }));
     return { orders: out, dislodged };
   }
 
@@ -505,7 +631,7 @@ export class GameView {
     const n = this.history.length;
     if (this.view === null) {
       const position = this.detail.position || this.map.initial;
-      const last = this.showLast && n > 0 ? this.ordersOf(this.history[n - 1]) : { orders: [], dislodged: [] };
+      const last = this.showLast && n > 0 ? this.ordersOf(this.history[n - 1], this.before(n - 1)) : { orders: [], dislodged: [] };
       const options = this.selected ? this.orders.optionsFor(this.selected) : [];
       const targets = new Set(
         options.map((o) => readOrder(o.order)).filter((o) => o && (o.kind === "move" || o.kind === "retreat")).map((o) => provinceOf(o.to)),
@@ -522,13 +648,21 @@ export class GameView {
       });
       this.sliderLabel.textContent = position.phase ? `now: ${phaseName(position.phase)}` : "now";
       this.liveButton.disabled = true;
+      const shown = sinceLastMovement(this.history);
+      const hiddenAt = localStorage.getItem(`detente.results.hidden.${this.id}`);
+      const hidden = hiddenAt !== null && n > 0 && hiddenAt === this.history[n - 1].phase;
+      this.results.show(
+        shown.map((i) => ({ entry: this.history[i], ...this.ordersOf(this.history[i], this.before(i)) })),
+        { live: true, hidden },
+      );
     } else {
       const entry = this.history[this.view];
-      const before = this.view === 0 ? this.map.initial : this.history[this.view - 1].position;
-      const { orders, dislodged } = this.ordersOf(entry);
+      const before = this.before(this.view);
+      const { orders, dislodged } = this.ordersOf(entry, before);
       this.board.show({ position: before, orders, marks: dislodged });
       this.sliderLabel.textContent = `${phaseName(entry.phase)}: orders and results`;
       this.liveButton.disabled = false;
+      this.results.show([{ entry, orders, dislodged }]);
     }
     this.root.classList.toggle("past", this.view !== null);
   }
@@ -548,21 +682,27 @@ export class GameView {
       this.deselect();
       return;
     }
-    const option = this.orders
-      .optionsFor(this.selected)
-      .find((o) => {
-        const order = readOrder(o.order);
-        return order && (order.kind === "move" || order.kind === "retreat") && provinceOf(order.to) === province && !order.via;
-      });
-    if (!option) {
+    const options = this.orders.optionsFor(this.selected).filter((o) => {
+      const order = readOrder(o.order);
+      return order && (order.kind === "move" || order.kind === "retreat") && provinceOf(order.to) === province && !order.via;
+    });
+    if (!options.length) {
       this.deselect();
       return;
     }
     event.stopPropagation();
     const unit = this.selected;
+    if (options.length > 1) {
+      // a province with two coasts this fleet can reach: ask which
+      showMenu(this.boardBox, event, unit, options, (option) => {
+        this.selected = null;
+        this.orders.pick(unit, option);
+      }, `Which coast of ${placeName(province)}?`);
+      return;
+    }
     this.selected = null;
     closeMenu();
-    this.orders.pick(unit, option);
+    this.orders.pick(unit, options[0]);
   }
 
   deselect(redraw = true) {
