@@ -5,8 +5,9 @@ for kept ones; the Bordeaux diplomat's observation module scores violations of s
 agreements (DMZ, XDO, NOT XDO) and attacks in its friendliness matrix. :func:`check`
 gives them the first as :class:`Report` values, :func:`attacks` the second.
 
-A commitment is a confirmed or accepted deal, its participants and the phase it was made
-in. Each power the deal commits (``referee.binding.committed``) that is a participant is
+A commitment is a deal the notary confirmed, or a promise accepted (``referee.notary``,
+``docs/negotiation.md``), with its participants and the phase it was made in: a promise
+holds its sender as a deal holds each power it commits. Each power the deal commits (``referee.binding.committed``) that is a participant is
 checked against the orders it gave (units without an order held; dislodged units
 without one disbanded), part by part: the operands of ``&`` and the steps of ``;``, taken
 apart as far as they go (a step without a time of its own has no fixed phase: it is not
@@ -75,11 +76,13 @@ class Attack(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Commitment:
-    """A confirmed or accepted deal, who took part in it (L names) and the phase it was made in."""
+    """A confirmed deal or an accepted promise (``promise``), who took part in it (L names) and
+    the phase it was made in."""
 
     deal: a.Deal | a.Agree
     participants: frozenset[str]
     phase: str
+    promise: bool = False
 
     def lasts_after(self, phase: str) -> bool:
         """Whether some part may still be checked after ``phase``: an untimed predicate, or

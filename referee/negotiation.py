@@ -2,7 +2,10 @@
 
 A :class:`Negotiation` enforces what issue 5 asks of every message: grammar, level,
 ontology, identity, the game's protocol and its negotiation window; it keeps the pending
-proposals, the notary's deals and the commitments to check after each phase. It opens no
+proposals, the notary's deals (``docs/negotiation.md``: a deal is confirmed when every
+power it commits agreed, a promise is only offered until accepted, a rejection or a
+withdrawal takes back the endorsements of the proposal it answers) and the commitments
+to check after each phase (confirmed deals, accepted promises). It opens no
 socket and reads no clock: its caller hands it what players say (:meth:`Negotiation.say`)
 and what the game master noticed (:meth:`Negotiation.feed`), and gets back a
 :class:`~referee.effects.Step`: records to store first, then the reply, frames to deliver
@@ -16,8 +19,8 @@ a negotiation made with ``await_answers`` (the negotiation server's) keeps each 
 request is stored (a ``request`` record) with the record that made it, and its answer
 too (``request_done``), so that a restart knows which to send again
 (:attr:`Negotiation.requests`). In a binding game a deal that commits orders is then told
-``pending`` when the notary confirms it and ``confirmed`` only once the game master holds
-the binding; if its phase ends first (or the game master refuses it) it is told
+``pending`` when the notary confirms it and ``confirmed`` (a promise: ``accepted``) only
+once the game master holds the binding; if its phase ends first (or the game master refuses it) it is told
 ``unbound`` and never ``confirmed``. A relay still outstanding when its phase ends is
 dropped, and its sender told ``undelivered``. Without ``await_answers`` (one process,
 :mod:`referee.table`, where the game master takes a request in the same call and cannot
@@ -53,11 +56,11 @@ from referee import notices
 from referee.binding import binding_orders
 from referee.compliance import Commitment, check
 from referee.effects import Bind, Effect, Record, Relay, Reply, Send, Step
-from referee.notary import Confirmed, Conflict, Notary
+from referee.notary import Accepted, Confirmed, Conflict, Notary, is_promise, participants
 from referee.notices import GameNotice, Notice, PhaseNotice, PressNotice, ResultsNotice
 from referee.settings import GameSettings
 
-__all__ = ["Negotiation", "Outstanding"]
+__all__ = ["Negotiation", "Outstanding", "notes"]
 
 @dataclass(frozen=True, slots=True)
 class Proposal:
@@ -159,6 +162,7 @@ class Negotiation:
         self.seq = 0
         self.pending: dict[int, Proposal] = {}
         self.unanswered: dict[int, set[str]] = {}  # proposal seq -> receivers yet to answer
+        self.accepters: dict[int, set[str]] = {}  # proposal seq -> receivers that accepted it
         self.notary = Notary(self.map)
         self.commitments: list[Commitment] = []
         self.readers: set[str] = set()
@@ -193,6 +197,7 @@ class Negotiation:
                 out.frames.append((power, frame))
         self.pending.clear()
         self.unanswered.clear()
+        self.accepters.clear()
         self._lapse(phase, out)
         self.phase, self.kind, self.deadline = phase, kind, deadline
         self.notary.new_phase(phase)
@@ -297,8 +302,11 @@ class Negotiation:
                 "type": "compliance",
                 "phase": payload["phase"],
                 "deal": to_text(commitment.deal),
+                "participants": sorted(self._token(p) for p in commitment.participants),
                 "reports": found,
             }
+            if commitment.promise:
+                frame["promise"] = True
             out.frames.extend((self._token(p), frame) for p in sorted(commitment.participants))
         self.commitments = [c for c in self.commitments if c.lasts_after(payload["phase"])]
         if after_json["phase"] != "COMPLETED":
@@ -490,44 +498,62 @@ class Negotiation:
         if isinstance(message, a.Propose):
             self.pending[seq] = Proposal(seq, power, receivers, message.deal, text)
             self.unanswered[seq] = set(receivers)
-            self._endorse(power, message.deal, out)
+            self.accepters[seq] = set()
+            self._endorse(power, message.deal, out, proposing=True)
         elif isinstance(message, a.Accept | a.Reject):
             proposal = self._answered(power, message, set(receivers))
+            accepters = set() if proposal is None else self.accepters[proposal.seq]
             if proposal is not None:
                 self.unanswered[proposal.seq].discard(power)
+                if isinstance(message, a.Accept):
+                    accepters.add(power)
                 if not self.unanswered[proposal.seq]:
-                    del self.pending[proposal.seq], self.unanswered[proposal.seq]
+                    del self.pending[proposal.seq], self.unanswered[proposal.seq], self.accepters[proposal.seq]
             if isinstance(message, a.Accept):
-                self._keep(message.deal, {power.lower(), *(r.lower() for r in receivers)})
+                if message.deal in self.notary.agreed():  # agreed already: one more party to check
+                    self._keep(message.deal, {power.lower()})
                 self._endorse(power, message.deal, out)
+            else:
+                # a rejection voids the proposal it answers (or, answering none, the deal its
+                # receivers proposed): its endorsements are gone, only new agreement confirms it
+                proposers = {proposal.sender} if proposal is not None else set(receivers)
+                for other in sorted({power, *proposers, *accepters}):
+                    self.notary.forget(other.lower(), message.deal)
         elif isinstance(message, a.Withdraw):
             for proposal in self._withdrawn(power, set(receivers)):
-                del self.pending[proposal.seq], self.unanswered[proposal.seq]
-                self.notary.forget(power.lower(), proposal.deal)
+                for other in sorted({power, *self.accepters[proposal.seq]}):
+                    self.notary.forget(other.lower(), proposal.deal)
+                del self.pending[proposal.seq], self.unanswered[proposal.seq], self.accepters[proposal.seq]
 
-    def _keep(self, deal: a.Deal | a.Agree, participants: Iterable[str]) -> None:
-        """Check ``deal`` after the phase, for its participants so far and these."""
+    def _keep(self, deal: a.Deal | a.Agree, participants: Iterable[str], promise: bool = False) -> None:
+        """Check ``deal`` (a confirmed deal, or an accepted ``promise``) after the phase, for its
+        participants so far and these."""
         for i, kept in enumerate(self.commitments):
             if kept.deal == deal and kept.phase == self.phase:
-                self.commitments[i] = Commitment(deal, kept.participants | frozenset(participants), kept.phase)
+                joined = kept.participants | frozenset(participants)
+                self.commitments[i] = Commitment(deal, joined, kept.phase, kept.promise)
                 return
-        self.commitments.append(Commitment(deal, frozenset(participants), self.phase or ""))
+        self.commitments.append(Commitment(deal, frozenset(participants), self.phase or "", promise))
 
-    def _endorse(self, power: str, deal: a.Deal | a.Agree, out: _Out) -> None:
-        already = deal in self.notary.confirmed()
-        outcome = self.notary.endorse(power.lower(), deal, self.position)
-        if isinstance(outcome, Confirmed) and not already:
-            participants = sorted(p.upper() for p in outcome.participants)
-            frame = {
-                "type": "confirmed",
+    def _endorse(self, power: str, deal: a.Deal | a.Agree, out: _Out, proposing: bool = False) -> None:
+        """``power`` proposed or accepted ``deal``: a confirmation (or a promise accepted) is told
+        to its participants, and kept for the compliance check; a conflict to ``power``."""
+        already = deal in self.notary.agreed()
+        outcome = self.notary.endorse(power.lower(), deal, self.position, proposing=proposing)
+        if isinstance(outcome, Confirmed | Accepted) and not already:
+            told = sorted(p.upper() for p in outcome.participants)
+            frame: dict[str, Any] = {
+                "type": "confirmed" if isinstance(outcome, Confirmed) else "accepted",
                 "deal": to_text(outcome.deal),
-                "participants": participants,
+                "participants": told,
                 "phase": self.phase,
             }
-            self._keep(outcome.deal, outcome.participants)
+            if isinstance(outcome, Accepted):
+                frame["promise"] = True
+            self._keep(outcome.deal, outcome.participants, promise=isinstance(outcome, Accepted))
             binds = self.settings.binding and self.phase is not None
             if binds and any(binding_orders([outcome.deal], self.position).values()):
-                binding = binding_orders(self.notary.confirmed(), self.position)
+                binding = binding_orders(self.notary.agreed(), self.position)
                 texts = {p: tuple(eo.format_order(self.map, o) for o in orders) for p, orders in binding.items() if orders}
                 bind = Bind(f"bind:{self.seq}", self.phase or "", texts)
                 out.bindings.append(bind)
@@ -535,9 +561,18 @@ class Negotiation:
                     # nothing may say "confirmed" before the game server holds the binding
                     out.held.setdefault(bind.id, []).append(frame)
                     frame = {**frame, "type": "pending"}
-            out.frames.extend((p, frame) for p in participants)
+            out.frames.extend((p, frame) for p in told)
         elif isinstance(outcome, Conflict):
-            frame = {"type": "conflict", "deal": to_text(deal), "reason": outcome.reason, "phase": self.phase}
+            frame = {
+                "type": "conflict",
+                "deal": to_text(deal),
+                "reason": outcome.reason,
+                "with": to_text(outcome.with_deal),
+                "participants": sorted(p.upper() for p in participants(deal)),
+                "phase": self.phase,
+            }
+            if is_promise(power, deal) and proposing:
+                frame["promise"] = True
             out.frames.append((power, frame))
 
     # --- DAIDE press, through the bridge ----------------------------------------------------------
@@ -568,7 +603,10 @@ class Negotiation:
 
     def apply(self, record: Mapping[str, Any]) -> None:
         """Apply a stored record again (its frames are not sent twice)."""
-        kind, out = record["kind"], _Out()
+        self._apply(record, _Out())
+
+    def _apply(self, record: Mapping[str, Any], out: _Out) -> None:
+        kind = record["kind"]
         if kind == "phase":
             self._phase(record["phase"], record["phase_kind"], record["deadline"], out)
         elif kind == "results":
@@ -592,3 +630,31 @@ class Negotiation:
 
     def _token(self, power: str) -> str:
         return self.map.abbreviation_of.get(power.upper(), power.upper())
+
+
+#: The frames a chat shows as notes, which :func:`notes` gives again.
+NOTE_TYPES = frozenset(
+    {"phase", "expired", "pending", "confirmed", "accepted", "unbound", "undelivered", "conflict", "compliance", "over"}
+)
+
+
+def notes(
+    game_id: str, settings: GameSettings, records: Iterable[Mapping[str, Any]], power: str, m: Map | None = None
+) -> list[dict[str, Any]]:
+    """The notes ``power`` (a DAIDE token) was sent, made again from the game's stored
+    ``records``: every frame of :data:`NOTE_TYPES` the negotiation sent it, oldest first,
+    each with ``after``, the ``seq`` of the last message stored before it (0: none). A
+    client that lost what it was shown (a page reloaded) puts them back among the messages
+    of its mail: they come from the records, not from what the client remembers."""
+    negotiation = Negotiation(game_id, settings, m, await_answers=True)
+    found: list[dict[str, Any]] = []
+    for record in records:
+        out = _Out()
+        try:
+            negotiation._apply(record, out)
+        except Exception:  # noqa: BLE001, S112  # a record a rebuild quarantines: its notes are lost
+            continue
+        for to, frame in out.frames:
+            if to == power and frame["type"] in NOTE_TYPES:
+                found.append({**frame, "after": negotiation.seq})
+    return found

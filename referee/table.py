@@ -37,7 +37,7 @@ __all__ = ["Connection", "Table"]
 Connection = Callable[[str, Value], Iterable[Value]]
 
 #: The negotiation's frames kept in :attr:`Table.events` (the others are for players only).
-EVENTS = ("confirmed", "conflict", "expired", "compliance")
+EVENTS = ("confirmed", "accepted", "conflict", "expired", "compliance")
 
 
 class Table:

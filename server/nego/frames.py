@@ -13,9 +13,13 @@ From a client:
 From the server:
 
 - ``{"type": "welcome", "game", "power", "levels", "protocol", "binding", "phase",
-  "deadline", "open"}``: the hello was accepted; ``deadline`` is ISO 8601 UTC or null,
-  ``open`` whether press is allowed now. Every message of the game to or from the power
-  follows, as ``message`` frames, oldest first.
+  "deadline", "open", "mail", "notes"}``: the hello was accepted; ``deadline`` is ISO 8601
+  UTC or null, ``open`` whether press is allowed now. Every message of the game to or from
+  the power follows, as ``message`` frames, oldest first: ``mail`` of them. ``notes`` are
+  the other frames the power was sent (``phase``, ``expired``, ``pending``, ``confirmed``,
+  ``accepted``, ``unbound``, ``undelivered``, ``conflict``, ``compliance``, ``over``), made
+  again from the stored records, oldest first, each with ``after``: the ``seq`` of the last
+  message of the game before it (0: none), so that a chat puts them back among the mail.
 - ``{"type": "ack", "id", "level"}``: the message was stored and delivered.
 - ``{"type": "error", "id", "code", "message", "line", "column"}``: it was not; ``code``
   is one of :data:`ERROR_CODES`; ``line`` and ``column`` (from 1, within the text) for
@@ -29,9 +33,13 @@ From the server:
 - ``{"type": "expired", "seq", "from", "to", "text", "phase"}``: a proposal still pending
   when its phase ended (to its sender and those who had not answered).
 - ``{"type": "confirmed", "deal", "participants", "phase"}``: the notary confirmed a deal
-  (every power it commits proposed or accepted it). In a ``binding`` game, a deal that
-  commits orders is ``confirmed`` only once the game server holds its binding: ``pending``
-  comes first.
+  (every power it commits proposed or accepted it, none took it back; see
+  ``docs/negotiation.md``). In a ``binding`` game, a deal that commits orders is
+  ``confirmed`` only once the game server holds its binding: ``pending`` comes first.
+- ``{"type": "accepted", "deal", "participants", "phase", "promise": true}``: a promise (a
+  deal its proposer alone commits to) was accepted: it now holds its sender. A promise is
+  never ``confirmed``; in a ``binding`` game its ``pending`` and ``unbound`` frames say
+  ``"promise": true``.
 - ``{"type": "pending", "deal", "participants", "phase"}``: (binding games) the notary
   confirmed the deal, and the game server has yet to hold its orders as binding (it may be
   away: the binding is stored and sent until it answers). ``confirmed`` follows when it
@@ -42,11 +50,14 @@ From the server:
 - ``{"type": "undelivered", "seq", "to", "phase", "reason"}``: to its sender, the message
   ``seq`` did not reach the DAIDE-only powers ``to`` (the game server was away until its
   phase ended, or the game ended); the negotiation clients among its receivers have it.
-- ``{"type": "conflict", "deal", "reason", "phase"}``: the deal the power endorsed
-  contradicts one confirmed earlier in the phase, so it cannot be confirmed.
-- ``{"type": "compliance", "phase", "deal", "reports"}``: after a phase, how each party
-  kept a deal it confirmed or accepted (each report: ``power``, ``part``, ``kept``,
-  ``detail``).
+- ``{"type": "conflict", "deal", "reason", "with", "participants", "phase"}``: the deal the
+  power proposed or accepted contradicts ``with`` (itself, or a deal confirmed or a promise
+  accepted earlier in the phase), so it cannot be confirmed; ``reason`` says why in plain
+  words; ``participants`` are the powers the deal names (``"promise": true`` for a promise
+  offered).
+- ``{"type": "compliance", "phase", "deal", "participants", "reports"}``: after a phase,
+  how each party kept a confirmed deal or an accepted promise (``"promise": true``) it
+  took part in (each report: ``power``, ``part``, ``kept``, ``detail``).
 - ``{"type": "over", "phase"}``: the game ended.
 """
 

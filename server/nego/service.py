@@ -35,7 +35,7 @@ import websockets
 from referee import notices
 from referee.effects import Bind, Relay, Reply, Send, Step
 from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
-from referee.negotiation import Negotiation
+from referee.negotiation import Negotiation, notes
 from referee.notices import GameNotice, OverNotice
 from referee.settings import GameSettings
 from server.health import StoreHealth
@@ -334,7 +334,7 @@ class NegoService:
             client.game, client.power = game_id, token
             game.clients[token] = {client}
             n.readers.add(token)
-            mail = await asyncio.to_thread(self._mail, game_id, token)
+            mail, replayed = await asyncio.to_thread(self._mail, game_id, token, n.settings)
         log.info("client joined", game=game_id, power=token, client=client.id)
         welcome = {
             "type": "welcome",
@@ -346,6 +346,8 @@ class NegoService:
             "phase": n.phase,
             "deadline": iso_time(n.deadline),
             "open": n.window_open,
+            "mail": len(mail),
+            "notes": replayed,
         }
         client.put(welcome)
         for frame in mail:
@@ -370,9 +372,14 @@ class NegoService:
         del said[:-SAY_BURST]
         return True
 
-    def _mail(self, game_id: str, power: str) -> list[dict[str, Any]]:
+    def _mail(
+        self, game_id: str, power: str, settings: GameSettings
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The power's mail (the ``message`` frames to or from it) and its notes, made again
+        from the stored records (:func:`referee.negotiation.notes`)."""
         frames = []
-        for event in self.store.events(game_id):
+        events = self.store.events(game_id)
+        for event in events:
             p = event.payload
             if p["kind"] == "message" and (p["sender"] == power or power in p["to"]):
                 frames.append(
@@ -385,7 +392,7 @@ class NegoService:
                         "seq": p["seq"],
                     }
                 )
-        return frames
+        return frames, notes(game_id, settings, (event.payload for event in events), power)
 
     async def say(self, client: Client, text: str, request_id: Any) -> None:
         game = self.games.get(client.game) if client.game is not None else None

@@ -1,5 +1,9 @@
 // The chat: one conversation per power through the negotiation server. The person writes restricted English,
 // the dialogue assistant (on the game server) turns it into L, and incoming L is shown in English.
+// Notes (phase dividers, deals confirmed, promises accepted, expiries, conflicts, compliance) say what the
+// server's frames say, in the words of docs/negotiation.md: "confirmed" only for a `confirmed` frame. After a
+// reload they come back from the server (the welcome's `notes`, made from its stored records), in their place
+// among the messages of the mail.
 
 import { api } from "./api.js";
 import { fill, h } from "./dom.js";
@@ -23,6 +27,7 @@ export class ChatPanel {
     this.seenKey = `detente.seen.${game}.${me}`;
     this.seen = Number(localStorage.getItem(this.seenKey) || 0);
     this.conversations = new Map();
+    this.replay = null; // {notes, left}: the welcome's notes, put back among the `left` messages of the mail to come
     this.build();
     link.addEventListener("frame", (event) => this.frame(event.detail));
     link.addEventListener("down", () => this.setState("Reconnecting to the negotiation server…"));
@@ -139,42 +144,33 @@ export class ChatPanel {
         this.setOpen(Boolean(frame.open));
         this.levels = frame.levels;
         this.phase = frame.phase;
+        this.replay = { notes: Array.isArray(frame.notes) ? [...frame.notes] : [], left: Number(frame.mail || 0) };
+        if (this.replay.left <= 0) this.endReplay();
         break;
       case "message":
+        if (this.replay) this.replayNotes(frame.seq);
         this.message(frame);
+        if (this.replay && --this.replay.left <= 0) this.endReplay();
         break;
       case "phase":
         this.phase = frame.phase;
         this.feedback.replaceChildren();
         this.setOpen(Boolean(frame.open));
-        for (const conv of this.conversations.values()) {
-          if (conv.list.children.length) this.note(conv.power, `— ${phaseName(frame.phase)} —`, "divider");
-          conv.openProposal = null;
-        }
-        break;
-      case "expired":
-        this.expired(frame);
-        break;
-      case "confirmed":
-        this.confirmed(frame);
-        break;
-      case "pending": // binding games: agreed, not yet held by the game server
-        this.confirmed(frame, "Deal agreed, waiting for the game server to make it binding");
-        break;
-      case "unbound":
-        this.confirmed(frame, "Deal not made binding (not confirmed)");
-        break;
-      case "conflict":
-        api.renderDeal(frame.deal, this.meFull).then((english) =>
-          this.note(this.active, `This deal cannot be confirmed: ${english} (${frame.reason})`, "conflict"),
-        );
-        break;
-      case "compliance":
-        this.compliance(frame);
+        this.showNote(frame);
         break;
       case "over":
-        for (const conv of this.conversations.values()) this.note(conv.power, "The game is over.", "divider");
+        this.showNote(frame);
         this.setOpen(false);
+        break;
+      case "expired":
+      case "confirmed":
+      case "accepted":
+      case "pending":
+      case "unbound":
+      case "undelivered":
+      case "conflict":
+      case "compliance":
+        this.showNote(frame);
         break;
       case "error":
         if (frame.code === "auth") this.setState("The negotiation server did not accept this seat.");
@@ -233,41 +229,133 @@ export class ChatPanel {
     if (conv.power === this.active) this.scroll();
   }
 
+  /** A note in `power`'s conversation, in its place now: `text` is a string, or a promise of one (rendered English). */
   note(power, text, kind = "note") {
     const conv = this.conversations.get(power);
     if (!conv) return;
-    conv.list.append(h("li", { class: ["note", kind] }, text));
+    const item = h("li", { class: ["note", kind] }, typeof text === "string" ? text : "…");
+    conv.list.append(item);
+    if (typeof text !== "string") {
+      Promise.resolve(text).then((said) => {
+        item.textContent = said;
+        if (power === this.active) this.scroll();
+      });
+    }
     if (power === this.active) this.scroll();
+  }
+
+  // --- notes: what the server said about deals and phases, live or replayed after a reload ----------------
+
+  /** The welcome's notes made before the message `seq` go in before it. */
+  replayNotes(seq) {
+    const notes = this.replay.notes;
+    while (notes.length && Number(notes[0].after || 0) < seq) this.showNote(notes.shift());
+  }
+
+  endReplay() {
+    const notes = this.replay ? this.replay.notes : [];
+    this.replay = null;
+    for (const note of notes) this.showNote(note);
+  }
+
+  /** The other powers of a frame's `participants` (the conversations its note goes to). */
+  others(frame) {
+    return [...new Set((frame.participants || []).map((p) => abbr(p) || p))].filter((p) => p && p !== this.me);
+  }
+
+  /** A note frame shown in the conversations it concerns (its words: docs/negotiation.md, "What the page shows"). */
+  showNote(frame) {
+    const deal = () => api.renderDeal(frame.deal, this.meFull);
+    const promise = Boolean(frame.promise);
+    switch (frame.type) {
+      case "phase":
+        for (const conv of this.conversations.values()) {
+          if (conv.list.children.length) this.note(conv.power, `— ${phaseName(frame.phase)} —`, "divider");
+          conv.openProposal = null;
+        }
+        break;
+      case "over":
+        for (const conv of this.conversations.values()) this.note(conv.power, "The game is over.", "divider");
+        break;
+      case "expired":
+        this.expired(frame);
+        break;
+      case "confirmed":
+        this.dealNote(frame, deal().then((english) => `Deal confirmed: ${english}`));
+        break;
+      case "accepted":
+        this.dealNote(frame, deal().then((english) => `Promise accepted (it now holds its sender): ${english}`));
+        break;
+      case "pending": // binding games: agreed, not yet held by the game server
+        this.dealNote(
+          frame,
+          deal().then((english) =>
+            promise
+              ? `Promise accepted, waiting for the game server to make it binding: ${english}`
+              : `Deal agreed, not confirmed yet: waiting for the game server to make it binding: ${english}`,
+          ),
+        );
+        break;
+      case "unbound":
+        this.dealNote(
+          frame,
+          deal().then(
+            (english) => `${promise ? "Promise" : "Deal"} not made binding, so not confirmed: ${english} (${frame.reason})`,
+          ),
+        );
+        break;
+      case "conflict": {
+        const other = frame.with && frame.with !== frame.deal ? api.renderDeal(frame.with, this.meFull) : null;
+        const text = Promise.all([deal(), other]).then(([english, clash]) => {
+          const what = promise ? "This promise contradicts" : "This deal cannot be confirmed: it contradicts";
+          const against = clash ? `“${clash}”, agreed earlier this phase` : "itself";
+          return `${what} ${against}: ${english} — ${frame.reason}`;
+        });
+        const powers = this.others(frame);
+        for (const power of powers.length ? powers : [this.active]) this.note(power, text, "conflict");
+        break;
+      }
+      case "compliance":
+        this.compliance(frame);
+        break;
+      case "undelivered":
+        for (const power of (frame.to || []).map((p) => abbr(p) || p)) {
+          this.note(power, `Not delivered to ${nameOf(power)}: ${frame.reason}`, "undelivered");
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  dealNote(frame, text) {
+    for (const power of this.others(frame)) this.note(power, text, frame.type);
   }
 
   expired(frame) {
     const from = abbr(frame.from);
     const others = from === this.me ? frame.to.map(abbr) : [from];
-    api.render(frame.text, this.meFull).then((english) => {
-      for (const power of others) {
-        const conv = this.conversations.get(power);
-        if (!conv) continue;
-        if (conv.openProposal === frame.text) conv.openProposal = null;
-        this.note(power, `Expired unanswered: ${english}`, "expired");
-      }
-    });
-  }
-
-  confirmed(frame, label = "Deal confirmed") {
-    const participants = (frame.participants || []).map(abbr).filter((p) => p && p !== this.me);
-    api.renderDeal(frame.deal, this.meFull).then((english) => {
-      for (const power of participants) this.note(power, `${label}: ${english}`, frame.type);
-    });
+    const text = api.render(frame.text, this.meFull).then((english) => `Expired unanswered: ${english}`);
+    for (const power of others) {
+      const conv = this.conversations.get(power);
+      if (!conv) continue;
+      if (conv.openProposal === frame.text) conv.openProposal = null;
+      this.note(power, text, "expired");
+    }
   }
 
   compliance(frame) {
     const lines = (frame.reports || []).map(
       (r) => `${abbr(r.power) === this.me ? "you" : nameOf(r.power)} ${r.kept ? "kept" : "broke"} it${r.detail ? ` (${r.detail})` : ""}`,
     );
-    const powers = new Set((frame.reports || []).map((r) => abbr(r.power)).filter((p) => p && p !== this.me));
-    api.renderDeal(frame.deal, this.meFull).then((english) => {
-      for (const power of powers) this.note(power, `After ${phaseName(frame.phase)}, on “${english}”: ${lines.join("; ")}`, "compliance");
-    });
+    // every other party hears it in its conversation, the breaker's own promise included
+    const powers = new Set([...this.others(frame), ...(frame.reports || []).map((r) => abbr(r.power))]);
+    powers.delete(this.me);
+    const what = frame.promise ? "promise" : "deal";
+    const text = api
+      .renderDeal(frame.deal, this.meFull)
+      .then((english) => `After ${phaseName(frame.phase)}, on the ${what} “${english}”: ${lines.join("; ")}`);
+    for (const power of powers) this.note(power, text, "compliance");
   }
 
   showError(frame) {
@@ -295,7 +383,7 @@ export class ChatPanel {
         open_proposal: conv.openProposal,
       });
       if (understood.ok) {
-        await this.say(conv, understood.l, understood.echo, text);
+        await this.say(conv, understood.l, understood.echo, text, understood.note);
       } else {
         this.notUnderstood(conv, understood);
       }
@@ -306,7 +394,7 @@ export class ChatPanel {
     }
   }
 
-  async say(conv, l, echo, said) {
+  async say(conv, l, echo, said, note = null) {
     const answer = await this.link.say(l);
     if (answer.type !== "ack") {
       this.showError(answer);
@@ -315,13 +403,15 @@ export class ChatPanel {
     this.track(conv, l);
     const english = echo || (await api.render(l, this.meFull));
     this.addMessage(conv, { mine: true, from: this.me, l, english, said, phase: this.phase });
-    fill(this.feedback, h("p", { class: "ok" }, `Understood and sent: ${english}`));
+    // the note says what the words became ("sent as a proposal to Austria: ..."), and any word read otherwise
+    fill(this.feedback, h("p", { class: "ok" }, `Understood and sent: ${english}`), note ? h("p", { class: "note" }, note) : null);
     this.input.value = "";
     return true;
   }
 
   notUnderstood(conv, answer) {
-    const parts = [h("p", { class: "bad" }, answer.reason)];
+    // a greeting or thanks is no mistake: nothing is sent, and it says so kindly
+    const parts = [h("p", { class: answer.kind === "no_l" ? "ok" : "bad" }, answer.reason)];
     if (answer.closest) {
       parts.push(
         h(

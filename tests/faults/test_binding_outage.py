@@ -25,8 +25,9 @@ from tests.server.test_app import play_holds
 from tests.server.ws_helpers import TIMEOUT, TOKEN, DaideClient, Running, http, running_server
 
 ROOT = Path(__file__).resolve().parents[2]
-#: ENG's fleet in London promised into the North Sea: only ENG is committed, so its own
-#: proposal confirms the deal.
+#: ENG's fleet in London into the North Sea, as FRA asks: only ENG is committed, so its
+#: acceptance confirms the deal (docs/negotiation.md: a request; ENG's own proposal would
+#: only offer a promise).
 BOUND = "Commit(eng, fra, Do(mto(Unit(eng, Region(lon, coast)), Region(nth, sea))))"
 PEACE_GER = "propose(eng, ger, Agree([eng ger], pce([eng ger])))"  # GER reads DAIDE only: relayed
 FRM_GER = "FRM (ENG) (GER) (PRP (PCE (ENG GER)))"
@@ -142,7 +143,8 @@ async def england_after_spring(server: Running, game: str) -> list[str]:
 
 async def pending_while_cut(eng: NegoClient, fra: NegoClient) -> None:
     """ENG makes the binding deal and the relayed proposal while the feed is cut: pending."""
-    assert (await eng.say(f"propose(eng, fra, {BOUND})"))["type"] == "ack"
+    assert (await fra.say(f"propose(fra, eng, {BOUND})"))["type"] == "ack"
+    assert (await eng.say(f"accept(eng, fra, {BOUND})"))["type"] == "ack"
     for client in (eng, fra):
         pending = await client.expect("pending")
         assert pending["participants"] == ["ENG", "FRA"] and pending["phase"] == "S1901M"
@@ -182,7 +184,7 @@ async def test_a_deal_made_while_the_game_server_is_down_is_pending_then_bound_a
         await hold_everything(players, ask=True)
         assert "F NTH" in await england_after_spring(server, game)  # the committed order replaced the hold
         done = {r["id"]: r["ok"] for r in await nego_records(nego_port, game) if r["kind"] == "request_done"}
-        assert done == {"bind:1": True, "relay:2": True}
+        assert done == {"bind:2": True, "relay:3": True}
         for client in (eng, fra, *players.values()):
             await client.close()
 
@@ -210,7 +212,7 @@ async def test_a_phase_that_ends_while_the_feed_is_cut_leaves_the_deal_unbound_a
             assert unbound["participants"] == ["ENG", "FRA"] and unbound["phase"] == "S1901M"
             assert "could not be made binding" in unbound["reason"]
         undelivered = await eng.expect("undelivered")
-        assert (undelivered["seq"], undelivered["to"], undelivered["phase"]) == (2, ["GER"], "S1901M")
+        assert (undelivered["seq"], undelivered["to"], undelivered["phase"]) == (3, ["GER"], "S1901M")
         await eng.expect("phase", phase="F1901M")
         assert not [f for f in await eng.drain() + await fra.drain() if f["type"] == "confirmed"]
         assert "F LON" in await england_after_spring(server, game)  # it held: nothing was bound
@@ -241,7 +243,7 @@ async def test_outstanding_requests_survive_a_killed_negotiation_server(tmp_path
                     if len(done) == 2:
                         break
                     await asyncio.sleep(0.02)
-            assert done == {"bind:1": True, "relay:2": True}
+            assert done == {"bind:2": True, "relay:3": True}
             await hold_everything(players)
             assert "F NTH" in await england_after_spring(server, game)
             for client in (*nego.values(), *players.values()):

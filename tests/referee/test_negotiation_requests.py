@@ -43,9 +43,20 @@ def kept(records: list[dict[str, Any]], step: Step) -> Step:
     return step
 
 
+def requested(n: Negotiation, deal: str, records: list[dict[str, Any]] | None = None) -> Step:
+    """GER asks FRA for ``deal`` (which commits FRA alone) and FRA accepts: the step of the
+    acceptance, which confirms the deal. ``records`` gets both steps'."""
+    offer = n.say("GER", f"propose(ger, fra, {deal})")
+    accept = n.say("FRA", f"accept(fra, ger, {deal})")
+    if records is not None:
+        kept(records, offer)
+        kept(records, accept)
+    return accept
+
+
 def test_a_binding_deal_is_pending_until_the_game_master_holds_it() -> None:
     n, records = started()
-    step = kept(records, n.say("FRA", f"propose(fra, ger, {MOVE})"))  # only FRA is committed: confirmed
+    step = requested(n, MOVE, records)  # only FRA is committed: its acceptance confirms
     assert [to for to, _ in frames(step, "pending")] == ["FRA", "GER"]
     assert not frames(step, "confirmed")
     [bind] = [e for e in step.effects if isinstance(e, Bind)]
@@ -70,7 +81,7 @@ def test_a_deal_without_orders_is_confirmed_at_once_even_in_a_binding_game() -> 
 
 def test_without_answers_awaited_a_binding_deal_is_confirmed_at_once() -> None:
     n, _ = started(await_answers=False)  # one process: the game master takes it in the same call
-    step = n.say("FRA", f"propose(fra, ger, {MOVE})")
+    step = requested(n, MOVE)
     assert frames(step, "confirmed") and not frames(step, "pending")
     assert [e for e in step.effects if isinstance(e, Bind)] and n.requests == {}
     assert not [r for r in step.records if r.kind == "request"]
@@ -78,8 +89,8 @@ def test_without_answers_awaited_a_binding_deal_is_confirmed_at_once() -> None:
 
 def test_a_later_binding_holds_the_earlier_ones_of_its_phase() -> None:
     n, _ = started()
-    first = next(e for e in n.say("FRA", f"propose(fra, ger, {MOVE})").effects if isinstance(e, Bind))
-    second = next(e for e in n.say("FRA", f"propose(fra, ger, {FLEET})").effects if isinstance(e, Bind))
+    first = next(e for e in requested(n, MOVE).effects if isinstance(e, Bind))
+    second = next(e for e in requested(n, FLEET).effects if isinstance(e, Bind))
     assert second.orders == {"FRANCE": ("A PAR - BUR", "F BRE - MAO")}
     assert n.outstanding() == [second]  # only the last is sent again: it holds both
     step = n.answered(second.id, True)
@@ -90,7 +101,7 @@ def test_a_later_binding_holds_the_earlier_ones_of_its_phase() -> None:
 
 def test_a_binding_not_held_when_its_phase_ends_is_unbound_never_confirmed() -> None:
     n, _ = started()
-    n.say("FRA", f"propose(fra, ger, {MOVE})")
+    requested(n, MOVE)
     step = n.feed(PhaseNotice("g", "F1901M", "movement", None))
     unbound = frames(step, "unbound")
     assert [to for to, _ in unbound] == ["FRA", "GER"]
@@ -101,7 +112,7 @@ def test_a_binding_not_held_when_its_phase_ends_is_unbound_never_confirmed() -> 
 
 def test_a_refused_binding_is_unbound() -> None:
     n, _ = started()
-    bind = next(e for e in n.say("FRA", f"propose(fra, ger, {MOVE})").effects if isinstance(e, Bind))
+    bind = next(e for e in requested(n, MOVE).effects if isinstance(e, Bind))
     step = n.answered(bind.id, False, "the game is over")
     assert [(to, f["reason"]) for to, f in frames(step, "unbound")] == [
         ("FRA", "the deal could not be made binding: the game is over"),
@@ -134,8 +145,8 @@ def test_a_relay_lapses_with_its_phase_and_its_sender_hears() -> None:
 def test_a_replay_rebuilds_the_outstanding_requests() -> None:
     n, records = started()
     n.readers.discard("GER")
-    kept(records, n.say("FRA", f"propose(fra, ger, {MOVE})"))
-    kept(records, n.say("FRA", f"propose(fra, ger, {FLEET})"))
+    requested(n, MOVE, records)
+    requested(n, FLEET, records)
     relay, first, relay_too, second = list(n.requests)
     kept(records, n.answered(relay, True))
     again = Negotiation("g", BINDING, await_answers=True)

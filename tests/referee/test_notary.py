@@ -47,7 +47,8 @@ def test_an_agree_over_three_powers_needs_all_three() -> None:
     assert n.confirmed() == [peace]
 
 
-def test_a_commitment_of_the_proposer_alone_is_confirmed_by_its_proposal() -> None:
+def test_a_commitment_of_one_power_alone_is_confirmed_by_its_acceptance() -> None:
+    """Endorsed without ``proposing`` (eng accepts a request); proposed, it is a promise (test_truth)."""
     n = notary()
     promise = deal(f"Commit(eng, fra, {LON_NTH})")
     assert n.endorse("eng", promise, START) == Confirmed(promise, frozenset({"eng", "fra"}))

@@ -135,16 +135,17 @@ async def test_binding_commitments_and_compliance_reports(pair: Pair) -> None:
     eng, fra, ger = nego["ENG"], nego["FRA"], nego["GER"]
     bound = "Commit(eng, fra, Do(mto(Unit(eng, Region(lon, coast)), Region(nth, sea))))"
     assert (await eng.say(f"propose(eng, fra, {bound})"))["type"] == "ack"
-    # only ENG is committed: its own proposal confirms it, pending until the game server holds it
-    pending = await eng.expect(lambda f: f["type"] in ("pending", "confirmed"))
-    assert pending["type"] == "pending" and pending["participants"] == ["ENG", "FRA"]
-    await eng.expect("confirmed")
+    assert (await fra.say(f"accept(fra, eng, {bound})"))["type"] == "ack"
+    # only ENG is committed: a promise, which FRA's acceptance makes hold, pending until the game server holds it
+    pending = await eng.expect(lambda f: f["type"] in ("pending", "accepted"))
+    assert pending["type"] == "pending" and pending["participants"] == ["ENG", "FRA"] and pending["promise"]
+    await eng.expect("accepted")
     promise = "Commit(ger, fra, ~Do(hld(Unit(ger, Region(kie, coast)))))"  # not binding: only orders are
     assert (await ger.say(f"propose(ger, fra, {promise})"))["type"] == "ack"
     assert (await fra.say(f"accept(fra, ger, {promise})"))["type"] == "ack"
-    await fra.expect("confirmed", participants=["ENG", "FRA"])
-    await fra.expect("confirmed", participants=["FRA", "GER"])
-    assert not [f for f in await fra.drain() if f["type"] == "confirmed"]  # confirmed once, not again
+    await fra.expect("accepted", participants=["ENG", "FRA"])
+    await fra.expect("accepted", participants=["FRA", "GER"])
+    assert not [f for f in await fra.drain() if f["type"] in ("accepted", "confirmed")]  # told once, not again
 
     # everyone holds: the binding game moves London anyway; Germany broke its promise
     now_texts = [await p.expect("NOW") for p in players.values()]
