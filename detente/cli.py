@@ -20,14 +20,37 @@ stores (see :mod:`detente.store_command`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib import resources
 
-from detente import bot_command, report_command, run_command, store_command
-from detente import play as play_command
-from detente.cases import CaseError, answer_cases
+
+def _interrupted_while_loading(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # Ctrl-C while the commands load: no traceback of an import
+
+
+@contextlib.contextmanager
+def _quiet_interrupts() -> Iterator[None]:
+    """Ctrl-C exits quietly (status 130) meanwhile, where it would be a KeyboardInterrupt."""
+    installed = False
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        with contextlib.suppress(ValueError):  # not the main thread: signals are not ours
+            signal.signal(signal.SIGINT, _interrupted_while_loading)
+            installed = True
+    try:
+        yield
+    finally:
+        if installed and signal.getsignal(signal.SIGINT) is _interrupted_while_loading:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+with _quiet_interrupts():
+    from detente import bot_command, report_command, run_command, store_command
+    from detente import play as play_command
+    from detente.cases import CaseError, answer_cases
 
 
 def _error(message: str, **where: int) -> int:
@@ -67,34 +90,70 @@ def adjudicate_command(source: str) -> int:
     return 2 if errors else 0
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Help that shows each option's default where it has one (not for ``None`` or a flag's
+    ``False``: "default: None" tells a newcomer nothing); choices show as argparse shows them."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        help = action.help or ""
+        default = action.default
+        if (
+            "%(default)" in help
+            or "default" in help
+            or default is None
+            or default is argparse.SUPPRESS
+            or isinstance(default, bool)
+            or not (action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE))
+        ):
+            return help
+        return f"{help} (default: %(default)s)" if help else "(default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The ``detente`` command line: every subcommand and its options."""
-    parser = argparse.ArgumentParser(prog="detente", description="The Diplomacy negotiation testbed.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    """The ``detente`` command line: every subcommand and its options (each with a one-line
+    description, and its defaults and choices in ``--help``)."""
+    parser = argparse.ArgumentParser(
+        prog="detente", description="The Diplomacy negotiation testbed.", formatter_class=HelpFormatter
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=help, description=description or help, formatter_class=HelpFormatter)
+
     adjudicate = commands.add_parser(
         "adjudicate",
+        formatter_class=HelpFormatter,
         help="play adjudication cases (JSON) and print the positions after each turn",
         description="Read one case or a list of cases from FILE ('-' for standard input, "
         "'example' for the example shipped with detente) and print the positions after each turn.",
     )
-    adjudicate.add_argument("file", metavar="FILE|-")
+    adjudicate.add_argument("file", metavar="FILE|-", help="a file of cases, - for standard input, or example")
 
     check = commands.add_parser(
         "check",
+        formatter_class=HelpFormatter,
         help="check L or DAIDE messages: print their level and normal form, or the error",
         description="Check one message, or with '-' one message per line of standard input "
         "(one answer per line). Exit status 0 when every message is valid.",
     )
     languages = check.add_subparsers(dest="language", required=True)
-    check_l = languages.add_parser("l", help="the L negotiation language")
+    check_l = languages.add_parser(
+        "l", help="the L negotiation language", description="Check L messages.", formatter_class=HelpFormatter
+    )
     check_l.add_argument("--levels", help="the levels allowed, e.g. 1-8 or 1,3-5 (default: all)")
-    check_daide = languages.add_parser("daide", help="DAIDE messages (press alone, too)")
+    check_daide = languages.add_parser(
+        "daide",
+        help="DAIDE messages (press alone, too)",
+        description="Check DAIDE messages (press alone, too).",
+        formatter_class=HelpFormatter,
+    )
     for sub in (check_l, check_daide):
         sub.add_argument("--json", action="store_true", help="one JSON object per answer")
         sub.add_argument("text", metavar="TEXT|-")
 
     serve = commands.add_parser(
         "serve",
+        formatter_class=HelpFormatter,
         help="run the game server (DAIDE over websockets, JSON API)",
         description="Run the game server until interrupted. It prints 'listening on http://HOST:PORT' "
         "once it accepts connections, and any credentials it generated.",
@@ -105,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     nego = commands.add_parser(
         "nego",
+        formatter_class=HelpFormatter,
         help="run the negotiation server (L over websockets), following a game server",
         description="Run the negotiation server until interrupted. It prints 'listening on http://HOST:PORT' "
         "once it accepts connections, and any credentials it generated.",
@@ -114,25 +174,41 @@ def build_parser() -> argparse.ArgumentParser:
     add_nego_arguments(nego)
 
     bot_command.add_arguments(
-        commands.add_parser("bot", help="play one bot in a game of a server (DAIDE over websockets)")
+        command(
+            "bot",
+            "play one bot in a game of a server (DAIDE over websockets)",
+            "Play one bot in a game of a game server (DAIDE over websockets) to its end, and print how it ended.",
+        )
     )
     run_command.add_arguments(
-        commands.add_parser("run", help="play many in-process games between bots; a summary per bot")
+        command(
+            "run",
+            "play many in-process games between bots; a summary per bot",
+            "Play many games between bots in this machine's processes (or on Ray) and write them, "
+            "with a summary per bot, to a directory.",
+        )
     )
     play_command.add_arguments(
-        commands.add_parser(
+        command(
             "play",
-            help="play in the browser against six bots: both servers, the bots and your page in one process",
+            "play in the browser against six bots: both servers, the bots and your page in one process",
+            "Play in the browser against six bots: both servers, the bots and your page in one process. "
+            "Ctrl-C stops it; run it again in the same directory to resume the game.",
         )
     )
     report_command.add_arguments(
-        commands.add_parser("report", help="one HTML page of charts: detente run directories or a game server database")
+        command(
+            "report",
+            "one HTML page of charts: detente run directories or a game server database",
+            "Write one self-contained HTML page of charts from detente run directories or a game server database.",
+        )
     )
     store_command.add_arguments(
         commands.add_parser(
             "store",
             help="the servers' stores: check, backup, restore, prune (retention)",
             description="Check, back up, restore or prune a server's SQLite store.",
+            formatter_class=HelpFormatter,
         )
     )
 
@@ -140,8 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    with _quiet_interrupts():  # building the parser loads the servers' modules
+        parser = build_parser()
+        args = parser.parse_args(argv)
     if args.command == "bot":
         return bot_command.run(args)
     if args.command == "run":

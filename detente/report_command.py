@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         type=_count,
         default=4,
-        help="games of each session whose supply centres are drawn (4)",
+        help="games of each session whose supply centres are drawn",
     )
     parser.add_argument("--title", help="the page's title (default: from the source)")
 

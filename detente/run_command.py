@@ -52,7 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--games", type=int, required=True, help="how many games to play")
     parser.add_argument("--seed", type=int, help="the seed of the whole run (default: a new one, recorded)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: the number of cores)"
+    )
     parser.add_argument(
         "--ray",
         nargs="?",
@@ -61,14 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="play the games as tasks on the Ray cluster at ADDRESS (HOST:6379, auto, ray://HOST:10001),"
         " or on a new local one of --jobs CPUs without an address; needs pip install 'detente[ray]'",
     )
-    parser.add_argument("--year-limit", dest="year_limit", type=_year_limit, default=1920, help="last year (1920)")
-    parser.add_argument("--l-levels", dest="l_levels", default="1-8", help="L levels of the negotiation (1-8)")
+    parser.add_argument("--year-limit", dest="year_limit", type=_year_limit, default=1920, help="the last year played")
+    parser.add_argument("--l-levels", dest="l_levels", default="1-8", help="L levels of the negotiation, e.g. 1-4,6")
     parser.add_argument(
         "--protocol", choices=("free", "reply", "bilateral"), default="free", help="negotiation protocol"
     )
     parser.add_argument("--binding", action="store_true", help="confirmed order commitments bind")
-    parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds per phase (3)")
-    parser.add_argument("--press-level", dest="press_level", type=int, default=0, help="DAIDE press level (0)")
+    parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds per phase")
+    parser.add_argument("--press-level", dest="press_level", type=int, default=0, help="DAIDE press level")
     parser.add_argument("--out", required=True, type=Path, help="the directory to write (must hold no games.jsonl)")
 
 

@@ -309,6 +309,22 @@ class GameMaster:
                 self.roster.unseat(power)
         return self._step()
 
+    # --- shift_deadline: the time a server was stopped does not count (detente play) -----------
+
+    def shift_deadline(self, seconds: float, now: float) -> Step:
+        """Move the phase's deadline ``seconds`` later, recorded as ``shift``: the time the
+        game's server was stopped, which should not count against the players (``detente play``
+        resumes a game so). Nothing happens without a deadline, before the game starts, after it
+        ends, or for ``seconds`` not above 0. Players connected are told the time left."""
+        if self.state == PLAYING and self.deadline is not None and seconds > 0:
+            self.deadline += seconds
+            self._record("shift", now, seconds=seconds)
+            self._send_tme(now)
+            self._notify_phase()
+        return self._step()
+
+    # --- end of shift_deadline ---------------------------------------------------------------
+
     def tick(self, now: float) -> Step:
         """Time passes: process the phase if its deadline is reached."""
         if self.state == PLAYING and self.deadline is not None:
@@ -417,6 +433,8 @@ class GameMaster:
                 self.alarms.setdefault(p["power"], set()).add(int(p["seconds"]))
             else:
                 self._alarm_off(p["power"], p["seconds"])
+        elif event.kind == "shift" and self.deadline is not None:  # see shift_deadline
+            self.deadline += float(p["seconds"])
         # press and admin records change nothing
 
     # --- plumbing -----------------------------------------------------------------------------

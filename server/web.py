@@ -8,6 +8,7 @@ the number of connections.
 from __future__ import annotations
 
 import asyncio
+import errno
 import contextlib
 import gc
 import hmac
@@ -589,6 +590,9 @@ async def run_app(
         await started()
     # what startup made lives as long as the server: keep the collector from walking it again
     gc.freeze()
+    if task.done() or not server.servers:  # stopped (a signal) while it started: nothing listens
+        await task
+        return
     bound_host, bound_port = server.servers[0].sockets[0].getsockname()[:2]
     if ready is not None:
         ready(bound_host, bound_port)
@@ -692,8 +696,9 @@ def run_command(
         print(f"detente {name}: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # a port in use, an address not on this machine
-        print(f"detente {name}: cannot listen: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        hint = "; another server is there: choose another with --port" if exc.errno == errno.EADDRINUSE else ""
+        print(f"detente {name}: cannot listen: {exc.strerror or exc}{hint}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         pass
     return 0

@@ -197,3 +197,49 @@ def test_other_commands_run_without_matplotlib() -> None:
     run = without_matplotlib("adjudicate", "example")
     assert run.returncode == 0, run.stderr
     assert len(json.loads(run.stdout)) == 1
+
+
+# --- a command line a newcomer reads --------------------------------------------------------------
+
+
+def subcommands() -> dict:
+    from detente.cli import build_parser
+
+    return build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+
+
+def test_every_command_has_a_description_and_shows_its_defaults() -> None:
+    for name, parser in subcommands().items():
+        assert parser.description, name
+        text = parser.format_help()
+        assert "default: None" not in text and "default: False" not in text, name
+    play = " ".join(subcommands()["play"].format_help().split())  # the help as one line: no wrapping
+    for shown in ("(default: randomnegotiator)", "(default: 8700)", "(default: data)", "(default: 1920)"):
+        assert shown in play
+    assert "France" in play and "--new" in play
+    run = " ".join(subcommands()["run"].format_help().split())
+    assert "{free,reply,bilateral}" in run and "(default: free)" in run and "(default: 3)" in run
+    report = " ".join(subcommands()["report"].format_help().split())
+    assert "(default: 4)" in report
+
+
+def test_help_of_each_command_runs() -> None:
+    for name in ("play", "run", "bot", "report"):
+        run = detente(name, "--help")
+        assert run.returncode == 0 and run.stderr == "", name
+        assert run.stdout.startswith(f"usage: detente {name}")
+
+
+def test_a_power_in_any_common_spelling() -> None:
+    from detente.cli import build_parser
+
+    parser = build_parser()
+    for spelling in ("france", "FRA", "France", "fra", "FRANCE", "French"):
+        assert parser.parse_args(["play", "--power", spelling]).power == "FRANCE"
+
+
+def test_an_unknown_power_is_a_one_line_error() -> None:
+    run = detente("play", "--power", "xanadu")
+    assert run.returncode == 2
+    assert "'xanadu' is not a power: one of Austria, England, France" in run.stderr
+    assert "Traceback" not in run.stderr

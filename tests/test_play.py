@@ -14,6 +14,7 @@ import websockets
 from tests.server.ws_helpers import DaideClient
 
 TIMEOUT = 60.0
+SEAT = re.compile(r"your seat \(open it in any browser\): (http://[^/]+)/#/game/(\w+)\?power=(\w+)&session=([\w%-]+)$")
 
 
 async def test_play_seats_six_bots_and_keeps_the_chosen_power_for_the_person(tmp_path: Path) -> None:
@@ -25,7 +26,7 @@ async def test_play_seats_six_bots_and_keeps_the_chosen_power_for_the_person(tmp
         "--bots",
         "holdbot,randombot",
         "--power",
-        "FRA",
+        "france",
         "--port",
         "0",
         "--year-limit",
@@ -36,26 +37,30 @@ async def test_play_seats_six_bots_and_keeps_the_chosen_power_for_the_person(tmp
         "--data-dir",
         str(tmp_path / "data"),
         stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
     )
-    assert process.stdout is not None
+    assert process.stdout is not None and process.stderr is not None
     try:
         async with asyncio.timeout(TIMEOUT):
-            while not (match := re.search(rb"you play (\w+); your page: (\S+)", await process.stdout.readline())):
-                pass
-            assert match.group(1) == b"FRANCE"
-            page = match.group(2).decode()
-            link = re.match(r"(http://[^/]+)/#/game/(\w+)\?as=player&name=([\w-]{20,})$", page)
-            assert link is not None, page
-            base, game, secret = link.groups()
-            # the lobby says FRANCE is kept, never for whom: the name in the link is the key
-            games = json.loads(urllib.request.urlopen(f"{base}/api/games", timeout=5).read())["games"]
-            listed = next(g for g in games if g["id"] == game)
-            assert listed["settings"]["reserved"] == {"FRANCE": ""} and secret not in json.dumps(games)
+            lines = []
+            while not (match := SEAT.search(line := (await process.stdout.readline()).decode().strip())):
+                assert line, "detente play ended before printing the seat"
+                lines.append(line)
+            # which bot plays which power is said, the person's power first
+            assert re.match(r"detente: game \w+: you play France against Austria \w+, England \w+, ", lines[-1])
+            base, game, power, token = match.groups()
+            assert power == "FRA"
+            # the lobby says FRANCE is kept, never for whom, and never the seat's token
+            body = await asyncio.to_thread(lambda: urllib.request.urlopen(f"{base}/api/games", timeout=5).read())
+            games = json.loads(body)["games"]
+            [listed] = [g for g in games if g["id"] == game]
+            assert listed["settings"]["reserved"] == {"FRANCE": ""} and token not in json.dumps(games)
+            # the link takes the seat: the holder detente play kept is closed
             person = DaideClient(await websockets.connect(f"ws{base[4:]}/daide?game={game}"))
-            await person.send(f"NME ('{secret}') ('1.0')")
-            await person.hello()
-            assert person.power == "FRA"
+            await person.send(f"IAM (FRA) ('{token}')")
+            assert (await person.expect("YES")).startswith("YES (IAM")
+            person.power = "FRA"
+            await person.send("NOW")
             for _ in range(2):  # spring and fall 1901, then the year limit ends the game
                 sub, _count = person.holds(await person.expect("NOW"))
                 await person.send(sub)
@@ -63,8 +68,12 @@ async def test_play_seats_six_bots_and_keeps_the_chosen_power_for_the_person(tmp
             assert await process.wait() == 0
             rest = (await process.stdout.read()).decode()
             assert "the game is over" in rest
+            assert (await process.stderr.read()) == b""  # the servers' logs are in the data directory
     finally:
         if process.returncode is None:
             process.kill()
             await process.wait()
-    assert (tmp_path / "data" / "detente.sqlite3").exists() and (tmp_path / "data" / "nego.sqlite3").exists()
+    data = tmp_path / "data"
+    assert (data / "detente.sqlite3").exists() and (data / "nego.sqlite3").exists()
+    assert (data / "detente.log").stat().st_size > 0
+    assert not (data / "play.json").exists()  # nothing to resume: the game is over
