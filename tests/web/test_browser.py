@@ -19,9 +19,8 @@ import asyncio
 import os
 import random
 import re
-import shutil
 import tempfile
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,21 +37,10 @@ from tests.server.ws_helpers import http
 from tests.web.helpers import Web, create_game, running_web
 
 try:
-    from playwright.async_api import Browser, Page, async_playwright, expect
+    from playwright.async_api import Browser, Page, expect
 except ImportError:  # pragma: no cover - the test extra installs it
-    async_playwright = None  # type: ignore[assignment]
+    pytest.skip("the playwright package is not installed (pip install playwright)", allow_module_level=True)
 
-CHROMIUM = Path(os.environ.get("DETENTE_CHROMIUM", "/usr/bin/chromium"))
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # The kept screenshots are made again only when asked (DETENTE_SCREENSHOTS=1), so that a test
 # run leaves the working tree as it found it; otherwise they go to a temporary directory.
 SHOTS = (
@@ -64,12 +52,6 @@ WAIT_MS = 15_000
 DESKTOP = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
-if async_playwright is None:
-    pytestmark = pytest.mark.skip(reason="the playwright package is not installed (pip install playwright)")
-elif not (CHROMIUM.exists() or shutil.which(str(CHROMIUM))):
-    pytestmark = pytest.mark.skip(
-        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium, or set DETENTE_CHROMIUM)"
-    )
 
 
 class Agreeable(HoldBot):
@@ -99,17 +81,6 @@ class Agreeable(HoldBot):
 
     def on_event(self, event: Mapping[str, object], position: Position) -> Outgoing:
         return ()
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    assert async_playwright is not None
-    async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
 
 
 async def open_page(browser: Browser, phone: bool = False) -> tuple[Page, list[str]]:

@@ -10,10 +10,8 @@ server's records, in its place. Without Playwright or Chromium the test is skipp
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import shutil
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,22 +28,14 @@ from protocol.l.actions import unit_from_engine
 from tests.web.helpers import create_game, running_web
 
 try:
-    from playwright.async_api import Browser, Page, async_playwright, expect
+    from playwright.async_api import Browser, Page, expect
 except ImportError:  # pragma: no cover - the test extra installs it
-    async_playwright = None  # type: ignore[assignment]
+    pytest.skip("the playwright package is not installed (pip install playwright)", allow_module_level=True)
 
-CHROMIUM = Path(os.environ.get("DETENTE_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync"]
 WAIT_MS = 15_000
 #: The spring phase ends at its deadline, long enough for the talk before it.
 MOVEMENT_SECONDS = 12
 
-if async_playwright is None:
-    pytestmark = pytest.mark.skip(reason="the playwright package is not installed (pip install playwright)")
-elif not (CHROMIUM.exists() or shutil.which(str(CHROMIUM))):
-    pytestmark = pytest.mark.skip(
-        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium, or set DETENTE_CHROMIUM)"
-    )
 
 
 class Answering(HoldBot):
@@ -78,17 +68,6 @@ class Answering(HoldBot):
     def token(self) -> str:
         assert self.map is not None
         return self.map.abbreviation_of[self.power]
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    assert async_playwright is not None
-    async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
 
 
 def promise(me: str, to: str, index: int) -> str:

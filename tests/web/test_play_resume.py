@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_play_session import Play
-from tests.web.test_browser import browser, open_page, shoot  # noqa: F401  # the browser fixture
+from tests.web.test_browser import open_page, shoot
 
 try:
     from playwright.async_api import Browser, expect
@@ -25,7 +25,7 @@ def seat_link(play: Play) -> str:
     return f"{play.base}/#/game/{play.game}?power={play.power}&session={play.token}"
 
 
-async def test_a_stopped_detente_play_resumes_in_the_browser_on_the_same_seat(tmp_path: Path, browser: Browser) -> None:  # noqa: F811
+async def test_a_stopped_detente_play_resumes_in_the_browser_on_the_same_seat(tmp_path: Path, browser: Browser) -> None:
     expect.set_options(timeout=WAIT_MS)
     data = tmp_path / "data"
     first = await Play.start(data, "--bots", "holdbot", "--power", "france", "--deadlines", "900,900,900")
