@@ -290,6 +290,7 @@ async def seat(url: str, name: str) -> tuple[Any, str, str]:
     power from ``HLO``."""
     ws = await websockets.connect(url, open_timeout=60, max_queue=None, ping_interval=None)
     await ws.send(f"NME ('{name}') ('1.0')")
+    await ws.send("YES (MAP ('standard'))")  # the map it will be sent: the game need not wait for it
     session = None
     async with asyncio.timeout(60):
         async for text in ws:

@@ -173,6 +173,7 @@ async def client(
     """One player: join, then answer every NOW with random orders ``think`` seconds later."""
     async with websockets.connect(url, open_timeout=60, max_queue=None, ping_interval=None) as ws:
         await ws.send(f"NME ('{name}') ('1.0')")
+        await ws.send("YES (MAP ('standard'))")  # the map it will be sent: the game need not wait for it
         power: str | None = None
         sco: Sco | None = None
         turn: str | None = None

@@ -279,6 +279,7 @@ async def short_game(server: Server, index: int, tally: Tally) -> None:
             for i, player in enumerate(players):
                 sent = time.perf_counter()
                 await player.ws.send(f"NME ('soak{index}p{i}') ('1.0')")
+                await player.ws.send("YES (MAP ('standard'))")  # the game need not wait for its map
                 answer = await player.expect("YES (NME")
                 yes.append(time.perf_counter() - sent)
                 assert answer.startswith("YES (NME")

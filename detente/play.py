@@ -82,7 +82,7 @@ from bots.registry import BOTS, UnknownBot, make_bot
 from bots.session import BotSession
 from bots.ws_client import WsClient
 from engine import Power
-from protocol.daide.messages import Adm, Drw, Rej, Slo
+from protocol.daide.messages import Adm, Drw, MapMessage, Rej, Slo, Yes
 from protocol.daide.parser import DaideSyntaxError, parse
 from server.api_models import DeadlinesBody, GameCreate, GameResult, normalise_l_levels
 from server.settings import SettingsError, load_settings
@@ -443,7 +443,9 @@ async def _hold_seat(url: str, name: str, token: asyncio.Future[str | None]) -> 
                     continue
                 with contextlib.suppress(DaideSyntaxError):
                     message = parse(text)
-                    if isinstance(message, Adm) and message.session is not None:
+                    if isinstance(message, MapMessage) and message.name is not None:
+                        await ws.send(str(Yes(message)))  # the seat has its map: the game need not wait
+                    elif isinstance(message, Adm) and message.session is not None:
                         token.set_result(message.session)
                     elif isinstance(message, Rej):
                         token.set_result(None)

@@ -55,6 +55,10 @@ them is game state: nothing about them is recorded, and a restart resets them.
   ``OFF`` and is closed. A wrong token is refused and closes, but is not counted against the
   seat (a lock an attacker sets would keep the rightful player out). No client may send an
   ``ADM`` in the server's name.
+- A full game starts once every player has answered its ``MAP`` (``YES (MAP ('standard'))``),
+  or :attr:`GameMaster.MAP_WAIT` seconds after its last ``NME``: AiClient bots ask for the
+  map's definition before they answer, and drop a ``NOW`` that comes before it. The start is
+  recorded, so a replay starts the game where it started.
 - With :attr:`GameMaster.MESSAGE_RATE` set, every input of one connection passes a token
   bucket (that many a second, :attr:`GameMaster.MESSAGE_BURST` at once); one beyond is
   answered ``REJ`` and not handled. It is off (``None``) by default, since the game kept in
@@ -221,6 +225,10 @@ class GameMaster:
     MESSAGE_RATE: float | None = None
     """Inputs taken from one connection a second, on average; ``None``: no limit (see the module)."""
     MESSAGE_BURST = 200
+    MAP_WAIT: float | None = None
+    """Seconds a full game waits for its players to answer ``MAP`` before it starts anyway;
+    ``None``: it starts on its last ``NME`` (the game kept in memory, :mod:`referee.table`, whose
+    bots need no map). A server sets it (see the module)."""
     """Inputs taken from one connection at once, when :attr:`MESSAGE_RATE` is set."""
 
     def __init__(
@@ -252,7 +260,10 @@ class GameMaster:
         self.alarms: dict[str, set[int]] = {}
         self._rung: set[tuple[str, int]] = set()  # alarms already sent this phase
         self.history: list[Turned] = []
-        self.mismatches: list[Mismatch] = []  # replayed phases whose recomputed outcome was not the stored one
+        self.mismatches: list[Mismatch] = []
+        self.start_by: float | None = None  # a full game starts then at the latest, maps answered or not
+        self._maps: set[str] = set()  # connections that answered MAP
+        self._replay_starts: bool | None = None  # in a replay: whether the records hold "start"  # replayed phases whose recomputed outcome was not the stored one
         self.eliminated: dict[str, int] = {}  # power -> year it was eliminated
         self._effects: list[Effect] = []
         self._records: list[Record] = []
@@ -267,6 +278,8 @@ class GameMaster:
     @property
     def next_deadline(self) -> float | None:
         """When to call :meth:`tick` next, if ever: the deadline, or an earlier ``TME`` alarm."""
+        if self.state == FORMING and self.start_by is not None:
+            return self.start_by
         if self.state != PLAYING or self.deadline is None:
             return None
         due = [self.deadline - s for c, seconds in self.alarms.items() for s in seconds if (c, s) not in self._rung]
@@ -275,6 +288,12 @@ class GameMaster:
     @property
     def powers(self) -> tuple[str, ...]:
         return self.map.powers
+
+    @property
+    def open_seats(self) -> bool:
+        """Whether an ``NME`` may still find a seat: forming, and not full (a full game may wait
+        for its players' maps before it starts)."""
+        return self.state == FORMING and len(self.roster.players) < len(self.powers)
 
     def connect(self, conn: str, now: float) -> Step:
         """A new connection: it may send NME, OBS or IAM."""
@@ -326,7 +345,13 @@ class GameMaster:
     # --- end of shift_deadline ---------------------------------------------------------------
 
     def tick(self, now: float) -> Step:
-        """Time passes: process the phase if its deadline is reached."""
+        """Time passes: start a full game whose players were given :attr:`MAP_WAIT` to answer
+        their map, or process the phase if its deadline is reached."""
+        if self.state == FORMING and self.start_by is not None and now >= self.start_by:
+            if len(self.roster.players) == len(self.powers):
+                self._start(now)
+            else:
+                self.start_by = None  # someone left meanwhile: the next full house sets it again
         if self.state == PLAYING and self.deadline is not None:
             for holder, seconds in self.alarms.items():
                 for s in sorted(seconds, reverse=True):
@@ -384,6 +409,8 @@ class GameMaster:
         error and skipped (a server quarantines it rather than lose the whole game).
         """
         gm = cls(game_id, settings, created, rng=rng, passcode_in_use=passcode_in_use)
+        events = list(events)
+        gm._replay_starts = any((r["kind"] if isinstance(r, Mapping) else r.kind) == "start" for r in events)
         for record in events:
             if isinstance(record, Mapping):
                 kind, payload, at = record["kind"], dict(record["payload"]), record.get("at")
@@ -398,6 +425,7 @@ class GameMaster:
                 on_error(record, error)
             gm._effects.clear()  # nobody is connected during a replay
         gm._records.clear()
+        gm._replay_starts = None  # live from here on
         return gm
 
     def _apply(self, event: Record) -> None:
@@ -428,6 +456,8 @@ class GameMaster:
                 self.requests.add(p["request"])
         elif event.kind == "press" and p.get("request") is not None:
             self.requests.add(p["request"])  # a relay delivered: not again
+        elif event.kind == "start":
+            self._start(at)
         elif event.kind == "alarm":
             if p["on"]:
                 self.alarms.setdefault(p["power"], set()).add(int(p["seconds"]))
@@ -498,7 +528,7 @@ class GameMaster:
         elif isinstance(msg, Mdf):
             self._to(conn, map_definition(self.map))
         elif isinstance(msg, Yes | Rej) and isinstance(msg.content, MapMessage):
-            pass  # the client's answer to MAP
+            self._map_answered(conn, now)
         elif isinstance(msg, Sco) and not msg.ownership:
             self._to(conn, self._sco())
         elif isinstance(msg, Now) and msg.turn is None:
@@ -571,11 +601,33 @@ class GameMaster:
 
     def _join(self, conn: str | None, player: Player, at: float) -> None:
         self.roster.seat(conn, player)
-        if len(self.roster.players) == len(self.powers):
+        if len(self.roster.players) < len(self.powers):
+            return
+        if self._replay_starts is None and self.MAP_WAIT is None:
             self._start(at)
+        elif self._replay_starts is None:  # live: once every player has its map (or MAP_WAIT has passed)
+            self.start_by = at + self.MAP_WAIT
+            self._start_if_maps(at)
+        elif not self._replay_starts:  # a store of an earlier version: it started on the last join
+            self._start(at)
+        # else: the replay starts the game at its "start" record
+
+    def _map_answered(self, conn: str, now: float) -> None:
+        """A client answered ``MAP`` (``YES`` or ``REJ``): it has its map, so it may be greeted."""
+        self._maps.add(conn)
+        self._start_if_maps(now)
+
+    def _start_if_maps(self, now: float) -> None:
+        """Start a full game whose players have all answered their ``MAP``: AiClient bots drop a
+        ``NOW`` that comes before the map they asked for, and never order that phase."""
+        full = len(self.roster.players) == len(self.powers)
+        if self.state == FORMING and full and all(c in self._maps for c in self.roster.connection_of.values()):
+            self._start(now)
 
     def _start(self, at: float) -> None:
+        self._record("start", at)
         self.state = PLAYING
+        self.start_by = None
         for power, player in self.roster.players.items():
             self._to(
                 self.roster.connection_of.get(power),

@@ -215,8 +215,10 @@ class _TcpSession:
                 self.framing.receive_data(data)
                 while not isinstance(event := self.framing.next_event(), Sentinel):
                     if isinstance(event, InitialMessage):
-                        # Nothing may follow the IM before the RM: a DM raises EARLY_DM here.
-                        return self.framing.next_event() is Sentinel.NEED_DATA
+                        # The RM goes out before anything after the IM is decoded: AiClient bots
+                        # send NME right behind their IM, often in the same read, and a DM after
+                        # the RM is sent is no early DM (what follows stays buffered for the loop).
+                        return True
                     return False  # an EM before the IM: the framing has closed
                 if self.framing.state is ConnectionState.CLOSED:
                     return False
@@ -228,6 +230,16 @@ class _TcpSession:
 
     async def _read_loop(self, conn: ServiceConnection) -> None:
         while not conn.closed:
+            try:  # what is buffered first (the messages that came with the IM), then each read
+                while not isinstance(event := self.framing.next_event(), Sentinel):
+                    if not await self._handle(conn, event):
+                        return
+                if self.framing.state is ConnectionState.CLOSED:
+                    self.client_gone = True
+                    return
+            except RemoteProtocolError as error:
+                self._protocol_error(error)
+                return
             try:
                 data = await self.reader.read(self.listener.read_size)
             except (ConnectionError, OSError):
@@ -235,12 +247,6 @@ class _TcpSession:
                 return
             try:
                 self.framing.receive_data(data)
-                while not isinstance(event := self.framing.next_event(), Sentinel):
-                    if not await self._handle(conn, event):
-                        return
-                if self.framing.state is ConnectionState.CLOSED:
-                    self.client_gone = True
-                    return
             except RemoteProtocolError as error:
                 self._protocol_error(error)
                 return

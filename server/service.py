@@ -64,6 +64,8 @@ OPEN_GAME_PREFIX = "o"
 HOUR = 3600.0
 #: Seconds between tries of a game whose store writes fail.
 STORE_RETRY = 1.0
+#: Seconds a full game waits for its players to answer MAP before it starts anyway.
+MAP_WAIT = 5.0
 #: Seconds a finished game stays in memory for the clients still connected to it.
 FINISHED_GRACE = 30.0
 
@@ -186,7 +188,7 @@ class GameService:
             if gm.state == OVER:  # it ended but the server died before marking it finished
                 await self._finish(game)
             await self._commit(game, gm.vacate(self.clock()))
-        if self.max_open_games > 0 and kept in self.games and self.games[kept].gm.state == FORMING:
+        if self.max_open_games > 0 and kept in self.games and self.games[kept].gm.open_seats:
             self.open_game_id = kept
         else:
             await self._open_if_room()
@@ -220,7 +222,7 @@ class GameService:
         now = self.clock()
         await asyncio.to_thread(self.store.create_game, game_id, create.model_dump(mode="json"), now)
         gm = GameMaster(game_id, create.settings(), now, rng=self.rng, passcode_in_use=self.passcode_in_use)
-        gm.MESSAGE_RATE = self.message_rate
+        gm.MESSAGE_RATE, gm.MAP_WAIT = self.message_rate, MAP_WAIT
         game = Game(game_id, create, gm)
         self.games[game_id] = game
         log.info("game created", game=game_id, name=create.name)
@@ -329,7 +331,7 @@ class GameService:
         """Open a game for strangers unless one is forming or ``max_open_games`` are unfinished."""
         async with self._opening:  # two games ending together open one game, not two
             current = self.games.get(self.open_game_id or "")
-            if current is not None and current.gm.state == FORMING and not current.finished:
+            if current is not None and current.gm.open_seats and not current.finished:
                 return
             if self.open_games() >= self.max_open_games:
                 self.open_game_id = None  # an NME without a game named gets REJ until one ends
@@ -507,7 +509,7 @@ class GameService:
         return (
             isinstance(message, Nme)
             and conn.requested_game is None
-            and game.gm.state != FORMING
+            and not game.gm.open_seats
             and conn.game != game.id
             and self.open_game_id != game.id
         )
@@ -663,7 +665,7 @@ class GameService:
         if ended:
             await self._finish(game)
         self._arm(game)
-        if (game.id == self.open_game_id and game.gm.state != FORMING) or (ended and game.for_strangers):
+        if (game.id == self.open_game_id and not game.gm.open_seats) or (ended and game.for_strangers):
             await self._open_if_room()
         return True
 
@@ -708,7 +710,7 @@ class GameService:
             passcode_in_use=self.passcode_in_use,
             on_error=lambda event, error: refused.append((event, error)),
         )
-        gm.MESSAGE_RATE = self.message_rate
+        gm.MESSAGE_RATE, gm.MAP_WAIT = self.message_rate, MAP_WAIT
         for event, error in refused:
             log.error("record quarantined", game=game_id, seq=event.seq, kind=event.kind, error=str(error))
             self.metrics.count("records_quarantined_total", "stored records that could not be replayed")

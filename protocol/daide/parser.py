@@ -440,7 +440,8 @@ class _Build(Transformer):
         return Hlo(_value(power), int(passcode.value), variant)  # type: ignore[union-attr]
 
     def sco(self, *ownership: Ownership) -> Sco:
-        return Sco(ownership)
+        # real servers send a power (or UNO) with no centre, "(GER)": read it, print without it
+        return Sco(tuple(o for o in ownership if o.centres))
 
     def ownership(self, power: Token | str, *centres: str) -> Ownership:
         return Ownership(_value(power), centres)

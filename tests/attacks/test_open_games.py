@@ -30,6 +30,8 @@ async def nme(client: DaideClient, name: str) -> str:
     async with asyncio.timeout(10):
         while True:
             text = await client.receive_text()
+            if text.startswith("YES"):
+                await client.send("YES (MAP ('standard'))")  # as a client does: it has its map
             if text.startswith(("YES", "REJ")):
                 return text
             client.buffer.append(text)

@@ -42,6 +42,7 @@ async def seated(service: GameService, game_id: str) -> list[Connection]:
     conns = [service.connect(game_id) for _ in range(7)]
     for i, conn in enumerate(conns):
         await service.receive(conn, f"NME ('p{i}') ('1')")
+        await service.receive(conn, "YES (MAP ('standard'))")
     for conn in conns:
         await next_text(conn, "NOW")
     return conns

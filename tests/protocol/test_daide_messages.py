@@ -697,3 +697,10 @@ def test_the_grammar_and_the_token_names_agree() -> None:
 def test_the_token_names_are_those_of_the_token_table() -> None:
     # every name the grammar knows has a number, and every number of the table a name here
     assert {t.name for t in Token} - {"BRA", "KET"} == TOKEN_NAMES
+
+
+def test_sco_with_empty_groups_from_real_servers_is_read_and_printed_canonically() -> None:
+    """AiServer's traffic has SCO groups of a power (or UNO) with no centre: read, and dropped."""
+    sco = parse("SCO (ENG LON LVP EDI) (GER) (UNO)")
+    assert str(sco) == "SCO (ENG LON LVP EDI)"
+    assert [o.power for o in sco.ownership] == ["ENG"]  # type: ignore[attr-defined]

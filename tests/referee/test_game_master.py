@@ -98,7 +98,7 @@ def test_join_gives_hlo_sco_now_and_unique_passcodes() -> None:
         assert [t[:3] for t in sent if t[:3] not in ("HLO", "YES", "MAP", "ADM")] == ["SCO", "NOW"]
         assert sent[-1].startswith("NOW (SPR 1901)")
     assert not any(t.startswith("HLO") for t in texts(last, "obs"))
-    assert [r.kind for r in records] == ["join"] * 7
+    assert [r.kind for r in records] == ["join"] * 7 + ["start"]  # the last join starts the game (no MAP_WAIT)
     gm.connect("late", 1.0)
     assert texts(gm.receive("late", "NME ('late') ('1')", 1.0), "late") == ["REJ (NME ('late') ('1'))"]
 
@@ -734,3 +734,35 @@ def test_a_players_tme_alarms_are_recorded_and_ring_on_its_new_connection_after_
     # NOT (TME) cancels them, recorded too
     step = again.receive("back", "NOT (TME)", deadline - 20.0)
     assert [r.kind for r in step.records] == ["alarm"] and again.alarms == {}
+
+
+def test_a_full_game_waits_for_its_players_maps_or_map_wait_and_a_replay_starts_it_where_it_started() -> None:
+    """AiClient bots ask for the map's definition before they answer MAP and drop a NOW that
+    comes first: with MAP_WAIT set (a server sets it) nobody is greeted before its map."""
+    gm = new_game()
+    gm.MAP_WAIT = 5.0
+    records: list[Record] = []
+    for conn in CONNS:
+        gm.connect(conn, 0.0)
+        step = gm.receive(conn, f"NME ('bot {conn}') ('1.0')", 1.0)
+        records += step.records
+        assert not any(t.startswith(("HLO", "NOW")) for c in CONNS for t in texts(step, c))
+    assert gm.state == "forming" and not gm.open_seats and gm.next_deadline == 6.0
+    for conn in CONNS[:6]:
+        step = gm.receive(conn, "YES (MAP ('standard'))", 2.0)
+        assert gm.state == "forming" and not step.sends
+    step = gm.receive(CONNS[6], "YES (MAP ('standard'))", 3.0)  # the last map: greeted at once
+    records += step.records
+    assert gm.state == "playing" and [r.kind for r in step.records] == ["start"]
+    assert all(any(t.startswith("HLO") for t in texts(step, c)) for c in CONNS)
+    # one that never answers is greeted MAP_WAIT seconds after the last NME
+    late = new_game()
+    late.MAP_WAIT = 5.0
+    for conn in CONNS:
+        late.connect(conn, 0.0)
+        late.receive(conn, f"NME ('bot {conn}') ('1.0')", 1.0)
+    assert late.tick(5.9).sends == () and late.state == "forming"
+    assert late.tick(6.0).records[0].kind == "start" and late.state == "playing"
+    # the replay starts the game at its start record, not at the last join
+    again = GameMaster.replay("g1", gm.settings, 0.0, records, rng=random.Random(1))
+    assert again.state == "playing" and again.deadline == gm.deadline

@@ -32,6 +32,7 @@ async def fill(service: GameService, game_id: str | None = None) -> list[Connect
     conns = [service.connect(game_id) for _ in range(7)]
     for i, conn in enumerate(conns):
         await service.receive(conn, f"NME ('p{i}') ('1')")
+        await service.receive(conn, "YES (MAP ('standard'))")  # as a client does: the game starts at once
     return conns
 
 

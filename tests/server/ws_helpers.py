@@ -140,10 +140,11 @@ class DaideClient(BufferedClient):
                     return out
 
     async def join(self, name: str = "bot") -> None:
-        """NME, then wait for YES, MAP and the session token's ADM."""
+        """NME, then wait for YES, MAP (answered, as a client does) and the session token's ADM."""
         await self.send(f"NME ('{name}') ('1.0')")
         assert (await self.expect("YES")).startswith("YES (NME")
         await self.expect("MAP")
+        await self.send("YES (MAP ('standard'))")
         adm = parse(await self.expect("ADM ('detente') ('session "))
         assert isinstance(adm, Adm) and adm.session is not None
         self.session = adm.session

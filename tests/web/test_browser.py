@@ -484,6 +484,8 @@ async def test_the_page_modules_read_daide_and_orders_and_build_the_sub(tmp_path
     async with running_web(tmp_path, nego=False) as web:
         page, errors = await open_page(browser)
         await page.goto(f"{web.http}/")
+        # the page has its map (and so the province names the typed orders are read with)
+        await expect(page.locator("body")).to_have_attribute("data-ready", "true")
         found = await page.evaluate(MODULE_CHECKS)
         assert errors == []
     assert found["hlo"] == ["HLO", ["ENG"], [1234], [["LVL", 0], ["MTL", 600]]]
