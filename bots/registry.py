@@ -31,6 +31,11 @@ BOTS: dict[str, str] = {
     "dipblue:naive": "bots.dipblue:DipBlueNaive",
     "dbrane": "bots.dbrane:DBrane",
     "dbrane:nonego": "bots.dbrane:DBraneNoNego",
+    "always-accept": "bots.baselines:AlwaysAccept",
+    "always-reject": "bots.baselines:AlwaysReject",
+    "deal-breaker": "bots.baselines:DealBreaker",
+    "sanctioning": "bots.baselines:Sanctioning",
+    "dipgame-random": "bots.baselines:DipGameRandom",
 }
 
 
