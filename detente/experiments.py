@@ -24,6 +24,11 @@ What ``detente run --out DIR`` writes:
     ``table`` holding per bot ``{"bot", "plays", "mean_centres", "se_centres", "wins",
     "win_rate", "mean_rank"}``; the same table is printed.
 
+``DIR/manifest.json``
+    what the run was made with (:mod:`detente.manifest`): the git commit (and whether the
+    tree had changes), the package versions, each bot's class and constants, the seeds of the
+    run and of every game, the settings.
+
 Scoring: a game ends with a solo (18 centres) or, at the year limit, after that year's
 winter. The win goes to the power with the most centres at the end, shared equally by an
 n-way tie (each gets 1/n). Ranks run from 1 (best) to 7: more centres is better; among
@@ -52,6 +57,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bots.inprocess import GameRecord, GameSetup, play_game, seeds_for
+from detente.manifest import manifest
 from engine.position import Phase
 from referee.settings import GameSettings
 
@@ -321,6 +327,8 @@ def run_experiment(
         "table": [row.to_json() for row in sorted(summarise(lines), key=lambda row: experiment.slots.index(row.bot))],
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    record = manifest(experiment.slots, experiment.seed, [s.seed for s in setups], summary["settings"])
+    (out / "manifest.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return summary
 
 

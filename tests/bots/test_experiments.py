@@ -147,8 +147,14 @@ def test_detente_run_end_to_end_is_the_same_with_one_or_two_jobs(
         "games/2.json",
         "games/3.json",
         "games/4.json",
+        "manifest.json",
         "summary.json",
     ]
+    made = json.loads(two["manifest.json"])
+    assert made["seed"] == 9 and made["game_seeds"] == [json.loads(x)["seed"] for x in two["games.jsonl"].splitlines()]
+    assert set(made["bots"]) == {"randombot", "holdbot"} and made["bots"]["randombot"]["class"] == "bots.base.RandomBot"
+    assert made["code"]["commit"] is None or len(made["code"]["commit"]) == 40
+    assert made["versions"]["lark"] and made["settings"]["year_limit"] == 1903
 
     lines = [json.loads(line) for line in two["games.jsonl"].splitlines()]
     assert [line["game"] for line in lines] == [1, 2, 3, 4]
