@@ -22,7 +22,7 @@ import secrets
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -194,17 +194,26 @@ LIMIT_OPTIONS = {
 """The limits and guards each server takes, and the option that gives each."""
 
 
+def add_options(parser: Any, model: type[BaseModel], options: Mapping[str, str]) -> None:
+    """An option for each setting of ``model`` named in ``options`` (setting -> option), typed
+    by its annotation: a flag for a bool, an int or a float with its default, else text (a
+    comma-separated list is split by the settings)."""
+    for name, option in options.items():
+        field = model.model_fields[name]
+        kinds = [k for k in (get_args(field.annotation) or (field.annotation,)) if k is not type(None)]
+        kind = kinds[0] if len(kinds) == 1 else str
+        if kind is bool:  # a flag: absent is None, "not given"
+            parser.add_argument(option, dest=name, action="store_const", const=True, help=field.description)
+        elif kind in (int, float):
+            default = "" if field.default is None else f" (default {field.default:g})"
+            parser.add_argument(option, dest=name, type=kind, help=f"{field.description}{default}")
+        else:
+            parser.add_argument(option, dest=name, help=field.description)
+
+
 def add_limit_arguments(parser: Any) -> None:
     """The options of the limits, for ``detente serve`` and ``detente nego`` alike."""
-    for name, option in LIMIT_OPTIONS.items():
-        field = LimitSettings.model_fields[name]
-        if field.annotation is bool:  # a flag: absent is None, "not given"
-            parser.add_argument(option, dest=name, action="store_const", const=True, help=field.description)
-        elif field.annotation in (int, float):
-            kind = int if field.annotation is int else float
-            parser.add_argument(option, dest=name, type=kind, help=f"{field.description} (default {field.default})")
-        else:  # a comma-separated list, split by the settings
-            parser.add_argument(option, dest=name, help=field.description)
+    add_options(parser, LimitSettings, LIMIT_OPTIONS)
 
 
 class RetentionSettings(BaseModel):
@@ -250,11 +259,7 @@ RETENTION_OPTIONS = {
 
 def add_retention_arguments(parser: Any) -> None:
     """The options of :data:`RETENTION_OPTIONS`, for ``detente serve`` and ``detente nego`` alike."""
-    for name, option in RETENTION_OPTIONS.items():
-        field = RetentionSettings.model_fields[name]
-        kind = {"keep_days": float, "keep_games": int, "retention_interval": float}.get(name, str)
-        default = "" if field.default is None else f" (default {field.default:g})"
-        parser.add_argument(option, dest=name, type=kind, help=f"{field.description}{default}")
+    add_options(parser, RetentionSettings, RETENTION_OPTIONS)
 
 
 class ServerSettings(RetentionSettings, LimitSettings):
@@ -328,9 +333,7 @@ GAME_LIMIT_OPTIONS = {
 
 def add_game_limit_arguments(parser: Any) -> None:
     """The options of :data:`GAME_LIMIT_OPTIONS`, for ``detente serve``."""
-    for name, option in GAME_LIMIT_OPTIONS.items():
-        field = ServerSettings.model_fields[name]
-        parser.add_argument(option, dest=name, type=int, help=f"{field.description} (default {field.default})")
+    add_options(parser, ServerSettings, GAME_LIMIT_OPTIONS)
 
 
 _OPTIONS = {
