@@ -18,7 +18,8 @@ import os
 import time
 from pathlib import Path
 
-from server.store import Store
+from server.store import Store, StoreError
+from server.writer import Rows, Writer
 
 __all__ = ["StoreHealth"]
 
@@ -58,6 +59,20 @@ class StoreHealth:
         if (stat.st_dev, stat.st_ino) != self._identity:
             return f"the store file {path} was replaced"
         return None
+
+    async def append(self, writer: Writer, game_id: str, rows: Rows) -> None:
+        """Store ``rows`` through ``writer``, keeping this state: refused (:class:`StoreError`)
+        while the file is not the one opened, marked failed with the reason when the store
+        refuses them (and the error raised again), cleared when it takes them."""
+        try:
+            moved = self.file_problem()
+            if moved is not None:  # SQLite would write on into a file nobody can open again
+                raise StoreError(moved)
+            await writer.append(game_id, rows)
+        except Exception as error:
+            self.failed(f"{type(error).__name__}: {error}")
+            raise
+        self.ok()
 
     async def report(self) -> str | None:
         """None when the store is usable; else why not (probing with a write when marked)."""

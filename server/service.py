@@ -629,16 +629,11 @@ class GameService:
         """
         if step.records:
             try:
-                moved = self.health.file_problem()
-                if moved is not None:  # SQLite would write on into a file nobody can open again
-                    raise StoreError(moved)
-                await self.writer.append(game.id, [(e.kind, e.payload, e.at) for e in step.records])
+                await self.health.append(self.writer, game.id, [(e.kind, e.payload, e.at) for e in step.records])
             except Exception as error:  # noqa: BLE001  # any failure of the store: locked, read-only, full, corrupt
-                self.health.failed(f"{type(error).__name__}: {error}")
                 log.error("store write failed: the step is dropped", game=game.id, error=str(error))
                 await self._recover(game)
                 return False
-            self.health.ok()
             for event in step.records:
                 if event.kind == "adjudicate":
                     self.metrics.count("phases_total", "phases adjudicated")

@@ -41,7 +41,7 @@ from referee.settings import GameSettings
 from server.health import StoreHealth
 from server.metrics import Metrics
 from server.nego.frames import error
-from server.store import Store, StoreError
+from server.store import Store
 from server.web import Outbox
 from server.writer import Writer
 
@@ -441,12 +441,8 @@ class NegoService:
         if step.records:
             now = self._now()
             try:
-                moved = self.health.file_problem()
-                if moved is not None:  # SQLite would write on into a file nobody can open again
-                    raise StoreError(moved)
-                await self.writer.append(game.id, [(r.kind, r.payload, now) for r in step.records])
+                await self.health.append(self.writer, game.id, [(r.kind, r.payload, now) for r in step.records])
             except Exception as failure:  # noqa: BLE001  # locked, read-only, full, corrupt, deleted
-                self.health.failed(f"{type(failure).__name__}: {failure}")
                 log.error("store write failed: the step is dropped", game=game.id, error=str(failure))
                 if client is not None and step.reply is not None:
                     request_id = step.reply.get("id")
@@ -454,7 +450,6 @@ class NegoService:
                 with contextlib.suppress(Exception):
                     game.negotiation = await self._rebuild(game.id, game.negotiation.settings)
                 return False
-            self.health.ok()
         for effect in step.effects:
             if isinstance(effect, Reply):
                 if client is not None:
