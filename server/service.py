@@ -402,16 +402,11 @@ class GameService:
     async def all_info(self, finished: int | None = None) -> list[GameInfo]:
         """Every game, oldest first: those in memory, and those in the store only (at most the
         ``finished`` most recent of the finished ones)."""
-        stored = await asyncio.to_thread(self.store.games)
-        done = [s.id for s in stored if s.id not in self.games and s.finished]
-        shown = set(done if finished is None else done[len(done) - finished :] if finished > 0 else [])
+        stored = await asyncio.to_thread(self.store.games, False, finished)  # the store picks the recent ones
         infos = []
         for row in stored:
             game = self.games.get(row.id)
-            if game is not None and not game.stale:
-                infos.append(self._live_info(game))
-            elif row.id in shown or not row.finished:
-                infos.append(_stored_info(row))
+            infos.append(self._live_info(game) if game is not None and not game.stale else _stored_info(row))
         return infos
 
     def _live_info(self, game: Game) -> GameInfo:

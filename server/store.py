@@ -425,13 +425,21 @@ class Store:
             ).fetchone()
         return None if row is None else _game(row)
 
-    def games(self, unfinished_only: bool = False) -> list[StoredGame]:
-        """Every game (or only the unfinished ones, to resume after a restart), oldest first."""
+    def games(self, unfinished_only: bool = False, finished: int | None = None) -> list[StoredGame]:
+        """Every game (or only the unfinished ones, to resume after a restart; or the unfinished
+        ones and the ``finished`` most recently finished, for a listing), oldest first."""
         query = "SELECT id, settings, created, finished, result, finished_at FROM games"
+        parameters: tuple[int, ...] = ()
         if unfinished_only:
             query += " WHERE finished = 0"
+        elif finished is not None:
+            query += (
+                " WHERE finished = 0 OR id IN"
+                " (SELECT id FROM games WHERE finished = 1 ORDER BY finished_at DESC, id LIMIT ?)"
+            )
+            parameters = (max(0, finished),)
         with self._lock:
-            rows = self._db.execute(query + " ORDER BY created, id").fetchall()
+            rows = self._db.execute(query + " ORDER BY created, id", parameters).fetchall()
         return [_game(row) for row in rows]
 
     def finished_games(self) -> list[FinishedGame]:

@@ -474,3 +474,15 @@ def test_delete_game_refuses_unfinished_games_and_games_that_changed(store: Stor
         store.delete_game("live", last_seq=1)
     assert len(store.events("live")) == 2
     assert store.delete_game("live", last_seq=2) == 2
+
+
+def test_a_listing_takes_the_unfinished_games_and_the_most_recently_finished(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "s.sqlite3") as store:
+        for i, game_id in enumerate(["a", "b", "c", "d"]):
+            store.create_game(game_id, {}, created=float(i))
+        store.finish("a", {"outcome": "draw"}, at=30.0)
+        store.finish("b", {"outcome": "draw"}, at=10.0)
+        store.finish("c", {"outcome": "draw"}, at=20.0)
+        assert [g.id for g in store.games(finished=2)] == ["a", "c", "d"]  # oldest first; b finished first
+        assert [g.id for g in store.games(finished=0)] == ["d"]
+        assert [g.id for g in store.games()] == ["a", "b", "c", "d"]
