@@ -7,6 +7,7 @@ import json
 import random
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import engine.orders as eo
 from bots.base import Bot, HoldBot
@@ -229,10 +230,30 @@ async def test_dipblues_negotiate_over_the_network(tmp_path: Path) -> None:
         assert status == 201
         nego_url = f"ws://127.0.0.1:{port}/nego"
         talkers = [DipBlue(random.Random(1)), DipBlueNaive(random.Random(2)), DipBlueSlave(random.Random(3))]
+        # the press window closes when every order is in: the silent bots order their first phase
+        # only once the notary has confirmed a deal, so that a loaded machine cannot close the
+        # window before the talkers' answers arrive (an awaited event, not a pause)
+        confirmed = asyncio.Event()
+        for bot in talkers:
+            heard = bot.on_event
+
+            def on_event(event: Any, position: Any, heard: Any = heard) -> Any:
+                if event.get("type") == "confirmed":
+                    confirmed.set()
+                return heard(event, position)
+
+            bot.on_event = on_event  # type: ignore[method-assign]
+
+        async def after_a_deal(client: WsClient) -> None:
+            await confirmed.wait()
+
         async with asyncio.timeout(60):
             sessions = await asyncio.gather(
                 *(play_negotiating(bot, game_server.ws, nego_url, created["id"]) for bot in talkers),
-                *(WsClient(BotSession(HoldBot()), game_server.ws, created["id"]).run() for _ in range(4)),
+                *(
+                    WsClient(BotSession(HoldBot()), game_server.ws, created["id"], before_orders=after_a_deal).run()
+                    for _ in range(4)
+                ),
             )
         assert all(s.result is not None and not s.discarded for s in sessions)
         status, log = await http("GET", f"http://127.0.0.1:{port}/api/games/{created['id']}/log", token=TOKEN)
