@@ -2,53 +2,62 @@
 """The Bordeaux diplomat and RandomNegotiator against DumbBots, beside the papers' figures.
 
 The setups of the DipBlue and D-Brane papers (``shared/papers``): ``n`` bots under test
-against ``7 - n`` DumbBots, games to 1920, the powers drawn by the seed of each game.
-Each bot is measured over the games: the share of the wins its powers took (a win is the
-most centres at the end, shared by a tie, as ``detente run`` scores it; for ``n = 2``
-the two together, as D-Brane's table 3 counts "a victory of D-Brane"), the mean rank of its
-powers (1 best, 7 worst; D-Brane's table 2, DipBlue's figure 4) and the centres its powers
-hold at the end (the two together for ``n = 2``, as D-Brane's table 1). Standard errors
-are over games. The papers' figures are printed beside ours, with their game counts:
+against ``7 - n`` DumbBots, games to 1920, seats rotated (every slot plays every power
+equally: ``Experiment(rotate=True)``). Each bot is measured per game (the unit of a
+Diplomacy experiment, :mod:`detente.stats`): the share of the win its powers took (a win is
+the most centres at the end, shared by a tie, as ``detente run`` scores it; for ``n = 2`` the
+two together, as D-Brane's table 3 counts "a victory of D-Brane"), the mean rank of its
+powers (1 best, 7 worst; D-Brane's table 2, DipBlue's figure 4) and its powers' centres at
+the end (added up for ``n = 2``, as D-Brane's table 1); mean ± standard error over games.
+The papers' figures are printed beside ours, with their game counts:
 
 * DipBlue (Ferreira et al. 2015), 70 games a scenario: NoPress vs six DumbBots, mean rank
   4.3 (scenario 1); DipBlue vs six DumbBots, 4.63 (scenario 2); DipBlue with a Naive
-  ally vs five DumbBots, 3.57 (scenario 5, the best of the paper; D-Brane cites it for 75 games);
+  ally vs five DumbBots, 3.57 (scenario 5);
 * D-Brane (de Jonge and Sierra), two D-Branes vs five DumbBots, without implicit
   agreements: without negotiation 500 games, 61% wins (table 3), mean rank 2.59 ± 0.05
   (table 2), 15.5 ± 0.3 centres (table 1); with negotiation 200 games, mean rank 2.75 ±
   0.08, 15.1 ± 0.5 centres.
 
-Games "without a partner to negotiate with" (one bot under test, or negotiation off:
-no rounds) are 100 a setup, those with negotiation 50 (``--games`` scales both). The
-runs go through :func:`detente.experiments.run_experiment`, on ``--jobs`` processes.
+**Two opponent models.** ``bordeaux`` predicts the other powers with a model learnt from
+their orders during the game (:mod:`bots.bordeaux.prediction`); ``bordeaux:dumbbot-model``
+with private copies of DumbBot, exact against DumbBots: an extra, labelled row, on the
+same seeds (so the two pair game by game). The share of the other powers' orders each
+model predicted is measured on the first ``--accuracy-games`` games of the one-Bordeaux
+set-up, replayed in this process (the same games: the same seeds).
 
-    .venv/bin/python benchmarks/paper_bordeaux.py                 # 10 CPU minutes: 5 to 10 minutes on 2 cores
-    .venv/bin/python benchmarks/paper_bordeaux.py --games 10      # a quick look
+**Claims tested** (:mod:`paper_common`): each "better than" printed at the end is a t-test
+over games, paired where both sides come from games of the same seeds, one-sample against
+a paper's figure (taken as a constant: its own error is ignored); it *holds* only at p <
+0.05.
+
+**Opponents.** Our DumbBot; and, when ``DETENTE_DAIDE_CLIENT`` names Norman's C++ DumbBot,
+the same set-ups against it (``daide:PATH`` seats, fewer games: a real server and TCP per
+game).
+
+    .venv/bin/python benchmarks/paper_bordeaux.py            # about 12 minutes on 2 cores
+    .venv/bin/python benchmarks/paper_bordeaux.py --quick    # about 2 minutes
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
-import resource
 import statistics
 import tempfile
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from machine import print_header
+from paper_common import Run, cell, claim_line, daide_dumbbot, out_dir, try_play
 
-from bots.registry import BOTS
-from detente.experiments import Experiment, run_experiment, slots_from
+from bots.inprocess import InProcessGame, seeds_for
+from bots.registry import make_bot
+from detente.experiments import Experiment, slots_from
+from detente.stats import estimate
 from referee.settings import GameSettings
 
-# Until the registry lists it (the line the issue asks for), the benchmark adds it itself;
-# the worker processes are forked and inherit it.
-BOTS.setdefault("bordeaux", "bots.bordeaux:Bordeaux")
+LEARNT, COPY = "bordeaux", "bordeaux:dumbbot-model"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +75,14 @@ class Reference:
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """One table row group: the bots (the first names repeated as written, DumbBots after),
-    whether they negotiate (rounds), and the papers' figures it compares with."""
+    """One row group: a key, the bots under test (the rest of the seven are the opponent),
+    whether they negotiate (rounds), whether it is played with fewer games (negotiation)."""
 
+    key: str
     title: str
     bots: tuple[str, ...]
     rounds: int
-    full_games: int
+    short: bool
     references: tuple[Reference, ...] = ()
 
 
@@ -90,113 +100,159 @@ DBRANE_ON = (
 )
 
 SETUPS = (
-    Setup("1 Bordeaux, 6 DumbBots", ("bordeaux",), 3, 100, DIPBLUE_ALONE),
-    Setup("1 RandomNegotiator, 6 DumbBots", ("randomnegotiator",), 3, 100, DIPBLUE_ALONE),
-    Setup("2 Bordeaux, 5 DumbBots, no negotiation", ("bordeaux", "bordeaux"), 0, 100, DBRANE_OFF),
-    Setup("2 RandomNegotiators, 5 DumbBots, no negotiation", ("randomnegotiator",) * 2, 0, 100, DBRANE_OFF),
-    Setup("2 Bordeaux, 5 DumbBots, negotiation", ("bordeaux", "bordeaux"), 3, 50, DBRANE_ON),
-    Setup("2 RandomNegotiators, 5 DumbBots, negotiation", ("randomnegotiator",) * 2, 3, 50, DBRANE_ON),
-    Setup("Bordeaux + RandomNegotiator, 5 DumbBots, negotiation", ("bordeaux", "randomnegotiator"), 3, 50),
+    Setup("1b", "1 Bordeaux", (LEARNT,), 3, False, DIPBLUE_ALONE),
+    Setup("1b-copy", "1 Bordeaux, DumbBot-copy model (labelled extra)", (COPY,), 3, False),
+    Setup("1r", "1 RandomNegotiator", ("randomnegotiator",), 3, False),
+    Setup("2b-off", "2 Bordeaux, no negotiation", (LEARNT, LEARNT), 0, False, DBRANE_OFF),
+    Setup("2r-off", "2 RandomNegotiators, no negotiation", ("randomnegotiator",) * 2, 0, False),
+    Setup("2b-on", "2 Bordeaux, negotiation", (LEARNT, LEARNT), 3, True, DBRANE_ON),
+    Setup("2b-on-copy", "2 Bordeaux, negotiation, DumbBot-copy model (extra)", (COPY, COPY), 3, True),
+    Setup("2r-on", "2 RandomNegotiators, negotiation", ("randomnegotiator",) * 2, 3, True),
 )
+#: The set-ups played against the C++ DumbBot too (fewer games).
+DAIDE_SETUPS = ("1b", "1b-copy", "2b-on")
+
+#: The orderings the benchmark states, as (label, better side, worse side, measure): a side is
+#: (set-up key, bot) or a paper's figure (a float); lower is better for the rank.
+CLAIMS: tuple[tuple[str, tuple[str, str] | float, tuple[str, str] | float, str], ...] = (
+    ("1 Bordeaux ranks better than DipBlue's 4.63 (sc. 2)", ("1b", LEARNT), 4.63, "rank"),
+    ("1 Bordeaux ranks better than NoPress's 4.3 (sc. 1)", ("1b", LEARNT), 4.3, "rank"),
+    ("1 Bordeaux ranks better than 1 RandomNegotiator", ("1b", LEARNT), ("1r", "randomnegotiator"), "rank"),
+    ("DumbBot-copy model ranks better than learnt (1 Bordeaux)", ("1b-copy", COPY), ("1b", LEARNT), "rank"),
+    ("2 Bordeaux (no nego) rank better than D-Brane's 2.59", ("2b-off", LEARNT), 2.59, "rank"),
+    ("2 Bordeaux (no nego) win more than D-Brane's 61 %", ("2b-off", LEARNT), 61.0, "wins"),
+    ("2 Bordeaux (no nego) rank better than 2 RandomNegotiators", ("2b-off", LEARNT), ("2r-off", "randomnegotiator"), "rank"),
+    ("2 Bordeaux (nego) rank better than D-Brane's 2.75", ("2b-on", LEARNT), 2.75, "rank"),
+    ("2 Bordeaux (nego) rank better than DipBlue+Naive's 3.57", ("2b-on", LEARNT), 3.57, "rank"),
+    ("2 Bordeaux (nego) hold more centres than D-Brane's 15.1", ("2b-on", LEARNT), 15.1, "centres"),
+    ("2 Bordeaux rank better with negotiation than without", ("2b-on", LEARNT), ("2b-off", LEARNT), "rank"),
+    ("DumbBot-copy model ranks better than learnt (2 Bordeaux, nego)", ("2b-on-copy", COPY), ("2b-on", LEARNT), "rank"),
+)  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Measured:
-    """One bot over the games of a setup: its powers' win share, mean rank and centres, each
-    with its standard error over games."""
-
-    bot: str
-    powers: int
-    games: int
-    wins: float
-    wins_se: float
-    rank: float
-    rank_se: float
-    centres: float
-    centres_se: float
-
-
-def _mean_se(values: Sequence[float]) -> tuple[float, float]:
-    mean = statistics.fmean(values)
-    return mean, statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.nan
-
-
-def measure(lines: Sequence[dict], bot: str) -> Measured:
-    """``bot``'s figures over the lines of ``games.jsonl``."""
-    wins, ranks, centres = [], [], []
-    for line in lines:
-        scores = [s for s in line["scores"].values() if s["bot"] == bot]
-        wins.append(100 * sum(s["win"] for s in scores))
-        ranks.append(statistics.fmean(s["rank"] for s in scores))
-        centres.append(sum(s["centres"] for s in scores))
-    powers = sum(1 for s in lines[0]["scores"].values() if s["bot"] == bot)
-    return Measured(bot, powers, len(lines), *_mean_se(wins), *_mean_se(ranks), *_mean_se(centres))
-
-
-def _cell(value: float | None, se: float | None = None, digits: int = 2) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.{digits}f}" + (f" ± {se:.{digits}f}" if se is not None and not math.isnan(se) else "")
-
-
-def _cpu() -> float:
-    """CPU seconds of this process and of its finished children (the workers of a run):
-    on a shared machine, wall time says more of the neighbours than of the bots."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
-
-
-def run(setup: Setup, games: int, seed: int, jobs: int, year_limit: int, out: Path) -> tuple[list[Measured], float]:
-    experiment = Experiment(
-        slots_from([*setup.bots, "dumbbot"]), games, seed, out, jobs=jobs, settings=GameSettings(year_limit=year_limit), rounds=setup.rounds
+def experiment(setup: Setup, opponent: str, games: int, seed: int, jobs: int, base: Path) -> Experiment:
+    return Experiment(
+        slots_from([*setup.bots, opponent]),
+        games,
+        seed,
+        out_dir(base, f"{setup.key}-{opponent}"),
+        jobs=min(jobs, games),
+        settings=GameSettings(year_limit=1920),
+        rounds=setup.rounds,
+        rotate=True,
     )
-    started = _cpu()
-    run_experiment(experiment)
-    elapsed = _cpu() - started
-    with open(out / "games.jsonl", encoding="utf-8") as jsonl:
-        lines = [json.loads(line) for line in jsonl]
-    bots = list(dict.fromkeys(setup.bots))
-    return [measure(lines, bot) for bot in bots], elapsed
+
+
+def accuracy(name: str, opponent: str, games: int, seed: int, rounds: int = 3) -> list[float]:
+    """The share of the other powers' orders ``name``'s model predicted, in each of the first
+    ``games`` games of one ``name`` against six ``opponent`` (seed ``seed``, seats rotated):
+    the same games the experiment plays, replayed here to read the bot's counts."""
+    setups = Experiment(slots_from([name, opponent]), games, seed, Path("."), rounds=rounds, rotate=True).setups()
+    shares = []
+    for setup in setups:
+        game_seed, *bot_seeds = seeds_for(setup.seed, 1 + len(setup.bots))
+        bots = [make_bot(n, s) for n, s in zip(setup.bots, bot_seeds, strict=True)]
+        InProcessGame(bots, game_seed, setup.settings, None, True, setup.rounds, setup.powers).play()
+        bot = bots[0]
+        shares.append(100 * bot.hits / max(1, bot.predicted))  # type: ignore[attr-defined]
+    return shares
+
+
+def print_setup(setup: Setup, run: Run | str, opponent: str) -> None:
+    label = f"{setup.title} vs {7 - len(setup.bots)} {opponent_label(opponent)}"
+    if isinstance(run, str):
+        print(f"{label:<72} not played: {run}")
+        return
+    print(f"{label}  [{run.describe()}; {run.cpu / max(1, run.games):.1f} CPU s a game]")
+    for bot in dict.fromkeys(setup.bots):
+        print(
+            f"  {bot:<24} {run.games:>5} {cell(run.estimate(bot, 'wins'), 1):>13}"
+            f" {cell(run.estimate(bot, 'rank')):>12} {cell(run.estimate(bot, 'centres')):>13}"
+        )
+    if opponent == "dumbbot":
+        for ref in setup.references:
+            rank = "-" if ref.rank is None else f"{ref.rank:.2f}" + (f" ± {ref.rank_se:.2f}" if ref.rank_se else "")
+            centres = "-" if ref.centres is None else f"{ref.centres:.1f}" + (f" ± {ref.centres_se:.1f}" if ref.centres_se else "")
+            wins = "-" if ref.wins is None else f"{ref.wins:.1f}"
+            print(f"  {'paper: ' + ref.source:<60} n = {ref.games:<4} wins {wins:>5}  rank {rank:>12}  centres {centres}")
+
+
+def opponent_label(opponent: str) -> str:
+    return "C++ DumbBots (daide)" if opponent.startswith("daide:") else "DumbBots (ours)"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=100, help="games of a setup without negotiation (half with)")
+    parser.add_argument("--games", type=int, default=70, help="games a set-up without negotiation (70); half with")
+    parser.add_argument("--daide-games", dest="daide_games", type=int, default=14, help="games a set-up against C++ DumbBots (14)")
+    parser.add_argument("--accuracy-games", dest="accuracy_games", type=int, default=6, help="games replayed for the prediction accuracy (6)")
+    parser.add_argument("--quick", action="store_true", help="14 games a set-up (7 with negotiation), 4 against C++ DumbBots, 2 replayed")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=1920)
-    parser.add_argument("--year-limit", type=int, default=1920)
-    parser.add_argument("--only", default="", help="run the setups whose title contains this text")
+    parser.add_argument("--only", default="", help="the set-ups whose key contains this text (1b, 2b-on, ...)")
     parser.add_argument("--out", type=Path, default=None, help="keep the games here (default: a temporary folder)")
     args = parser.parse_args()
+    if args.quick:
+        args.games, args.daide_games, args.accuracy_games = 14, 4, 2
+    daide = daide_dumbbot()
     print_header("The Bordeaux diplomat against DumbBots, beside DipBlue and D-Brane")
-    print(f"games to {args.year_limit}, {args.jobs} jobs, seed {args.seed}")
-    print("wins: % of the games won by the bot's powers (shared ties); rank: mean rank of its powers;")
-    print("centres: its powers' centres at the end, added up over its powers; ± one standard error over games")
+    print(f"games to 1920, seats rotated, seed {args.seed} for every set-up (so set-ups pair on seeds), {args.jobs} jobs")
+    print(f"C++ DumbBot: {daide or 'not used (DETENTE_DAIDE_CLIENT unset)'}")
+    print("wins: % of the games won by the bot's powers (shared ties, added up for 2); rank: mean rank of its powers;")
+    print("centres: its powers' centres at the end, added up; mean ± standard error over games (n games)")
     print()
-    header = f"{'setup':<52} {'bot':<20} {'games':>5} {'wins %':>13} {'rank':>12} {'centres':>13} {'s/game':>6}"
-    print(header)
-    print("-" * len(header))
+    print(f"  {'bot':<24} {'n':>5} {'wins %':>13} {'rank':>12} {'centres':>13}")
+    runs: dict[str, Run] = {}
     with tempfile.TemporaryDirectory() as scratch:
         base = args.out or Path(scratch)
-        for index, setup in enumerate(SETUPS):
-            if args.only and args.only.lower() not in setup.title.lower():
+        for setup in SETUPS:
+            if args.only and args.only not in setup.key:
                 continue
-            games = max(2, args.games * setup.full_games // 100)
-            rows, elapsed = run(setup, games, args.seed, args.jobs, args.year_limit, base / f"setup{index + 1}")
-            for row in rows:
-                print(
-                    f"{setup.title:<52} {f'{row.bot} ×{row.powers}':<20} {row.games:>5} {_cell(row.wins, row.wins_se, 1):>13}"
-                    f" {_cell(row.rank, row.rank_se):>12} {_cell(row.centres, row.centres_se):>13}"
-                    f" {elapsed / games:>6.1f}"
-                )
-            for ref in setup.references:
-                print(
-                    f"{'  paper: ' + ref.source:<73} {ref.games:>5} {_cell(ref.wins, None, 1):>13}"
-                    f" {_cell(ref.rank, ref.rank_se):>12} {_cell(ref.centres, ref.centres_se):>13}"
-                )
-            print(flush=True)
-    print("s/game: CPU seconds of a game, the seven bots and the game master together.")
+            games = max(2, args.games // 2 if setup.short else args.games)
+            run = try_play(experiment(setup, "dumbbot", games, args.seed, args.jobs, base))
+            print_setup(setup, run, "dumbbot")
+            if isinstance(run, Run):
+                runs[setup.key] = run
+        if daide:
+            print()
+            for setup in SETUPS:
+                if setup.key not in DAIDE_SETUPS or (args.only and args.only not in setup.key):
+                    continue
+                run = try_play(experiment(setup, daide, args.daide_games, args.seed, args.jobs, base))
+                print_setup(setup, run, daide)
+                if isinstance(run, Run):
+                    runs[f"{setup.key}@daide"] = run
+    print()
+    if args.accuracy_games:
+        print(f"prediction accuracy: % of the other powers' orders predicted (those RES used), per game;"
+              f" the first {args.accuracy_games} games of '1 Bordeaux' (seed {args.seed}), replayed here")  # fmt: skip
+        for name in (LEARNT, COPY):
+            for opponent in ("dumbbot", "dbrane:nonego"):
+                shares = accuracy(name, opponent, args.accuracy_games, args.seed)
+                e = estimate(shares)
+                print(f"  {name:<24} vs 6 {opponent:<14} {cell(e, 1):>12} %  (n = {e.n} games;"
+                      f" {min(shares):.0f}-{max(shares):.0f} % per game, median {statistics.median(shares):.0f})")  # fmt: skip
+        print()
+    print("claims (t-test over games; 'holds' only at p < 0.05; vs a paper: one-sample, its error ignored)")
+    for label, better, worse, measure in CLAIMS:
+        for suffix, where in (("", "ours"), ("@daide", "C++")):
+            b, w = (_side(runs, side, measure, suffix) for side in (better, worse))
+            if b is None or w is None or (isinstance(b, float) and isinstance(w, float)):
+                continue
+            if isinstance(b, float):  # a paper's figure: a constant on the other side's games (a one-sample test)
+                b = dict.fromkeys(w, b)  # type: ignore[arg-type]
+            if isinstance(w, float):
+                w = dict.fromkeys(b, w)
+            print(claim_line(f"{label} [{where} DumbBots]", b, w, lower_is_better=measure == "rank"))
 
+
+def _side(runs: dict[str, Run], side: tuple[str, str] | float, measure: str, suffix: str) -> dict[int, float] | float | None:
+    """A side of a claim: a run's values by game seed, a paper's figure, or None where the run is missing."""
+    if isinstance(side, float):
+        return side
+    key, bot = side
+    run = runs.get(key + suffix)
+    return None if run is None else run.per_game(bot, measure)
 
 if __name__ == "__main__":
     main()

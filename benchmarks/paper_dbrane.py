@@ -6,9 +6,11 @@ The paper plays ``n`` D-Branes against ``7 - n`` DumbBots to the year 1920 (a dr
 agreements, the wins of the D-Branes for ``n = 2..5`` (table 3), their centres (table 1)
 and, for two of them, their mean rank (table 2); with negotiation and implicit agreements,
 the centres of two D-Branes (table 1: 17.9) and their rank (table 2: 2.35). We play the
-same setups against our unchanged DumbBot, 100 games a setting without negotiation and 50
-with it (the paper: 500 and 200), negotiation on the simulated clock of ``--rounds`` rounds
-a phase (the paper: 5 seconds of wall clock), and print our figures beside the paper's.
+same setups against our DumbBot, ``--games`` games a setting without negotiation (70) and
+``--nego-games`` with it (35; the paper: 500 and 200), seats rotated (every slot plays
+every power equally: ``Experiment(rotate=True)``), every setting from the same seed (so
+settings pair on seeds), negotiation on the simulated clock of ``--rounds`` rounds a phase
+(the paper: 5 seconds of wall clock), and print our figures beside the paper's.
 
 How we count, as the paper does (section 6.3): a game is a *win* for the D-Branes when one
 of them ends with the most centres; a tie for the most is shared, each tied power getting
@@ -16,30 +18,33 @@ an equal part (two D-Branes tied at the top: a whole win; a D-Brane tied with a 
 half). *Centres* are the D-Branes' centres together at the end. *Rank* is the mean rank of
 the D-Branes, 1 for the most centres (ties share the ranks they span; an eliminated power
 ranks below the survivors with as many centres, a later elimination above an earlier one:
-``detente run``'s scoring). Standard errors are over games (the D-Branes of one game are
-not independent); ``detente run`` writes every game under ``--out``.
+``detente run``'s scoring). Mean ± standard error over games (:mod:`detente.stats`; the
+D-Branes of one game are not independent).
 
-    .venv/bin/python benchmarks/paper_dbrane.py                      # about half an hour on 2 cores
-    .venv/bin/python benchmarks/paper_dbrane.py --games 20 --nego-games 10   # a quick look
+Each of our figures is tested against the paper's (a one-sample t-test over games, the
+paper's figure taken as a constant): *ours better* or *ours worse* at p < 0.05, else *no
+difference shown*; and the paper's ordering "negotiation with implicit agreements ranks
+better than no negotiation" is tested paired on the seeds (:mod:`paper_common`). When
+``DETENTE_DAIDE_CLIENT`` names Norman's C++ DumbBot, settings 1 and 5 are played against
+it too (``daide:PATH`` seats, ``--daide-games`` games: a real server and TCP per game).
+
+    .venv/bin/python benchmarks/paper_dbrane.py             # about 12 minutes on 2 cores
+    .venv/bin/python benchmarks/paper_dbrane.py --quick     # about 2 minutes
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
-import statistics
 import tempfile
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from machine import print_header
+from paper_common import ALPHA, Run, cell, claim_line, compare, daide_dumbbot, out_dir, try_play
 
 import bots.registry as registry
-from detente.experiments import Experiment, run_experiment
+from detente.experiments import Experiment
 from referee.settings import GameSettings
 
 #: The registry lines of D-Brane (bots/registry.py); set here too, for a tree that lacks them.
@@ -82,72 +87,95 @@ SETTINGS = (
 )  # fmt: skip
 
 
-def measures(lines: Sequence[dict], bot: str) -> dict[str, tuple[float, float]]:
-    """Per game: the D-Branes' share of the win, their mean rank, their centres; mean and se of each."""
-    wins, ranks, centres = [], [], []
-    for line in lines:
-        ours = [score for score in line["scores"].values() if score["bot"] == bot]
-        wins.append(100 * sum(score["win"] for score in ours))
-        ranks.append(statistics.fmean(score["rank"] for score in ours))
-        centres.append(sum(score["centres"] for score in ours))
-    found = {}
-    for name, values in (("wins %", wins), ("rank", ranks), ("centres", centres)):
-        se = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
-        found[name] = (statistics.fmean(values), se)
-    return found
+#: The settings played against the C++ DumbBot too.
+DAIDE_SETTINGS = (1, 5)
+MEASURES = {"wins %": "wins", "rank": "rank", "centres": "centres"}
 
 
-def verdict(name: str, ours: float, paper: float) -> str:
-    """Better or worse than the paper (a lower rank is better)."""
-    better = ours < paper if name == "rank" else ours > paper
-    return "better" if better else ("equal" if ours == paper else "worse")
+def verdict(name: str, ours: dict[int, float], paper: float) -> str:
+    """Ours against the paper's figure: a one-sample t-test over games (a lower rank is better)."""
+    try:
+        comparison, _ = compare(ours, dict.fromkeys(ours, paper))
+    except ValueError:
+        return "not tested (fewer than two games)"
+    better = comparison.difference.mean < 0 if name == "rank" else comparison.difference.mean > 0
+    if comparison.p >= ALPHA:
+        return f"t {comparison.t:+5.2f} p {comparison.p:.3f}  no difference shown"
+    return f"t {comparison.t:+5.2f} p {comparison.p:.3f}  ours {'better' if better else 'worse'}"
 
 
-def run(setting: Setting, games: int, seed: int, jobs: int, rounds: int, out: Path) -> tuple[list[dict], float]:
-    slots = (setting.bot,) * setting.n + ("dumbbot",) * (7 - setting.n)
-    folder = out / f"{setting.bot.replace(':', '-')}-{setting.n}"
-    experiment = Experiment(slots, games, seed, folder, jobs=jobs, settings=GameSettings(year_limit=1920), rounds=rounds)
-    started = time.perf_counter()
-    run_experiment(experiment)
-    elapsed = time.perf_counter() - started
-    with open(folder / "games.jsonl", encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines], elapsed
+def run(setting: Setting, games: int, seed: int, jobs: int, rounds: int, out: Path, opponent: str = "dumbbot") -> Run | str:
+    slots = (setting.bot,) * setting.n + (opponent,) * (7 - setting.n)
+    folder = out_dir(out, f"{setting.bot}-{setting.n}-{'daide' if opponent != 'dumbbot' else 'ours'}")
+    experiment = Experiment(
+        slots, games, seed, folder, jobs=min(jobs, games), settings=GameSettings(year_limit=1920), rounds=rounds, rotate=True
+    )
+    return try_play(experiment)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=100, help="games per setting without negotiation (100)")
-    parser.add_argument("--nego-games", dest="nego_games", type=int, default=50, help="games with negotiation (50)")
+    parser.add_argument("--games", type=int, default=70, help="games per setting without negotiation (70)")
+    parser.add_argument("--nego-games", dest="nego_games", type=int, default=35, help="games with negotiation (35)")
+    parser.add_argument("--daide-games", dest="daide_games", type=int, default=14, help="games a setting against C++ DumbBots (14)")
+    parser.add_argument("--quick", action="store_true", help="14 games a setting, 7 with negotiation, 4 against C++ DumbBots")
     parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds a phase (3)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (all cores)")
-    parser.add_argument("--seed", type=int, default=2026, help="the seed of every game")
+    parser.add_argument("--seed", type=int, default=2026, help="the seed of every setting (2026)")
     parser.add_argument("--only", default="", help="settings to play, by number from 1 (e.g. 1,5); all by default")
     parser.add_argument("--out", type=Path, default=None, help="where the games go (a temporary folder)")
     args = parser.parse_args()
+    if args.quick:
+        args.games, args.nego_games, args.daide_games = 14, 7, 4
     for name, target in REGISTRY.items():
         registry.BOTS.setdefault(name, target)
-    chosen = [SETTINGS[int(i) - 1] for i in args.only.split(",") if i] or list(SETTINGS)
+    numbers = [int(i) for i in args.only.split(",") if i] or list(range(1, len(SETTINGS) + 1))
+    daide = daide_dumbbot()
     print_header("D-Brane against DumbBot (de Jonge and Sierra, tables 1-3)")
-    print(f"year limit 1920, seed {args.seed}, {args.jobs} jobs, negotiation: {args.rounds} rounds a phase")
-    header = f"{'setting':<36} {'games':>5}  {'measure':<8} {'paper':>12} {'ours':>15}  {'s/game':>6}  verdict"
+    print(f"year limit 1920, seats rotated, seed {args.seed} for every setting, {args.jobs} jobs, negotiation: {args.rounds} rounds a phase")
+    print(f"C++ DumbBot: {daide or 'not used (DETENTE_DAIDE_CLIENT unset)'}; mean ± standard error over games (n games)")
+    header = f"{'setting':<52} {'n':>4}  {'measure':<8} {'paper':>12} {'ours':>15}  {'CPU s/game':>10}  ours vs paper (one-sample t-test)"
     print(header)
     print("-" * len(header))
+    runs: dict[tuple[int, str], Run] = {}
     with tempfile.TemporaryDirectory() as scratch:
         out = args.out or Path(scratch)
-        for setting in chosen:
-            games = args.nego_games if setting.nego else args.games
-            lines, elapsed = run(setting, games, args.seed, args.jobs, args.rounds, out)
-            found = measures(lines, setting.bot)
-            first = True
-            for name, (mean, se) in found.items():
-                paper = setting.paper.get(name)
-                label = f"{setting.label:<36} {len(lines):>5}" if first else " " * 42
-                pace = f"{elapsed / len(lines):6.2f}" if first else " " * 6
-                shown = "-" if paper is None else str(paper)
-                judged = "" if paper is None else verdict(name, mean, paper.value)
-                print(f"{label}  {name:<8} {shown:>12} {mean:>8.2f} ± {se:4.2f}  {pace}  {judged}")
-                first = False
-    print("s/game: wall seconds per game with the jobs given; wins: a D-Brane has the most centres (ties shared)")
+        for opponent in ("dumbbot", daide):
+            if opponent is None:
+                continue
+            where = "ours" if opponent == "dumbbot" else "C++"
+            for number in numbers:
+                if opponent != "dumbbot" and number not in DAIDE_SETTINGS:
+                    continue
+                setting = SETTINGS[number - 1]
+                games = args.daide_games if opponent != "dumbbot" else (args.nego_games if setting.nego else args.games)
+                found = run(setting, games, args.seed, args.jobs, args.rounds, out, opponent)
+                label = f"{setting.label} vs {where} DumbBots"
+                if isinstance(found, str):
+                    print(f"{label:<52} not played: {found}")
+                    continue
+                runs[(number, where)] = found
+                first = True
+                for name, measure in MEASURES.items():
+                    ours = found.per_game(setting.bot, measure)
+                    paper = setting.paper.get(name)
+                    head = f"{label:<52} {found.games:>4}" if first else " " * 57
+                    pace = f"{found.cpu / found.games:10.2f}" if first else " " * 10
+                    shown = "-" if paper is None else str(paper)
+                    judged = "" if paper is None or opponent != "dumbbot" else verdict(name, ours, paper.value)
+                    print(f"{head}  {name:<8} {shown:>12} {cell(found.estimate(setting.bot, measure)):>15}  {pace}  {judged}")
+                    first = False
+    print()
+    print("the paper's ordering, tested over games (paired on seeds; 'holds' only at p < 0.05)")
+    for where in ("ours", "C++"):
+        on, off = runs.get((5, where)), runs.get((1, where))
+        if on is None or off is None:
+            continue
+        print(claim_line(f"2 D-Brane rank better with negotiation than without [{where}]",
+                         on.per_game("dbrane", "rank"), off.per_game("dbrane:nonego", "rank"), lower_is_better=True))  # fmt: skip
+        print(claim_line(f"2 D-Brane hold more centres with negotiation than without [{where}]",
+                         on.per_game("dbrane", "centres"), off.per_game("dbrane:nonego", "centres"), lower_is_better=False))  # fmt: skip
+    print("wins: a D-Brane has the most centres (ties shared); CPU s/game: the bots and game master (and servers) together")
 
 
 if __name__ == "__main__":

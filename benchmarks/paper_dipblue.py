@@ -3,22 +3,30 @@
 
 Each scenario is a ``detente run`` experiment (:func:`detente.experiments.run_experiment`:
 in-process games on worker processes, scored as ``detente run`` scores them): seven slots,
-the last bot filling the rest, powers handed out by the seed, games to the end of 1920
-(the paper states no year limit) or a solo. The paper played 70 games a scenario; here a
-setting without negotiation gets 100 games and one with a negotiating bot 50 (``--games``
-sets the first, the second is half of it). The DumbBot is ours, unchanged.
+the last bot filling the rest, seats rotated (every slot plays every power equally:
+``Experiment(rotate=True)``), games to the end of 1920 (the paper states no year limit) or
+a solo. The paper played 70 games a scenario; here a scenario without negotiation gets
+``--games`` games (70) and one with a negotiating bot half of it. Every scenario is played
+from the same seed, so the games of two scenarios pair on their seeds (the same game seeds,
+the same powers for the same slots).
 
-For every scenario and bot: the paper's figure where its text gives one (section 6.1: NoPress
-4.3 in scenario 1, DipBlue 4.63 in scenario 2; DipBlue 3.57 in scenario 5, from its figure 4
-as issue 7 quotes it), our mean rank (1 best, 7 worst) with its standard error, wins (the
-most centres at the end, shared by a tie), final centres with standard error, and how many
-times the bot played (a bot in two slots plays twice a game). The goal is a lower mean
-rank than each figure of the paper. Then every ordering the paper's text states for the
-other scenarios, with ours; then the time the games took, and DipBlue's own time per
-phase, measured on a few games played in this process.
+For every scenario and bot: the paper's figure where its text gives one (section 6.1:
+NoPress 4.3 in scenario 1, DipBlue 4.63 in scenario 2; DipBlue 3.57 in scenario 5, from
+its figure 4 as issue 7 quotes it), our mean rank (1 best, 7 worst), wins (% of the games
+its powers won, shared by a tie) and final centres, each a mean ± standard error over
+games (:mod:`detente.stats`: a bot in two slots is averaged over them in each game).
+Then every ordering the paper's text states, and the paper's three figures, each as a
+t-test over games (paired on the seeds; one-sample against a figure of the paper, taken as
+a constant): an ordering *holds* only at p < 0.05 (:mod:`paper_common`). Then the time
+the games took, and DipBlue's own time per phase, measured on a few games played in this
+process.
 
-    .venv/bin/python benchmarks/paper_dipblue.py                 # several minutes on 2 cores
-    .venv/bin/python benchmarks/paper_dipblue.py --games 20      # a quick look
+When ``DETENTE_DAIDE_CLIENT`` names Norman's C++ DumbBot, scenarios 1, 2 and 5 are played
+again with it in the DumbBots' seats (``daide:PATH``; ``--daide-games`` games, a real
+server and TCP per game).
+
+    .venv/bin/python benchmarks/paper_dipblue.py                 # about 10 minutes on 2 cores
+    .venv/bin/python benchmarks/paper_dipblue.py --quick         # about 2 minutes
 
 Until the registry lists the DipBlue names, this script adds them (``bots.registry.BOTS``)
 before the worker processes are forked.
@@ -27,27 +35,25 @@ before the worker processes are forked.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import random
-import resource
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from machine import print_header
+from paper_common import Run, cell, claim_line, daide_dumbbot, try_play
 
 import bots.registry
 from bots.base import Bot
 from bots.dipblue import DipBlue, DipBlueNaive
 from bots.dumbbot import DumbBot
 from bots.inprocess import InProcessGame, seeds_for
-from detente.experiments import Experiment, run_experiment, slots_from
+from detente.experiments import Experiment, slots_from
 from referee.settings import GameSettings
 
 NAMES = {
@@ -72,10 +78,16 @@ class Scenario:
     def negotiates(self) -> bool:
         return any(bots.registry.bot_class(name).negotiates for name in self.bots)
 
-    def title(self) -> str:
-        slots = slots_from(self.bots)
+    def title(self, opponent: str = "dumbbot") -> str:
+        slots = slots_from([opponent if b == "dumbbot" else b for b in self.bots])
         counts = {name: slots.count(name) for name in dict.fromkeys(slots)}
-        return " + ".join(f"{n}x {LABEL.get(name, 'DumbBot')}" for name, n in counts.items())
+        return " + ".join(f"{n}x {_label(name)}" for name, n in counts.items())
+
+
+def _label(name: str) -> str:
+    if name.startswith("daide:"):
+        return "C++ DumbBot"
+    return LABEL.get(name, "DumbBot")
 
 
 SCENARIOS = (
@@ -112,68 +124,30 @@ ORDERINGS: tuple[tuple[tuple[int, str], tuple[int, str], str], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One bot over one scenario's games."""
-
-    plays: int
-    rank: float
-    rank_se: float
-    wins: float
-    centres: float
-    centres_se: float
+#: The scenarios played again against the C++ DumbBot when it is there.
+DAIDE_SCENARIOS = (1, 2, 5)
 
 
-def _se(values: Sequence[float]) -> float:
-    return statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.nan
+def play(scenario: Scenario, games: int, seed: int, jobs: int, out: Path, opponent: str = "dumbbot") -> Run | str:
+    """Play a scenario as ``detente run`` would, ``opponent`` in the DumbBots' slots (or why it could not be)."""
+    bots = tuple(opponent if b == "dumbbot" else b for b in scenario.bots)
+    experiment = Experiment(
+        slots_from(bots), games, seed, out, min(jobs, games), GameSettings(year_limit=YEAR_LIMIT), rotate=True
+    )
+    return try_play(experiment)
 
 
-def play(scenario: Scenario, games: int, seed: int, jobs: int, out: Path) -> tuple[dict[str, Row], float, float]:
-    """Play a scenario as ``detente run`` would; each bot's row, and the wall and CPU seconds it took
-    (the CPU of this process and of the worker processes, which have ended when it returns)."""
-    experiment = Experiment(slots_from(scenario.bots), games, seed, out, jobs, GameSettings(year_limit=YEAR_LIMIT))
-    started, cpu = time.perf_counter(), _cpu()
-    run_experiment(experiment)
-    wall, cpu = time.perf_counter() - started, _cpu() - cpu
-    scores: dict[str, list[dict[str, Any]]] = {}
-    with open(out / "games.jsonl", encoding="utf-8") as lines:
-        for line in lines:
-            for score in json.loads(line)["scores"].values():
-                scores.setdefault(score["bot"], []).append(score)
-    rows = {}
-    for bot, found in scores.items():
-        ranks = [s["rank"] for s in found]
-        centres = [s["centres"] for s in found]
-        rows[bot] = Row(
-            len(found),
-            statistics.fmean(ranks),
-            _se(ranks),
-            math.fsum(s["win"] for s in found),
-            statistics.fmean(centres),
-            _se(centres),
-        )
-    return rows, wall, cpu
-
-
-def _cpu() -> float:
-    """CPU seconds of this process and its finished children."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
-def print_scenario(scenario: Scenario, games: int, rows: dict[str, Row]) -> None:
-    print(f"scenario {scenario.number}: {scenario.title()} ({games} games)")
-    for bot in dict.fromkeys(slots_from(scenario.bots)):
-        row = rows[bot]
-        paper = scenario.paper.get(bot)
-        verdict = ""
-        if paper is not None:
-            verdict = "better" if row.rank < paper else "not better"
+def print_scenario(scenario: Scenario, run: Run | str, opponent: str = "dumbbot") -> None:
+    if isinstance(run, str):
+        print(f"scenario {scenario.number}: {scenario.title(opponent)}: not played: {run}")
+        return
+    print(f"scenario {scenario.number}: {scenario.title(opponent)}  [{run.describe()}]")
+    for bot in dict.fromkeys(run.experiment.slots):
+        paper = scenario.paper.get(bot) if opponent == "dumbbot" else None
         shown = f"{paper:.2f}" if paper is not None else "-"
         print(
-            f"  {LABEL.get(bot, 'DumbBot'):<8} {shown:>6}  {row.rank:5.2f} ± {row.rank_se:4.2f}"
-            f" {row.wins:7.1f} {100 * row.wins / row.plays:6.1f} {row.centres:7.2f} ± {row.centres_se:4.2f}"
-            f" {row.plays:6}  {verdict}"
+            f"  {_label(bot):<11} {shown:>6}  {cell(run.estimate(bot, 'rank')):>12} {cell(run.estimate(bot, 'wins-each'), 1):>12}"
+            f" {cell(run.estimate(bot, 'centres-each')):>13} {run.games * run.seats(bot):6}"
         )
 
 
@@ -215,52 +189,74 @@ class _Clock:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=100, help="games a setting without negotiation; half with (100)")
+    parser.add_argument("--games", type=int, default=70, help="games a scenario without negotiation; half with (70)")
+    parser.add_argument("--daide-games", dest="daide_games", type=int, default=14, help="games a scenario against C++ DumbBots (14)")
+    parser.add_argument("--quick", action="store_true", help="14 games a scenario (7 with negotiation), 4 against C++ DumbBots, 1 timed")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (cores)")
-    parser.add_argument("--seed", type=int, default=2015, help="the seed of every run")
+    parser.add_argument("--seed", type=int, default=2015, help="the seed of every scenario (2015)")
     parser.add_argument("--timing-games", dest="timing_games", type=int, default=4, help="games timed here (4)")
     parser.add_argument("--scenarios", default="1-9", help="which scenarios, e.g. 1,2,5 or 3-6 (1-9)")
     args = parser.parse_args()
+    if args.quick:
+        args.games, args.daide_games, args.timing_games = 14, 4, 1
     for name, target in NAMES.items():
         bots.registry.BOTS.setdefault(name, target)
     wanted = _numbers(args.scenarios)
+    daide = daide_dumbbot()
 
-    print_header("DipBlue, table 1 of the paper, against our DumbBot")
-    print(
-        f"games to {YEAR_LIMIT} or a solo; {args.games} games a scenario without negotiation, {args.games // 2} with;"
-    )
-    print(f"{args.jobs} jobs, seed {args.seed}; rank: 1 best, 7 worst; wins shared by ties")
+    print_header("DipBlue, table 1 of the paper, against our DumbBot (and Norman's C++ DumbBot)")
+    print(f"games to {YEAR_LIMIT} or a solo; {args.games} games a scenario without negotiation, {args.games // 2} with;")
+    print(f"seats rotated; seed {args.seed} for every scenario; {args.jobs} jobs; C++ DumbBot: {daide or 'not used (DETENTE_DAIDE_CLIENT unset)'}")
+    print("rank: 1 best, 7 worst; wins: % of games won (ties shared); mean ± standard error over games (n games, plays = seats)")
     print()
-    print(f"  {'bot':<8} {'paper':>6}  {'rank ± se':>12} {'wins':>7} {'win %':>6} {'centres ± se':>14} {'plays':>6}")
-    results: dict[int, dict[str, Row]] = {}
+    print(f"  {'bot':<11} {'paper':>6}  {'rank ± se':>12} {'win % ± se':>12} {'centres ± se':>13} {'plays':>6}")
+    runs: dict[tuple[int, str], Run] = {}
     timings = []
     with tempfile.TemporaryDirectory() as tmp:
-        for scenario in SCENARIOS:
-            if scenario.number not in wanted:
+        for opponent in ("dumbbot", daide):
+            if opponent is None:
                 continue
-            games = args.games // 2 if scenario.negotiates else args.games
-            out = Path(tmp) / str(scenario.number)
-            rows, wall, cpu = play(scenario, games, args.seed + scenario.number, args.jobs, out)
-            results[scenario.number] = rows
-            timings.append((scenario, games, wall, cpu))
-            print_scenario(scenario, games, rows)
+            if opponent != "dumbbot":
+                print()
+            for scenario in SCENARIOS:
+                if scenario.number not in wanted:
+                    continue
+                if opponent != "dumbbot" and (scenario.number not in DAIDE_SCENARIOS):
+                    continue
+                games = args.games // 2 if scenario.negotiates else args.games
+                if opponent != "dumbbot":
+                    games = args.daide_games
+                where = "ours" if opponent == "dumbbot" else "daide"
+                run = play(scenario, games, args.seed, args.jobs, Path(tmp) / f"{scenario.number}-{where}", opponent)
+                print_scenario(scenario, run, opponent)
+                if isinstance(run, Run):
+                    runs[(scenario.number, where)] = run
+                    timings.append((scenario, where, run))
     print()
-    goals = [(s, bot, paper) for s in SCENARIOS if s.number in results for bot, paper in s.paper.items()]
-    met = sum(results[s.number][bot].rank < paper for s, bot, paper in goals)
-    print(f"goal, a better mean rank than each figure of the paper: {met} of {len(goals)} met")
-    print()
-    print("the orderings of section 6.1 (lower rank is better)")
-    for better, worse, claim in ORDERINGS:
-        if better[0] not in results or worse[0] not in results:
-            continue
-        b, w = results[better[0]][better[1]].rank, results[worse[0]][worse[1]].rank
-        print(f"  {claim:<62} {b:5.2f} < {w:5.2f}  {'yes' if b < w else 'no'}")
+    print("the paper's figures and the orderings of section 6.1 (lower rank is better; t-test over games,")
+    print("paired on seeds; vs a figure: one-sample, the figure a constant; 'holds' only at p < 0.05)")
+    for where in ("ours", "daide"):
+        for s in SCENARIOS:
+            run = runs.get((s.number, where))
+            if run is None:
+                continue
+            for bot, paper in s.paper.items():
+                ours = run.per_game(bot, "rank")
+                claim = f"sc. {s.number} {LABEL[bot]} ranks better than the paper's {paper:.2f}"
+                print(claim_line(f"{claim} [{where}]", ours, dict.fromkeys(ours, paper), lower_is_better=True))
+        for better, worse, claim in ORDERINGS:
+            b, w = runs.get((better[0], where)), runs.get((worse[0], where))
+            if b is None or w is None:
+                continue
+            b_bot = better[1] if better[1] != "dumbbot" or where == "ours" else b.experiment.slots[-1]
+            w_bot = worse[1] if worse[1] != "dumbbot" or where == "ours" else w.experiment.slots[-1]
+            print(claim_line(f"{claim} [{where}]", b.per_game(b_bot, "rank"), w.per_game(w_bot, "rank"), lower_is_better=True))
     print()
     print("time")
-    for scenario, games, wall, cpu in timings:
+    for scenario, where, run in timings:
         print(
-            f"  scenario {scenario.number}: {games} games in {wall:6.1f} s on {args.jobs} jobs;"
-            f" {cpu / games:5.2f} s of CPU a game"
+            f"  scenario {scenario.number} ({where}): {run.games} games in {run.wall:6.1f} s on {run.experiment.jobs} jobs;"
+            f" {run.cpu / run.games:5.2f} s of CPU a game"
         )
     if args.timing_games:
         mean, worst, phases = timed_games(args.timing_games, args.seed)

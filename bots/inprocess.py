@@ -31,22 +31,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bots.base import Bot
 from bots.registry import make_bot
 from bots.session import BotSession
-from engine import Position
-from protocol.daide.messages import Slo, Value
+from protocol.daide.messages import Value
 from protocol.l import LError, parse, to_text
 from protocol.l import ast as la
 from referee.game_master import OVER, GameMaster
 from referee.negotiation import Negotiation
+from referee.record import GameRecord, record_of
 from referee.settings import GameSettings
 from referee.table import Table
 
-__all__ = ["GameRecord", "GameSetup", "GameStuck", "InProcessGame", "PhaseRecord", "play_game"]
+__all__ = ["GameSetup", "GameStuck", "InProcessGame", "play_game", "seeds_for"]
 
 #: Called once per phase, before the sessions that owe orders are asked for them.
 PhaseHook = Callable[["InProcessGame"], None]
@@ -59,12 +59,14 @@ class GameStuck(RuntimeError):
 @dataclass(frozen=True, slots=True)
 class GameSetup:
     """What an in-process game is played with: a seed, seven bot names (in slot order), the
-    game's settings, and the negotiation ``rounds`` of each phase."""
+    game's settings, the negotiation ``rounds`` of each phase, and ``powers``: the power of
+    each slot (None: the game master deals them at random, from the seed)."""
 
     seed: int
     bots: tuple[str, ...]
     settings: GameSettings = field(default_factory=lambda: GameSettings(year_limit=1920))
     rounds: int = 3
+    powers: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
         s = self.settings
@@ -75,67 +77,6 @@ class GameSetup:
             "protocol": s.protocol,
             "binding": s.binding,
             "rounds": self.rounds,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class PhaseRecord:
-    """One phase played: the orders given (short notation), each unit's result words, the position after."""
-
-    phase: str
-    orders: Mapping[str, tuple[str, ...]]
-    results: Mapping[str, tuple[str, ...]]
-    position: Position
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "phase": self.phase,
-            "orders": {power: list(orders) for power, orders in self.orders.items()},
-            "results": {unit: list(words) for unit, words in self.results.items()},
-            "position": self.position.to_json(),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class GameRecord:
-    """A finished game.
-
-    ``bots`` maps each power to the name of the bot that played it; ``centres`` maps each
-    year to the supply centres of every power after it; ``eliminated`` each power that lost
-    its last unit and centre to the phase in which it did. ``outcome`` is ``solo`` (then
-    ``winner`` is the power) or ``draw`` (the year limit, or every survivor voting for one).
-    ``messages`` are the press messages sent, in order, each with the ``phase`` it was sent in:
-    DAIDE press (``press``) or L (``text``, with its ``level`` and ``kind``: propose, accept...);
-    ``events`` the negotiation's ``confirmed``, ``conflict``, ``expired`` and ``compliance`` frames.
-    """
-
-    seed: int
-    settings: Mapping[str, Any]
-    bots: Mapping[str, str]
-    outcome: str
-    winner: str | None
-    last_year: int
-    final_centres: Mapping[str, int]
-    centres: Mapping[int, Mapping[str, int]]
-    eliminated: Mapping[str, str]
-    phases: tuple[PhaseRecord, ...]
-    messages: tuple[Mapping[str, Any], ...] = ()
-    events: tuple[Mapping[str, Any], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "seed": self.seed,
-            "settings": dict(self.settings),
-            "bots": dict(self.bots),
-            "outcome": self.outcome,
-            "winner": self.winner,
-            "last_year": self.last_year,
-            "final_centres": dict(self.final_centres),
-            "centres": {str(year): dict(counts) for year, counts in self.centres.items()},
-            "eliminated": dict(self.eliminated),
-            "phases": [phase.to_json() for phase in self.phases],
-            "messages": [dict(message) for message in self.messages],
-            "events": [dict(event) for event in self.events],
         }
 
 
@@ -154,12 +95,18 @@ class InProcessGame:
     before_orders: PhaseHook | None = None
     negotiates: bool = False
     rounds: int = 3
+    powers: Sequence[str] | None = None
 
     def __post_init__(self) -> None:
         rng = random.Random(self.seed)
-        gm = GameMaster("in-process", self.settings, now=0.0, rng=random.Random(rng.getrandbits(64)))
+        settings = self.settings
+        names: list[str | None] = [None] * len(self.bots)
+        if self.powers is not None:  # each slot's power kept for its session's name, as a server keeps seats
+            names = [f"{bot.name}#{slot}" for slot, bot in enumerate(self.bots)]
+            settings = replace(settings, reserved=tuple(sorted(zip(self.powers, names, strict=True))))
+        gm = GameMaster("in-process", settings, now=0.0, rng=random.Random(rng.getrandbits(64)))
         self.join_order = rng.sample(range(len(self.bots)), len(self.bots))
-        self.sessions = [BotSession(bot) for bot in self.bots]
+        self.sessions = [BotSession(bot, name) for bot, name in zip(self.bots, names, strict=True)]
         self.conns = [f"s{slot}" for slot in range(len(self.bots))]
         session_of = dict(zip(self.conns, self.sessions, strict=True))
         negotiates = self.negotiates and any(bot.negotiates for bot in self.bots)
@@ -229,40 +176,9 @@ class InProcessGame:
     def record(self, seed: int, names: Sequence[str], settings: Mapping[str, Any]) -> GameRecord:
         """The record of the game played: ``seed`` and ``settings`` as the experiment knows them,
         ``names`` the bots' names by slot."""
-        gm = self.gm
         slot_of = {s.power: slot for slot, s in enumerate(self.sessions)}
-        bots = {power: names[slot_of[power]] for power in gm.powers if power in slot_of}
-        phases: list[PhaseRecord] = []
-        centres: dict[int, dict[str, int]] = {}
-        eliminated: dict[str, str] = {}
-        last_year = gm.position.phase.year
-        for turned in gm.history:
-            outcome = turned.adjudication
-            assert outcome is not None
-            before, after = outcome.before, outcome.position
-            last_year = before.phase.year
-            results = {before.unit_name(unit): words for unit, words in outcome.results.items()}
-            phases.append(PhaseRecord(str(before.phase), turned.orders, results, after))
-            if after.phase.year > before.phase.year or after.completed:
-                centres[before.phase.year] = dict(after.center_counts)
-            for power in gm.powers:
-                if power not in eliminated and not after.units_of(power) and not after.center_counts[power]:
-                    eliminated[power] = str(before.phase)
-        solo = gm.result.power if isinstance(gm.result, Slo) else None
-        return GameRecord(
-            seed=seed,
-            settings=settings,
-            bots=bots,
-            outcome="draw" if solo is None else "solo",
-            winner=None if solo is None else gm.map.power_abbreviations[solo],
-            last_year=last_year,
-            final_centres=dict(gm.position.center_counts),
-            centres=centres,
-            eliminated=eliminated,
-            phases=tuple(phases),
-            messages=tuple(self.table.press),
-            events=tuple(self.table.events),
-        )
+        bots = {power: names[slot_of[power]] for power in self.gm.powers if power in slot_of}
+        return record_of(self.gm, seed, bots, settings, self.table.press, self.table.events)
 
 
 def seeds_for(seed: int, count: int) -> list[int]:
@@ -275,6 +191,6 @@ def play_game(setup: GameSetup, before_orders: PhaseHook | None = None) -> GameR
     """Play the game ``setup`` describes to its end and return its record."""
     game_seed, *bot_seeds = seeds_for(setup.seed, 1 + len(setup.bots))
     bots = [make_bot(name, bot_seed) for name, bot_seed in zip(setup.bots, bot_seeds, strict=True)]
-    game = InProcessGame(bots, game_seed, setup.settings, before_orders, True, setup.rounds)
+    game = InProcessGame(bots, game_seed, setup.settings, before_orders, True, setup.rounds, setup.powers)
     game.play()
     return game.record(setup.seed, setup.bots, setup.to_json())

@@ -48,9 +48,18 @@ def _quiet_interrupts() -> Iterator[None]:
 
 
 with _quiet_interrupts():
-    from detente import bot_command, report_command, run_command, store_command
+    from detente import (
+        bot_command,
+        convert_command,
+        replay_command,
+        report_command,
+        run_command,
+        store_command,
+        tournament_command,
+    )
     from detente import play as play_command
-    from detente.cases import CaseError, answer_cases
+    from detente.cases import CaseError, adjudicate_text
+    from formats.jsonio import loads
 
 
 def _error(message: str, **where: int) -> int:
@@ -59,7 +68,7 @@ def _error(message: str, **where: int) -> int:
     return 2
 
 
-def adjudicate_command(source: str) -> int:
+def adjudicate_command(source: str, indent: int | None = None) -> int:
     try:
         if source == "-":
             text = sys.stdin.read()
@@ -71,19 +80,18 @@ def adjudicate_command(source: str) -> int:
     except OSError as error:
         return _error(f"cannot read {source}: {error.strerror}")
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as error:
         return _error(f"invalid JSON: {error.msg}", line=error.lineno, column=error.colno)
     try:
-        answer, errors = answer_cases(data)
+        text, errors = adjudicate_text(data, indent)
     except CaseError as error:
         return _error(str(error))
     for error in errors:  # start positions that do not hold: those cases are null, the others answered
         json.dump(error, sys.stderr)
         sys.stderr.write("\n")
     try:
-        json.dump(answer, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away (``| head``): not our error
         sys.stdout = None  # type: ignore[assignment]  # keep the interpreter from flushing again
@@ -128,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         "'example' for the example shipped with detente) and print the positions after each turn.",
     )
     adjudicate.add_argument("file", metavar="FILE|-", help="a file of cases, - for standard input, or example")
+    adjudicate.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces (default: compact)")
 
     check = commands.add_parser(
         "check",
@@ -188,6 +197,31 @@ def build_parser() -> argparse.ArgumentParser:
             "with a summary per bot, to a directory.",
         )
     )
+    tournament_command.add_arguments(
+        command(
+            "tournament",
+            "every bot alone against six of every other: ratings, cross-play, paired comparisons",
+            "Play, for each ordered pair of bots, one against six (and with --setups 1v6,6v1 six against one),"
+            " each set-up a detente run directory under --out; print OpenSkill ratings, the cross-play matrix"
+            " and paired comparisons with 95 % intervals per game.",
+        )
+    )
+    convert_command.add_arguments(
+        command(
+            "convert",
+            "convert a game between detente's JSON and MILA's saved-game JSON (Cicero/dipcc games read too)",
+            "Convert a game: IN's format (detente, MILA saved game, Cicero/dipcc) is detected; --to names the"
+            " format written. Phases whose recorded outcome DATC v3.0 adjudicates differently are kept and marked.",
+        )
+    )
+    replay_command.add_arguments(
+        command(
+            "replay",
+            "show any game file (detente, MILA, Cicero/dipcc) in the web page, read-only",
+            "Serve a game file read-only in the web page: its history, orders, results and messages."
+            " A server starts on loopback with a temporary store; Ctrl-C stops it.",
+        )
+    )
     play_command.add_arguments(
         command(
             "play",
@@ -223,6 +257,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bot_command.run(args)
     if args.command == "run":
         return run_command.run(args)
+    if args.command == "tournament":
+        return tournament_command.run(args)
+    if args.command == "convert":
+        return convert_command.run(args)
+    if args.command == "replay":
+        return replay_command.run(args)
     if args.command == "play":
         return play_command.run(args)
     if args.command == "report":
@@ -238,7 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_nego(args)
     if args.command == "adjudicate":
-        return adjudicate_command(args.file)
+        return adjudicate_command(args.file, args.indent)
     if args.command == "check":
         from detente import check as checking
 

@@ -22,7 +22,11 @@ What ``detente run --out DIR`` writes:
 ``DIR/summary.json``
     ``{"seed", "games", "bots" (the seven slots), "settings", "solos", "draws", "table"}``,
     ``table`` holding per bot ``{"bot", "plays", "mean_centres", "se_centres", "wins",
-    "win_rate", "mean_rank"}``; the same table is printed.
+    "win_rate", "mean_rank", "games", "se_win_rate", "se_rank", "per_game"}``: ``games``
+    counts the games it played, the ``se_`` keys are standard errors over those games, and
+    ``per_game`` holds ``centres``, ``win_rate`` and ``rank`` as :mod:`detente.stats`
+    estimates (``mean``, ``se``, ``n``, and ``low``, ``high``: the 95 % interval). The
+    same table is printed. (Before ``games`` came in, ``se_centres`` was over plays.)
 
 ``DIR/manifest.json``
     what the run was made with (:mod:`detente.manifest`): the git commit (and whether the
@@ -35,7 +39,10 @@ n-way tie (each gets 1/n). Ranks run from 1 (best) to 7: more centres is better;
 powers with the same centres, a survivor beats an eliminated power and a later
 elimination beats an earlier one; powers still tied share the mean of the ranks they
 span. A bot's ``plays`` counts the powers it played over all games (a bot in three slots
-plays three times a game); the standard error treats them as independent.
+plays three times a game). The unit of the standard errors and intervals is the game, not
+the seat (:mod:`detente.stats`): a bot's centres, win share and rank are first averaged over
+its seats in each game, and the standard error runs over those per-game values. Other
+scoring systems (draw-size, sum of squares) are in :mod:`detente.scoring`.
 
 The seven slots come from ``--bots``: up to seven names, the last repeated to fill seven
 (``dumbbot,randombot`` is one DumbBot and six RandomBots). Game ``n`` is played with the
@@ -56,9 +63,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from bots.inprocess import GameRecord, GameSetup, play_game, seeds_for
+from bots.inprocess import GameSetup, play_game, seeds_for
+from detente.daide_game import is_daide, play_daide_game
 from detente.manifest import manifest
+from detente.stats import Estimate, estimate, per_game
+from engine import standard_map
 from engine.position import Phase
+from referee.record import GameRecord
 from referee.settings import GameSettings
 
 __all__ = [
@@ -68,6 +79,7 @@ __all__ = [
     "Progress",
     "Score",
     "format_table",
+    "rotation",
     "run_experiment",
     "score_game",
     "slots_from",
@@ -75,6 +87,7 @@ __all__ = [
 ]
 
 POWERS = 7
+STANDARD_POWERS: tuple[str, ...] = standard_map().powers
 #: Plays games elsewhere than in this machine's processes (``detente run --ray``: see
 #: :mod:`detente.ray_runner`): given the setups, yields ``(index in setups, record)`` for
 #: each game as it finishes, in any order.
@@ -127,7 +140,10 @@ def score_game(centres: Mapping[str, int], eliminated: Mapping[str, str], bots: 
 
 @dataclass(frozen=True, slots=True)
 class BotSummary:
-    """One bot over an experiment: ``se_centres`` is None with fewer than two plays."""
+    """One bot over an experiment. ``games`` counts the games it played; the standard errors
+    (``se_centres``, ``se_win_rate``, ``se_rank``) are over those games, a game's value being the
+    mean over the bot's seats in it (None from one game); ``per_game`` holds the estimates
+    (``centres``, ``win_rate``, ``rank``) with their 95 % intervals."""
 
     bot: str
     plays: int
@@ -135,10 +151,20 @@ class BotSummary:
     se_centres: float | None
     wins: float
     mean_rank: float
+    games: int = 0
+    per_game: Mapping[str, Estimate] = field(default_factory=dict)
 
     @property
     def win_rate(self) -> float:
         return self.wins / self.plays
+
+    @property
+    def se_win_rate(self) -> float | None:
+        return self.per_game["win_rate"].se if "win_rate" in self.per_game else None
+
+    @property
+    def se_rank(self) -> float | None:
+        return self.per_game["rank"].se if "rank" in self.per_game else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -149,41 +175,73 @@ class BotSummary:
             "wins": self.wins,
             "win_rate": self.win_rate,
             "mean_rank": self.mean_rank,
+            "games": self.games,
+            "se_win_rate": self.se_win_rate,
+            "se_rank": self.se_rank,
+            "per_game": {name: value.to_json() for name, value in self.per_game.items()},
         }
 
 
+#: What :class:`BotSummary` estimates per game, and how each reads one seat's score.
+PER_GAME: Mapping[str, Callable[[Mapping[str, Any]], float]] = {
+    "centres": lambda s: s["centres"],
+    "win_rate": lambda s: s["win"],
+    "rank": lambda s: s["rank"],
+}
+
+
 def summarise(games: Iterable[Mapping[str, Any]]) -> list[BotSummary]:
-    """The table per bot (in order of first appearance) of the lines of ``games.jsonl``."""
+    """The table per bot (in order of first appearance) of the lines of ``games.jsonl``.
+
+    >>> line = {"scores": {"A": {"bot": "x", "centres": 6, "win": 1.0, "rank": 1.0},
+    ...                    "B": {"bot": "y", "centres": 4, "win": 0.0, "rank": 2.0},
+    ...                    "C": {"bot": "y", "centres": 0, "win": 0.0, "rank": 3.0}}}
+    >>> x, y = summarise([line, line])
+    >>> y.plays, y.games, y.mean_centres, y.se_centres, y.per_game["rank"]
+    (4, 2, 2.0, 0.0, Estimate(mean=2.5, se=0.0, n=2))
+    """
+    lines = list(games)
     plays: dict[str, list[Mapping[str, Any]]] = {}
-    for game in games:
+    for game in lines:
         for score in game["scores"].values():
             plays.setdefault(score["bot"], []).append(score)
     table = []
     for bot, scores in plays.items():
-        centres = [s["centres"] for s in scores]
-        se = statistics.stdev(centres) / math.sqrt(len(centres)) if len(centres) > 1 else None
+        estimates = {name: estimate(per_game(lines, bot, value)) for name, value in PER_GAME.items()}
         table.append(
             BotSummary(
                 bot,
                 len(scores),
-                statistics.fmean(centres),
-                se,
+                statistics.fmean(s["centres"] for s in scores),
+                estimates["centres"].se,
                 math.fsum(s["win"] for s in scores),
                 statistics.fmean(s["rank"] for s in scores),
+                estimates["centres"].n,
+                estimates,
             )
         )
     return table
 
 
 def format_table(table: Sequence[Mapping[str, Any]]) -> str:
-    """The summary table as text, from its rows as ``summary.json`` holds them."""
-    lines = [f"{'bot':<16} {'plays':>6} {'centres':>8} {'± se':>6} {'wins':>8} {'win %':>6} {'rank':>5}"]
+    """The summary table as text, from its rows as ``summary.json`` holds them (old ones too:
+    what they lack shows as ``-``). The ``± se`` are standard errors over games."""
+
+    def se(row: Mapping[str, Any], key: str, scale: float = 1.0, digits: int = 2) -> str:
+        value = row.get(key)
+        return "-" if value is None else f"{scale * value:.{digits}f}"
+
+    header = (
+        f"{'bot':<16} {'games':>6} {'plays':>6} {'centres':>8} {'± se':>6} {'wins':>8} {'win %':>6} {'± se':>6}"
+        f" {'rank':>5} {'± se':>5}"
+    )
+    lines = [header]
     lines.append("-" * len(lines[0]))
     for row in table:
-        se = "-" if row["se_centres"] is None else f"{row['se_centres']:.2f}"
         lines.append(
-            f"{row['bot']:<16} {row['plays']:>6} {row['mean_centres']:>8.2f} {se:>6} {row['wins']:>8.2f}"
-            f" {100 * row['win_rate']:>6.1f} {row['mean_rank']:>5.2f}"
+            f"{row['bot']:<16} {row.get('games', '-'):>6} {row['plays']:>6} {row['mean_centres']:>8.2f}"
+            f" {se(row, 'se_centres'):>6} {row['wins']:>8.2f} {100 * row['win_rate']:>6.1f}"
+            f" {se(row, 'se_win_rate', 100, 1):>6} {row['mean_rank']:>5.2f} {se(row, 'se_rank'):>5}"
         )
     return "\n".join(lines)
 
@@ -210,9 +268,40 @@ class Experiment:
     jobs: int = 1
     settings: GameSettings = field(default_factory=lambda: GameSettings(year_limit=1920))
     rounds: int = 3
+    rotate: bool = False
+    #: the power of each slot in each game, given (overrides ``rotate``): a design of the caller's
+    powers: tuple[tuple[str, ...], ...] | None = None
+    #: other formats each game is also written in, beside ``games/<n>.json``: ``mila``
+    formats: tuple[str, ...] = ()
 
     def setups(self) -> list[GameSetup]:
-        return [GameSetup(seed, self.slots, self.settings, self.rounds) for seed in seeds_for(self.seed, self.games)]
+        seeds = seeds_for(self.seed, self.games)
+        powers: Sequence[tuple[str, ...] | None] = [None] * self.games
+        if self.powers is not None:
+            if len(self.powers) != self.games:
+                raise ValueError(f"{len(self.powers)} power assignments for {self.games} games")
+            powers = self.powers
+        elif self.rotate:
+            powers = rotation(self.seed, self.games)
+        return [GameSetup(seed, self.slots, self.settings, self.rounds, p) for seed, p in zip(seeds, powers, strict=True)]
+
+
+def rotation(seed: int, games: int) -> list[tuple[str, ...]]:
+    """The power of each slot in each game, balanced: every slot plays every power once in each
+    block of seven games (a Latin square, its order of powers shuffled per block from ``seed``).
+
+    >>> blocks = rotation(1, 14)
+    >>> all(sorted(game[slot] for game in blocks[:7]) == sorted(STANDARD_POWERS) for slot in range(7))
+    True
+    >>> blocks[:7] != blocks[7:]
+    True
+    """
+    rng = random.Random(seed)
+    out: list[tuple[str, ...]] = []
+    while len(out) < games:
+        order = rng.sample(STANDARD_POWERS, POWERS)
+        out.extend(tuple(order[(slot + shift) % POWERS] for slot in range(POWERS)) for shift in range(POWERS))
+    return out[:games]
 
 
 def game_line(n: int, record: GameRecord) -> dict[str, Any]:
@@ -232,20 +321,30 @@ def game_line(n: int, record: GameRecord) -> dict[str, Any]:
     }
 
 
-def play_and_write(n: int, setup: GameSetup, games_dir: Path) -> dict[str, Any]:
+def play_and_write(n: int, setup: GameSetup, games_dir: Path, formats: Sequence[str] = ()) -> dict[str, Any]:
     """Play game ``n``, write its full record, return its line (run in a worker process)."""
     try:
-        record = play_game(setup)
+        record = play(setup)
     except Exception as error:
         error.add_note(f"in game {n} (seed {setup.seed}, bots {', '.join(setup.bots)})")
         raise
-    return write_game(n, record, games_dir)
+    return write_game(n, record, games_dir, formats)
 
 
-def write_game(n: int, record: GameRecord, games_dir: Path) -> dict[str, Any]:
-    """Write the full record of game ``n``, return its line."""
+def play(setup: GameSetup) -> GameRecord:
+    """Play one game: in process, or on a server of its own when a slot is a DAIDE program."""
+    return play_daide_game(setup) if any(map(is_daide, setup.bots)) else play_game(setup)
+
+
+def write_game(n: int, record: GameRecord, games_dir: Path, formats: Sequence[str] = ()) -> dict[str, Any]:
+    """Write the full record of game ``n`` (and, for ``formats`` holding ``mila``, MILA's saved
+    game ``<n>.mila.json`` beside it: :mod:`formats.mila`), return its line."""
     path = games_dir / f"{n}.json"
     path.write_text(json.dumps({"game": n, **record.to_json()}, separators=(",", ":")) + "\n", encoding="utf-8")
+    if "mila" in formats:
+        from formats import jsonio, mila
+
+        (games_dir / f"{n}.mila.json").write_text(jsonio.dumps(mila.dump(record)) + "\n", encoding="utf-8")
     return game_line(n, record)
 
 
@@ -336,15 +435,19 @@ def _played(
     experiment: Experiment, setups: Sequence[GameSetup], games_dir: Path, runner: GameRunner | None
 ) -> Iterator[tuple[int, dict[str, Any] | None]]:
     if runner is not None:
-        yield from _in_order((index, write_game(index + 1, record, games_dir)) for index, record in runner(setups))
+        yield from _in_order(
+            (index, write_game(index + 1, record, games_dir, experiment.formats)) for index, record in runner(setups)
+        )
         return
     if experiment.jobs <= 1:
         for n, setup in enumerate(setups, 1):
-            yield n, play_and_write(n, setup, games_dir)
+            yield n, play_and_write(n, setup, games_dir, experiment.formats)
         return
     pool = ProcessPoolExecutor(max_workers=experiment.jobs)
     try:
-        futures = [pool.submit(play_and_write, n, setup, games_dir) for n, setup in enumerate(setups, 1)]
+        futures = [
+            pool.submit(play_and_write, n, setup, games_dir, experiment.formats) for n, setup in enumerate(setups, 1)
+        ]
         index = {future: i for i, future in enumerate(futures)}
         yield from _in_order((index[future], future.result()) for future in as_completed(futures))
     finally:

@@ -9,6 +9,7 @@ figure can be traced to the code, the versions, the bots' constants and the seed
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib.metadata
 import platform
 import subprocess
@@ -17,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from bots.registry import make_bot
+from detente.daide_game import is_daide, program_of
 
 __all__ = ["manifest"]
 
 #: The distributions whose versions can move a figure.
-PACKAGES = ("detente", "lark", "pydantic", "websockets", "uvicorn", "starlette", "structlog", "numpy", "diplomacy")
+PACKAGES = ("detente", "lark", "pydantic", "websockets", "uvicorn", "starlette", "structlog", "openskill", "numpy", "diplomacy")
 _ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -70,7 +72,11 @@ def _versions() -> dict[str, str | None]:
 
 def _bot(name: str) -> dict[str, Any]:
     """A bot's class and the constants it plays with: its plain attributes and frozen settings
-    (dataclasses), as a fresh instance holds them."""
+    (dataclasses), as a fresh instance holds them. A ``daide:PATH`` program: its path and the
+    SHA-256 of its executable (its constants are compiled in)."""
+    if is_daide(name):
+        program = program_of(name)
+        return {"program": str(program), "sha256": hashlib.sha256(program.read_bytes()).hexdigest()}
     bot = make_bot(name, seed=0)
     constants: dict[str, Any] = {}
     for attribute, value in sorted(_attributes(bot).items()):

@@ -528,7 +528,7 @@ class _Session:
             _block_signals(False)  # one sent meanwhile is handled now
 
             if saved is None:
-                self.game_id = await asyncio.to_thread(_create, base, settings.admin_token, self.plan.game)
+                self.game_id = await asyncio.to_thread(create_game, base, settings.admin_token, self.plan.game)
                 power = self.plan.power
                 self.state = {
                     "game": self.game_id,
@@ -674,7 +674,8 @@ async def _started(ready: asyncio.Future[int], task: asyncio.Task[None]) -> int:
     return ready.result()
 
 
-def _create(base: str, token: str, body: dict[str, Any]) -> str:
+def create_game(base: str, token: str, body: dict[str, Any]) -> str:
+    """Create a game on the server at ``base`` with the admin ``token`` (``POST /api/games``); its id."""
     request = urllib.request.Request(f"{base}/api/games", data=json.dumps(body).encode(), method="POST")
     request.add_header("Content-Type", "application/json")
     request.add_header("Authorization", f"Bearer {token}")

@@ -1,6 +1,6 @@
 """The games of an experiment as tasks on a Ray cluster (``detente run --ray [ADDRESS]``).
 
-Each game is one task: :func:`bots.inprocess.play_game` of its :class:`GameSetup` on a
+Each game is one task: :func:`detente.experiments.play` of its :class:`GameSetup` on a
 worker, its :class:`GameRecord` sent back to the driver. A game's record depends on its
 setup alone (the seeds in it fix every choice), so the records are those of a local run
 of the same setups, wherever and in whatever order the tasks run. The records come back
@@ -22,7 +22,9 @@ import importlib
 from collections.abc import Iterator, Sequence
 from types import ModuleType
 
-from bots.inprocess import GameRecord, GameSetup, play_game
+from bots.inprocess import GameSetup
+from detente.experiments import play
+from referee.record import GameRecord
 
 __all__ = ["RayMissing", "games_on_ray", "import_ray", "run_games_on_ray"]
 
@@ -43,7 +45,7 @@ def import_ray() -> ModuleType:
 
 def _play(setup: GameSetup) -> GameRecord:
     """One game, on a worker (a module-level function, so workers import it rather than unpickle code)."""
-    return play_game(setup)
+    return play(setup)
 
 
 def games_on_ray(

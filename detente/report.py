@@ -6,6 +6,9 @@ What :func:`load` reads:
   :mod:`detente.experiments`): one *session*, with the settings of its ``summary.json``;
 - a directory whose sub-directories are run directories: one session each, in the order of
   their names; together they are the *experiment*;
+- a ``detente tournament`` directory (``tournament.json``): its set-ups are the sessions, in
+  the order of ``tournament.json``, and the tournament's analysis (:func:`detente.tournament.analyse`)
+  comes with them;
 - a game server database (``detente serve --db``): every finished game is rebuilt from the
   store with :meth:`referee.game_master.GameMaster.replay`; games with the same settings (their
   name aside) make a session. The store knows no bots, so the powers play their part.
@@ -15,9 +18,13 @@ that matplotlib draws, inline; the style sheet is inline too). An overview of th
 (its sessions, their settings, and a chart of each bot's mean centres per session when there
 are several); then per session its settings, the table per bot (plays, mean supply centres
 with their standard error, wins, win %, mean rank: :func:`detente.experiments.summarise`, the
-very table of ``summary.json``) with a bar chart, the heatmaps of the pairs of powers, the
-press counted by level and by kind, a table of every game, and the supply centres of each
-power over the phases of the first games.
+very table of ``summary.json``; the standard errors are over games) with a bar chart, the
+table of the scoring systems (:mod:`detente.scoring`: each bot's mean score per game under
+each, with its 95 % interval), the heatmaps of the pairs of powers, the press counted by level
+and by kind, a table of every game, and the supply centres of each power over the phases of
+the first games. A tournament gets a section of its own before the sessions: the ratings, the
+scores of the lone seat under every scoring system, the cross-play matrix of its score as a
+table and a heatmap, and the paired comparisons (see :mod:`detente.tournament`).
 
 What is counted between two powers (row, column), over the games of a session:
 
@@ -61,6 +68,9 @@ from matplotlib.ticker import MaxNLocator
 from pydantic import ValidationError
 
 from detente.experiments import BotSummary, score_game, summarise
+from detente.report_thesis import thesis_section
+from detente.scoring import DIGITS, HIGHER_IS_BETTER, SYSTEMS, interval_text, system_table
+from detente.tournament import Analysis, TournamentError, analyse
 from engine import Position, standard_map
 from engine.orders import Order, OrderSyntaxError, parse_order
 from engine.powers import Power
@@ -156,6 +166,7 @@ class Experiment:
 
     source: str
     sessions: tuple[Session, ...]
+    tournament: Analysis | None = None
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -172,6 +183,8 @@ def load(path: Path) -> Experiment:
 def _load(path: Path) -> Experiment:
     """:func:`load`, whose caller turns the errors of the file system into a :class:`ReportError`."""
     if path.is_dir():
+        if (path / "tournament.json").exists():
+            return _tournament(path)
         if (path / "summary.json").exists() or (path / "games.jsonl").exists():
             return Experiment(str(path), (_run_session(path),))
         runs = sorted(child for child in path.iterdir() if (child / "summary.json").exists())
@@ -189,6 +202,19 @@ def _sqlite_header(path: Path) -> bool:
     """Whether ``path`` is an SQLite file: its first bytes say so, whatever its name ends with."""
     with open(path, "rb") as handle:
         return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+
+
+def _tournament(path: Path) -> Experiment:
+    """A ``detente tournament`` directory: its set-ups played so far, and its analysis."""
+    try:
+        analysis = analyse(path)
+    except TournamentError as error:
+        raise ReportError(str(error)) from None
+    names = [str(setup["name"]) for setup in analysis.description["setups"]]
+    runs = [path / name for name in names if (path / name / "summary.json").exists()]
+    if not runs:
+        raise ReportError(f"{path} is a tournament of which no set-up is played yet")
+    return Experiment(str(path), tuple(_run_session(run) for run in runs), analysis)
 
 
 @contextmanager
@@ -328,11 +354,14 @@ def _database_sessions(path: Path) -> tuple[Session, ...]:
             groups: dict[str, list[Game]] = {}
             settings: dict[str, dict[str, Any]] = {}
             for stored in store.games():
-                if not stored.finished or (stored.result or {}).get("outcome") == "cancelled":
+                if not stored.finished or (stored.result or {}).get("outcome") in ("cancelled", "unfinished"):
+                    continue
+                game = _database_game(store, stored.id, stored.settings, stored.created)
+                if game is None:
                     continue
                 key = json.dumps({k: v for k, v in stored.settings.items() if k != "name"}, sort_keys=True)
                 settings.setdefault(key, {k: v for k, v in stored.settings.items() if k != "name"})
-                groups.setdefault(key, []).append(_database_game(store, stored.id, stored.settings, stored.created))
+                groups.setdefault(key, []).append(game)
     except sqlite3.DatabaseError as error:
         raise ReportError(f"cannot read {path} as a game server database: {error}") from None
     if not groups:
@@ -351,9 +380,12 @@ def _read_only_store(path: Path) -> Store:
         raise ReportError(str(error)) from None
 
 
-def _database_game(store: Store, game_id: str, settings: Mapping[str, Any], created: float) -> Game:
-    """One finished game of the store, replayed."""
+def _database_game(store: Store, game_id: str, settings: Mapping[str, Any], created: float) -> Game | None:
+    """One finished game of the store, replayed; None for a game imported from a file (no seats,
+    no start: it was never played here)."""
     events = store.events(game_id)
+    if not any(e.kind == "join" for e in events):
+        return None
     try:
         gm = GameMaster.replay(game_id, GameSettings.from_json(settings), created, events)
     except (ValidationError, ValueError, KeyError, TypeError) as error:
@@ -658,6 +690,10 @@ def render(experiment: Experiment, games_shown: int = 4, title: str | None = Non
         f"<h1>{_e(heading)}</h1>",
         _overview(experiment),
     ]
+    if experiment.tournament is not None:
+        parts.append(_tournament_section(experiment.tournament))
+    if (thesis := thesis_section(experiment.sessions)) is not None:
+        parts.append(thesis)
     for number, session in enumerate(experiment.sessions, 1):
         parts.append(_session_section(session, number, games_shown))
     parts.append("</body></html>")
@@ -724,6 +760,7 @@ def _session_section(session: Session, number: int, games_shown: int) -> str:
             numeric=range(1, 7),
         ),
         _figure(7.5, 3.0, f"{salt}-bots", lambda f: _draw_bots(f, table, session.role)),
+        _systems_part(session),
         "<h3>Pairs of powers</h3>",
         f'<p class="note">{PAIRS_NOTE}{DATABASE_NOTE if session.role == "power" else ""}</p>',
         _figure(8.0, 7.4, f"{salt}-pairs", lambda f: _draw_pairs(f, matrices)),
@@ -737,6 +774,163 @@ def _session_section(session: Session, number: int, games_shown: int) -> str:
     out.append(_games_part(session, salt, games_shown))
     out.append("</section>")
     return "\n".join(out)
+
+
+# --- scoring systems and tournaments (detente.scoring, detente.tournament) -------------------------
+
+SYSTEMS_NOTE = (
+    "Each {role}'s mean score per game under each scoring system, with its 95 % interval (Student's t over"
+    " games; a {role} in several seats of a game counts once, its seats averaged). Draw-size: a solo scores 1,"
+    " else each survivor 1/n. Sum of squares: centres² / Σ centres², a solo 1. Rank: 1 (best) to 7. Win: the"
+    " most centres, a tie split. The ± SE of the table above are over games too."
+)
+TOURNAMENT_NOTE = (
+    "Every set-up is a session below, played with the same seed and balanced seats, so that game n of two"
+    " set-ups that differ in their lone bot alone pairs: the same seed, the same powers, the same field."
+)
+RATINGS_NOTE = (
+    "OpenSkill, Plackett-Luce: each game a match between the bots in it, ranked by the mean rank of their seats"
+    " (equal means tie); ordinal = mu − 3 sigma, the order of the table."
+)
+LONE_NOTE = (
+    "Each bot alone against six of another, over all its fields: the mean score of its seat per game, with the"
+    " 95 % interval."
+)
+CROSS_NOTE = (
+    "The lone bot (row) against a field of six of the column's bot: the mean {system} of the lone seat per game,"
+    " with the 95 % interval (1v6 and 6v1 averaged per game)."
+)
+PAIRED_NOTE = (
+    "Two bots alone against the same field on the same seeds: a's score minus b's, game by game (the set-ups of"
+    " both kinds averaged per game), its mean, 95 % interval and two-sided p (paired t-test)."
+)
+
+
+def _systems_part(session: Session) -> str:
+    """The table of the scoring systems of a session: one row a system, one column a bot (or power)."""
+    games = [{"outcome": g.outcome, "winner": g.winner, "scores": g.scores} for g in session.games]
+    table = system_table(games, [row.bot for row in session.table])
+    names = list(table)
+    rows = [(system, *(interval_text(table[name][system], DIGITS[system]) for name in names)) for system in SYSTEMS]
+    return "\n".join(
+        [
+            "<h3>Scoring systems</h3>",
+            f'<p class="note">{_e(SYSTEMS_NOTE.format(role=session.role))}</p>',
+            _table(("scoring system", *names), rows, numeric=range(1, len(names) + 1)),
+        ]
+    )
+
+
+def _tournament_section(analysis: Analysis) -> str:
+    """A tournament: its set-ups, ratings, scores of the lone seat, cross-play matrix and paired comparisons."""
+    d = analysis.description
+    system = str(d.get("score", "sum-of-squares"))
+    digits = DIGITS[system]
+    intro = (
+        f"Bots: {', '.join(d['bots'])}; fields: {', '.join(d['opponents'])}; set-ups {', '.join(d['kinds'])};"
+        f" {_count(int(d['games']), 'game')} a set-up, seed {d['seed']}."
+    )
+    out = [
+        '<section id="tournament"><h2>Tournament</h2>',
+        f"<p>{_e(intro)} {_e(TOURNAMENT_NOTE)}</p>",
+        "<h3>Ratings</h3>",
+        f'<p class="note">{_e(RATINGS_NOTE)}</p>',
+        _table(
+            ("rated bot", "mu", "sigma", "ordinal", "games"),
+            [(r.bot, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}", r.games) for r in analysis.ratings],
+            numeric=range(1, 5),
+        ),
+        "<h3>Scores of the lone seat</h3>",
+        f'<p class="note">{_e(LONE_NOTE)}</p>',
+        _table(
+            ("lone bot", "games", *SYSTEMS),
+            [
+                (bot, next(iter(systems.values())).n, *(interval_text(systems[s], DIGITS[s]) for s in SYSTEMS))
+                for bot, systems in analysis.lone.items()
+            ],
+            numeric=range(1, len(SYSTEMS) + 2),
+        ),
+        f"<h3>Cross-play: {_e(system)}</h3>",
+        f'<p class="note">{_e(CROSS_NOTE.format(system=system))}</p>',
+        _table(
+            ("lone \\ field", *analysis.columns),
+            [
+                (
+                    row,
+                    *(
+                        interval_text(analysis.cross[row, column][system], digits)
+                        if (row, column) in analysis.cross
+                        else ""
+                        for column in analysis.columns
+                    ),
+                )
+                for row in analysis.rows
+            ],
+            numeric=range(1, len(analysis.columns) + 1),
+        ),
+        _figure(
+            2.2 + 1.3 * len(analysis.columns),
+            1.4 + 0.6 * len(analysis.rows),
+            "tournament-cross",
+            lambda f: _draw_cross(f, analysis, system),
+        ),
+        f"<h3>Paired comparisons: {_e(system)}</h3>",
+    ]
+    if analysis.pairs:
+        rows = []
+        for pair in analysis.pairs:
+            c = pair.comparisons[system]
+            if c is None:
+                rows.append((pair.field, pair.a, pair.b, ", ".join(pair.kinds), "< 2", "", "", ""))
+                continue
+            diff = c.difference
+            rows.append(
+                (
+                    pair.field,
+                    pair.a,
+                    pair.b,
+                    ", ".join(pair.kinds),
+                    diff.n,
+                    f"{diff.mean:+.{digits}f}",
+                    f"[{diff.low:+.{digits}f}, {diff.high:+.{digits}f}]",
+                    f"{c.p:.3g}",
+                )
+            )
+        out.append(f'<p class="note">{_e(PAIRED_NOTE)}</p>')
+        out.append(_table(("field", "a", "b", "set-ups", "games", "a − b", "95 % interval", "p"), rows, (4, 5, 6, 7)))
+    else:
+        out.append('<p class="note">None: no two bots faced the same field (it takes three bots).</p>')
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _draw_cross(figure: Figure, analysis: Analysis, system: str) -> None:
+    """The cross-play matrix as a heatmap, each cell labelled with its mean (blank: no set-up)."""
+    rows, columns = analysis.rows, analysis.columns
+    matrix = np.full((len(rows), len(columns)), np.nan)
+    for i, row in enumerate(rows):
+        for j, column in enumerate(columns):
+            if (row, column) in analysis.cross:
+                matrix[i, j] = analysis.cross[row, column][system].mean
+    ax = figure.subplots()
+    image = ax.imshow(matrix, cmap="viridis" if HIGHER_IS_BETTER[system] else "viridis_r", interpolation="none")
+    figure.colorbar(image, ax=ax, label=system, shrink=0.9)
+    ax.set_xticks(range(len(columns)), columns, fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    ax.set_xlabel("field (six of)")
+    ax.set_ylabel("lone bot")
+    _categories(ax, columns)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    finite = matrix[np.isfinite(matrix)]
+    middle = (finite.min() + finite.max()) / 2 if finite.size else 0.0
+    for i in range(len(rows)):
+        for j in range(len(columns)):
+            if np.isfinite(matrix[i, j]):
+                dark = (matrix[i, j] < middle) == HIGHER_IS_BETTER[system]
+                label = f"{matrix[i, j]:.{DIGITS[system]}f}"
+                ax.text(j, i, label, ha="center", va="center", fontsize=8, color="white" if dark else "black")
 
 
 def _games_part(session: Session, salt: str, games_shown: int) -> str:

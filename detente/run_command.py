@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bots.registry import UnknownBot, bot_class
 from detente import ray_runner
+from detente.daide_game import is_daide, program_of
 from detente.experiments import (
     Experiment,
     GameRunner,
@@ -63,6 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="play the games as tasks on the Ray cluster at ADDRESS (HOST:6379, auto, ray://HOST:10001),"
         " or on a new local one of --jobs CPUs without an address; needs pip install 'detente[ray]'",
     )
+    parser.add_argument(
+        "--rotate",
+        action="store_true",
+        help="balanced seats: every slot plays every power once in each block of seven games"
+        " (default: powers dealt at random from the seed)",
+    )
     parser.add_argument("--year-limit", dest="year_limit", type=_year_limit, default=1920, help="the last year played")
     parser.add_argument("--l-levels", dest="l_levels", default="1-8", help="L levels of the negotiation, e.g. 1-4,6")
     parser.add_argument(
@@ -72,6 +79,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds per phase")
     parser.add_argument("--press-level", dest="press_level", type=int, default=0, help="DAIDE press level")
     parser.add_argument("--out", required=True, type=Path, help="the directory to write (must hold no games.jsonl)")
+    parser.add_argument(
+        "--format",
+        dest="formats",
+        action="append",
+        choices=("mila",),
+        default=[],
+        help="also write each game in this format beside games/<n>.json: mila writes games/<n>.mila.json,"
+        " MILA's saved-game JSON (repeatable)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,7 +100,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         slots = slots_from(args.bots.split(","))
         for name in dict.fromkeys(slots):
-            bot_class(name)
+            if is_daide(name):
+                program_of(name)
+            else:
+                bot_class(name)
     except (ValueError, UnknownBot) as error:
         return fail(str(error))
     if args.press_level not in PRESS_LEVELS:
@@ -119,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
         jobs=min(args.jobs, args.games),
         settings=settings,
         rounds=args.rounds,
+        rotate=args.rotate,
+        formats=tuple(dict.fromkeys(args.formats)),
     )
     runner: GameRunner | None = None
     where = f"{experiment.jobs} jobs"

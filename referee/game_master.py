@@ -67,6 +67,7 @@ them is game state: nothing about them is recorded, and a restart resets them.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -132,7 +133,7 @@ from referee.guesses import SEAT_GUESSES, WINDOW, Guesses
 from referee.notices import Notice, OverNotice, PhaseNotice, PressNotice, ResultsNotice
 from referee.orders import check_order, order_key
 from referee.players import Client, Player, Role, Roster, draw_passcode, new_session_token, session_digest
-from referee.settings import GameSettings
+from referee.settings import GameSettings, keeps
 
 __all__ = ["GameMaster"]
 
@@ -579,9 +580,16 @@ class GameMaster:
 
     # --- joining -----------------------------------------------------------------------------
 
+    def keeps_seat_for(self, name: str) -> bool:
+        """Whether a power not yet taken is reserved for a player joining as ``name``."""
+        return bool(self._kept_for(name))
+
+    def _kept_for(self, name: str) -> list[str]:
+        return [p for p, r in self.settings.reserved if keeps(r, name) and p not in self.roster.players]
+
     def _nme(self, conn: str, client: Client, msg: Nme, now: float) -> None:
         reserved = dict(self.settings.reserved)
-        kept = [p for p, name in reserved.items() if name == msg.name and p not in self.roster.players]
+        kept = self._kept_for(msg.name)
         free = kept or [p for p in self.powers if p not in self.roster.players and p not in reserved]
         if self.state != FORMING or client.role is not Role.NEW or not free:
             self._to(conn, Rej(msg))
@@ -1032,7 +1040,7 @@ class GameMaster:
             return outcome
         before = outcome.before
         results = {before.unit_name(u): list(words) for u, words in outcome.results.items()}
-        stored_after = Position.from_json(stored["after"], self.map)
+        stored_after = _stored_position(stored["after"], outcome.position, self.map)
         if results == stored["results"] and outcome.position == stored_after:
             return outcome
         self.mismatches.append(
@@ -1246,3 +1254,11 @@ def _movement_result(words: tuple[str, ...]) -> tuple[str | None, bool]:
     if base:
         return DAIDE_RESULTS[Result(base[0])], ret
     return (None, True) if ret else ("SUC", False)
+
+
+def _stored_position(data: Mapping[str, Any], computed: Position, m: Map) -> Position:
+    """The position an adjudicate record stored. A game's last one, after a solo, is written
+    ``COMPLETED``, which names no phase: it is read as the phase the engine reached, completed."""
+    if data.get("phase") != "COMPLETED":
+        return Position.from_json(data, m)
+    return dataclasses.replace(Position.from_json({**data, "phase": str(computed.phase)}, m), completed=True)

@@ -29,7 +29,7 @@ from protocol.daide.messages import VariantOption
 from protocol.l import format_levels, parse_levels
 from referee.deadlines import Deadlines
 
-__all__ = ["PRESS_LEVELS", "PROTOCOLS", "Deadlines", "GameSettings"]
+__all__ = ["PRESS_LEVELS", "PROTOCOLS", "Deadlines", "GameSettings", "keeps"]
 
 PRESS_LEVELS: tuple[int, ...] = (*range(0, 140, 10), 8000)
 """The DAIDE syntax levels: 0 (no press) to 130 in steps of ten, and 8000 (free text)."""
@@ -49,7 +49,7 @@ class GameSettings:
     ``adjustment``) in which press is allowed. With ``binding``, the order commitments the
     notary confirmed replace the orders that break them. The game is drawn when it would
     go past the last phase of ``year_limit``. ``reserved`` keeps powers for the players who
-    join with those names (pairs of power and ``NME`` name, sorted).
+    join with those names (pairs of power and ``NME`` name, sorted; see :func:`keeps`).
     """
 
     name: str = "game"
@@ -113,3 +113,18 @@ class GameSettings:
             year_limit=data.get("year_limit", defaults.year_limit),
             reserved=tuple(sorted(dict(data.get("reserved") or {}).items())),
         )
+
+
+def keeps(reserved: str, name: str) -> bool:
+    """Whether a seat reserved for ``reserved`` is kept for a player joining as ``name``.
+
+    The names must be equal, except for AiClient's convention: a bot started with
+    ``-rFRA:1234`` joins as ``FRA:<its name>`` and means the seat of France, so a seat
+    reserved for ``"FRA:"`` (a power's token and a colon) is kept for any name beginning so.
+
+    >>> keeps("you", "you"), keeps("you", "You"), keeps("FRA:", "FRA:DumbBot"), keeps("FRA:", "GER:DumbBot")
+    (True, False, True, False)
+    """
+    if reserved.endswith(":") and len(reserved) == 4:
+        return name.startswith(reserved)
+    return reserved == name

@@ -126,7 +126,9 @@ class GameCreate(Body):
 
     reserved: dict[PowerName, Annotated[str, Field(max_length=100)]] = Field(
         default_factory=dict,
-        description="powers kept for the players who join with these names (NME); the others are dealt at random",
+        description="powers kept for the players who join with these names (NME); the others are dealt at random."
+        " A name of a power's token and a colon (FRA:) keeps the power for any NME name beginning so, as AiClient"
+        " bots started with -rFRA:PASSCODE join: not a secret, so only for servers whose players are known",
     )
 
     def settings(self) -> GameSettings:
@@ -155,7 +157,9 @@ class PlayerInfo(Body):
 class GameResult(Body):
     """How a finished game ended."""
 
-    outcome: Literal["solo", "draw", "cancelled"]
+    outcome: Literal["solo", "draw", "cancelled", "unfinished"] = Field(
+        description="unfinished: an imported game whose file stops before its end"
+    )
     powers: list[str] = Field(default_factory=list, description="the winner of a solo, or the powers in the draw")
     phase: str = Field(description="the last phase played, such as F1910M")
 

@@ -34,7 +34,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from server import web_api
+import formats
+from formats import FormatError, mila
+from server import export, web_api
 from server.api_models import (
     ClientConfig,
     ErrorBody,
@@ -47,7 +49,7 @@ from server.api_models import (
     json_schemas,
     openapi,
 )
-from server.bodies import error_response, read_body
+from server.bodies import BodyError, error_response, parse_json, read_body, read_raw
 from server.feed import AuthRequest, DeliverRequest, parse_request
 from server.metrics import CONTENT_TYPE
 from server.service import GameService, GameUnavailable
@@ -58,6 +60,9 @@ __all__ = ["MAX_MESSAGE_CHARS", "create_app"]
 
 MAX_MESSAGE_CHARS = 16_384
 """The longest DAIDE message (in characters) a client may send in one frame."""
+MAX_IMPORT_BYTES = 8 * 1024 * 1024
+"""The largest game file ``POST /api/games/import`` reads (an admin's: a game of 180 phases with
+its press is about 1 MB as MILA JSON)."""
 
 
 def create_app(service: GameService, settings: ServerSettings, manage_service: bool = True) -> Starlette:
@@ -105,6 +110,45 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         if phases is None:
             return error_response(404, f"no game {game_id!r}")
         return JSONResponse(GameHistory(id=game_id, phases=phases).model_dump(mode="json"))
+
+    async def export_game(request: Request) -> Response:
+        """The game as a file of the field's formats: ``?format=mila`` (the default) or ``detente``."""
+        game_id = request.path_params["game_id"]
+        wanted = request.query_params.get("format", "mila")
+        if wanted not in export.FORMATS:
+            return error_response(400, f"unknown format {wanted!r}: {' or '.join(export.FORMATS)}")
+        document = await service.export(game_id, private=authorised(request, settings.admin_token))
+        if document is None:
+            return error_response(404, f"no game {game_id!r}")
+        body = mila.dump(document) if wanted == "mila" else document
+        filename = f"{game_id}.{'mila.' if wanted == 'mila' else ''}json"
+        return JSONResponse(body, headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+    async def import_game(request: Request) -> Response:
+        """An admin's game file (MILA, Cicero/dipcc or détente JSON) as a finished game the lobby lists;
+        ``?name=`` names it, ``?public=1`` lets anyone read its messages (else only the admin)."""
+        if not authorised(request, settings.admin_token):
+            return JSONResponse(
+                ErrorBody(error="an admin token is needed: Authorization: Bearer <token>").model_dump(
+                    exclude_none=True
+                ),
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        try:
+            data = parse_json(await read_raw(request, MAX_IMPORT_BYTES))
+            document = await asyncio.to_thread(formats.read, data)
+        except BodyError as error:
+            return error.response()
+        except (FormatError, ValueError, KeyError, TypeError) as error:
+            return error_response(422, f"not a game file this server reads: {error}".splitlines()[0])
+        try:
+            name = str(request.query_params.get("name", "imported game"))
+            public = request.query_params.get("public") in ("1", "true")  # its press readable by all
+            game_id = await service.import_game(document, name, public)
+        except (ValueError, ValidationError) as error:
+            return error_response(422, f"cannot import this game: {error}".splitlines()[0])
+        return JSONResponse({"id": game_id}, status_code=201)
 
     async def create_game(request: Request) -> Response:
         if not authorised(request, settings.admin_token):
@@ -180,8 +224,10 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         Route("/api/openapi.json", openapi_document),
         Route("/api/games", list_games, methods=["GET"]),
         Route("/api/games", create_game, methods=["POST"]),
+        Route("/api/games/import", import_game, methods=["POST"]),
         Route("/api/games/{game_id}", get_game),
         Route("/api/games/{game_id}/history", get_history),
+        Route("/api/games/{game_id}/export", export_game),
         WebSocketRoute("/daide", daide),
         WebSocketRoute("/internal/feed", feed),
         *web_api.routes(service),

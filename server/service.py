@@ -30,7 +30,7 @@ import itertools
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,7 @@ from referee.game_master import FORMING, OVER, PLAYING, GameMaster
 from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
 from referee.notices import GameNotice
 from referee.players import Client, Role, session_digest
-from server import archive
+from server import archive, export
 from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
 from server.feed import Feed
 from server.health import StoreHealth
@@ -465,6 +465,44 @@ class GameService:
         gm = await asyncio.to_thread(_replayed, stored, events)  # a store of an earlier version
         return _history(gm)
 
+    async def import_game(self, document: Mapping[str, Any], name: str, public: bool = False) -> str:
+        """A finished game made of a game file (a détente game document): recorded in the store,
+        served like any finished game, never replayed (:func:`server.archive.imported`). Its id."""
+        game_id = f"i{secrets.token_hex(4)}"
+        while game_id in self.games or await asyncio.to_thread(self.store.game, game_id) is not None:
+            game_id = f"i{secrets.token_hex(4)}"
+        now = self.clock()
+        records, result = archive.imported(document, now, public)
+        settings = GameCreate(name=name[:100], deadlines=None, year_limit=None).model_dump(mode="json")
+
+        def write() -> None:
+            self.store.create_game(game_id, settings, now)
+            self.store.append_many(game_id, records)
+            self.store.finish(game_id, result, now)
+
+        await asyncio.to_thread(write)
+        log.info("game imported", game=game_id, phases=sum(1 for kind, _, _ in records if kind == "adjudicate"))
+        return game_id
+
+    async def export(self, game_id: str, private: bool) -> dict[str, Any] | None:
+        """The game as a détente game document (:func:`server.export.document`), its private
+        press only with ``private``; None if there is no such game."""
+        phases = await self.history(game_id)
+        info = await self.info(game_id)
+        if phases is None or info is None:
+            return None
+        events = await asyncio.to_thread(self.store.events, game_id)
+        names = [entry.phase for entry in phases]
+        press, adjudicated = [], 0
+        for event in events:  # press belongs to the phase being played: the next one to be adjudicated
+            if event.kind == "adjudicate":
+                adjudicated += 1
+            elif event.kind == "press":
+                phase = names[adjudicated] if adjudicated < len(names) else (info.phase or "")
+                press.append((phase, event.payload))
+        result = None if info.result is None else info.result.model_dump(mode="json")
+        return export.document(game_id, [entry.model_dump(mode="json") for entry in phases], press, result, private)
+
     # --- connections ----------------------------------------------------------------------
 
     def connect(self, requested_game: str | None = None, address: str | None = None) -> Connection:
@@ -569,6 +607,12 @@ class GameService:
             return self.games.get(conn.requested_game or "") or current
         if conn.requested_game is not None:
             return self.games.get(conn.requested_game)
+        if current is None and isinstance(message, Nme):
+            # a DAIDE TCP client cannot name a game: a seat kept for its name (an admin's game,
+            # such as AiClient's -rFRA:... of detente run's daide: seats) says where it goes
+            for game in self.games.values():
+                if game.gm.state == FORMING and game.gm.keeps_seat_for(message.name):
+                    return game
         if current is not None and (current.gm.state == FORMING or not isinstance(message, Nme)):
             return current
         if self.open_game_id is None:  # max_open_games unfinished (or 0): no game for strangers

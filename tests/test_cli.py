@@ -70,7 +70,7 @@ def test_every_command_is_wired(tmp_path: Path) -> None:
     from detente.cli import build_parser, main
 
     commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    assert set(commands) == {"adjudicate", "check", "serve", "nego", "bot", "run", "report", "play", "store"}
+    assert set(commands) == {"adjudicate", "check", "serve", "nego", "bot", "run", "report", "play", "store", "tournament", "convert", "replay"}
     assert main(["report", str(tmp_path / "nowhere"), "-o", str(tmp_path / "r.html")]) == 2
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = ("engine", "protocol", "grammar", "referee", "bots", "server", "detente")
+OURS = ("engine", "protocol", "grammar", "formats", "referee", "bots", "server", "detente")
 
 #: Modules of the standard library and of the packages that do I/O, which the sans-I/O
 #: layers must not import: no clock, socket, task, database or web framework.
@@ -111,11 +111,15 @@ def test_the_bots_never_import_the_servers() -> None:
 
 
 def test_the_servers_do_not_reach_into_the_bots_or_the_command_line() -> None:
-    assert offences("server", {"engine", "protocol", "grammar", "referee"}) == []
+    assert offences("server", {"engine", "protocol", "grammar", "formats", "referee"}) == []
+
+
+def test_the_game_formats_read_and_write_json_over_the_engine_alone() -> None:
+    assert offences("formats", {"engine"}, tuple(m for m in IO_MODULES if m != "json")) == []
 
 
 #: The modules of ``detente`` that start servers, and may import ``server``.
-STARTS_SERVERS = {"detente.cli", "detente.play"}
+STARTS_SERVERS = {"detente.cli", "detente.play", "detente.daide_game", "detente.replay_command"}
 #: The modules that read (or tend) a server's store: through the store module alone, and the
 #: retention policy that works on it.
 READS_STORES = {"detente.report", "detente.store_command"}

@@ -315,3 +315,24 @@ def test_positions_match_the_diplomacy_package(which: str, request: pytest.Fixtu
     played: Played = request.getfixturevalue(which)
     assert played.history, played.diagnosis()
     assert replay_in_diplomacy(played.history) == []
+
+
+def test_detente_run_seats_cpp_dumbbots_beside_ours(dumbbot: Path) -> None:
+    """``daide:PATH`` seats: two C++ DumbBots at the powers the runner chose, five of ours, to 1902."""
+    from bots.inprocess import GameSetup
+    from detente.daide_game import play_daide_game
+    from referee.settings import GameSettings
+
+    slots = (f"daide:{dumbbot}", f"daide:{dumbbot}", *["dumbbot"] * 5)
+    powers = ("RUSSIA", "FRANCE", "AUSTRIA", "ENGLAND", "GERMANY", "ITALY", "TURKEY")
+    record = play_daide_game(GameSetup(7, slots, GameSettings(year_limit=1902), powers=powers))
+    assert record.bots["RUSSIA"] == record.bots["FRANCE"] == f"daide:{dumbbot}"
+    assert record.last_year == 1902
+    from engine import Position, standard_map
+
+    before = Position.initial(standard_map())
+    for phase in record.phases:
+        if phase.phase.endswith("M"):  # every unit of both C++ powers ordered
+            for power in ("RUSSIA", "FRANCE"):
+                assert len(phase.orders.get(power, ())) == len(before.units_of(power)), (phase.phase, power)
+        before = phase.position

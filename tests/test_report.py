@@ -98,7 +98,7 @@ def bot_rows(page: Page, role: str = "bot") -> list[list[str]]:
     """The rows of the tables per bot (or power), in the order of the page."""
     rows, inside = [], False
     for row in page.rows:
-        if row and row[0] in ("bot", "power", "session", "game"):
+        if row and row[0] in ("bot", "power", "session", "game", "scoring system"):
             inside = row[0] == role
         elif inside:
             rows.append(row)
@@ -118,11 +118,29 @@ def expected_row(entry: dict) -> list[str]:
     ]
 
 
+def system_rows(page: Page) -> list[list[str]]:
+    """The rows of the tables of the scoring systems, in the order of the page."""
+    rows, inside = [], False
+    for row in page.rows:
+        if row and row[0] in ("bot", "power", "session", "game", "scoring system"):
+            inside = row[0] == "scoring system"
+        elif inside:
+            rows.append(row)
+    return rows
+
+
 def test_one_run(runs: Path, tmp_path: Path) -> None:
     text, page = report(runs / "a", tmp_path / "a.html", "--games-shown", "2")
     assert_self_contained(text)
     summary = json.loads((runs / "a" / "summary.json").read_text(encoding="utf-8"))
     assert bot_rows(page) == [expected_row(entry) for entry in summary["table"]]
+    # the scoring systems, per game with 95 % intervals: centres and rank agree with summary.json's per-game estimates
+    systems = system_rows(page)
+    assert [row[0] for row in systems] == ["draw-size", "sum-of-squares", "centres", "rank", "win"]
+    (entry,) = summary["table"]
+    centres = entry["per_game"]["centres"]
+    assert systems[2][1] == f"{centres['mean']:.2f} [{centres['low']:.2f}, {centres['high']:.2f}]"
+    assert systems[3][1].startswith(f"{entry['mean_rank']:.2f} [")
     # one session: the chart per bot, the pairs of powers, the press, two games (no chart of sessions)
     assert page.svgs == text.count("</svg>") == 1 + 1 + 1 + 2
     assert page.sections == ["experiment", "session-1"]

@@ -15,8 +15,12 @@ and their mortal enemies; the *concerned* powers are ours and those with a unit 
 reach a province our units can reach or stand in, or one of our centres; our alliance is
 our bloc among them, without the powers we do not trust (StabLimit below :attr:`TRUST`);
 the other concerned powers form their blocs' alliances. Every concerned unit starts from
-DumbBot's orders (its seed, drawn with our ``rng``: DumbBot is the best prediction we have
-of a bot that does not talk); the units of our allies keep them (a diplomat gives orders
+a predicted order, its seed: ours from DumbBot's orders (our own first guess, drawn with
+our ``rng``), the others' from the opponent model (:mod:`bots.bordeaux.prediction`,
+:attr:`Bordeaux.PREDICTOR`): by default one learnt from the orders the other powers gave
+in the phases before, starting from a generic prior; ``bordeaux:dumbbot-model`` predicts
+them with private copies of DumbBot instead, exact against DumbBots. The units of our
+allies keep them (a diplomat gives orders
 to its own units only: RES plans ours around its allies' expected moves, and values the
 position for the whole alliance), and so do the other alliances, by default
 (:attr:`bots.bordeaux.strategy.Search.focus`, which says why). The constraints are those
@@ -44,7 +48,9 @@ search is possible; DumbBot's greedy choice by the same place values stands in f
 * we keep what we confirmed or accepted (the deals the server checks, with the same
   participants) until a partner breaks the deal: we then hold ourselves released from it.
 
-**After each phase** (:meth:`Bordeaux.on_results`) the adjudication is replayed to get the
+**After each phase** (:meth:`Bordeaux.on_results`) the opponent model is shown the orders
+every power gave (and the predictions of the movement phase are scored against them:
+:attr:`Bordeaux.predicted`, :attr:`Bordeaux.hits`), the adjudication is replayed to get the
 results, the deals we keep are checked (:func:`referee.compliance.check`), the
 friendliness matrix is updated, and each part broken by another party signals the
 ambassador and sets the breaker's StabLimit to what the breach gained it
@@ -63,6 +69,7 @@ import engine.orders as eo
 from bots.base import LegalOrders, Outgoing
 from bots.bordeaux.ambassador import Complaint, lowered, request, turn_of
 from bots.bordeaux.observation import Friendliness, StabLimits, evidence
+from bots.bordeaux.prediction import DumbBotModel, ObservedModel, Predictor, normal
 from bots.bordeaux.strategy import Alliance, Constraints, Evaluator, Search, Values, find_strategy, moves_of
 from bots.dumbbot import DumbBot
 from engine import adjudicate, legal_orders
@@ -75,7 +82,7 @@ from protocol.l.actions import ActionError, order_from_action
 from referee.binding import committed, in_force, literals
 from referee.compliance import Commitment, Report, attacks, check
 
-__all__ = ["Bordeaux"]
+__all__ = ["Bordeaux", "BordeauxDumbBotModel"]
 
 #: The lowest level that allows a time in a deal (the deals of one phase).
 TIMED_LEVEL = 6
@@ -92,6 +99,9 @@ class Bordeaux(DumbBot):
     TRUST: ClassVar[float] = 1.0
     #: Stabs tried, per partner and phase, to measure the gain of a stab it refused.
     PROBES: ClassVar[int] = 6
+    #: The opponent model: ``observed`` (:class:`~bots.bordeaux.prediction.ObservedModel`) or
+    #: ``dumbbot`` (:class:`~bots.bordeaux.prediction.DumbBotModel`).
+    PREDICTOR: ClassVar[str] = "observed"
 
     def start(self, power: str, m: Map) -> None:
         super().start(power, m)
@@ -103,9 +113,15 @@ class Bordeaux(DumbBot):
         self.partners: set[str] = set()  # powers that kept their last deal with us
         self.complaints: list[Complaint] = []
         self.ceiling = 8  # the highest L level we believe allowed
-        self._predictors = {p: DumbBot(self.rng) for p in m.powers if p != power}
-        for p, predictor in self._predictors.items():
-            predictor.start(p, m)
+        self.model: Predictor = (
+            DumbBotModel(m, power, self.rng)
+            if self.PREDICTOR == "dumbbot"
+            else ObservedModel([p for p in m.powers if p != power])
+        )
+        self._predicted: dict[Unit, eo.Order] = {}  # the other powers' predicted orders this movement phase
+        #: Orders of other powers' units predicted for RES, and how many of them were the orders given.
+        self.predicted = 0
+        self.hits = 0
         # the evidence of the retreat and adjustment phases, for the update after the next movement phase
         self._pending: dict[tuple[str, str], float] = {}
         self._deals: dict[str, a.Deal | a.Agree] = {}  # deals by normal form
@@ -134,6 +150,7 @@ class Bordeaux(DumbBot):
     # --- orders ------------------------------------------------------------------------------
 
     def orders(self, position: Position, legal: LegalOrders) -> list[eo.Order]:
+        self._predicted = {}
         if position.phase.kind != MOVEMENT:
             return super().orders(position, legal)
         me = self.power
@@ -154,11 +171,16 @@ class Bordeaux(DumbBot):
         options: dict[Unit, list[eo.Order]] = {}
         for power in sorted(concerned):
             given = legal if power == me else legal_orders(position, power)
-            seed = super().orders(position, legal) if power == me else self._predictors[power].orders(position, given)
+            if power == me:
+                seed = super().orders(position, legal)
+            else:
+                seed = self.model.predict(position, power, given, self.friendliness)
             for order in seed:
                 unit = None if isinstance(order, eo.Waive) else position.unit_at.get(province_of[order.location])
                 if unit is not None and unit.power == power:
                     seeds[unit] = order
+                    if power != me:
+                        self._predicted[unit] = normal(position.map, order)
             for unit, choices in given.items():
                 if unit is not None:
                     options[unit] = moves_of(position, unit, choices)
@@ -254,6 +276,9 @@ class Bordeaux(DumbBot):
     # --- observation ------------------------------------------------------------------------------
 
     def on_results(self, before: Position, orders: Mapping[str, Sequence[eo.Order]], after: Position) -> None:
+        if before.phase.kind == MOVEMENT:
+            self._score_predictions(before, orders)
+            self.model.observe(before, orders, self.friendliness)
         outcome = adjudicate(before, orders)
         # a deal a partner broke binds us no more, and is not held against anyone again
         live = [c for c in self.commitments if (c.deal, c.phase) not in self.released]
@@ -267,6 +292,25 @@ class Bordeaux(DumbBot):
         phase = str(before.phase)
         self.commitments = [c for c in self.commitments if c.lasts_after(phase)]
         self.released = {(deal, made) for deal, made in self.released if any(c.deal == deal for c in self.commitments)}
+
+    def _score_predictions(self, before: Position, orders: Mapping[str, Sequence[eo.Order]]) -> None:
+        """Count the predicted orders of the movement phase that were the orders given (a unit
+        given no order held)."""
+        if not self._predicted:
+            return
+        m = before.map
+        given: dict[Unit, eo.Order] = {}
+        for power, found in orders.items():
+            for order in found:
+                if isinstance(order, eo.Waive):
+                    continue
+                unit = before.unit_at.get(m.province_of[order.location])
+                if unit is not None and unit.power == power:
+                    given.setdefault(unit, normal(m, order))
+        for unit, predicted in self._predicted.items():
+            self.predicted += 1
+            self.hits += predicted == given.get(unit, eo.Hold(unit.type, unit.location))
+        self._predicted = {}
 
     def _judge(
         self,
@@ -489,18 +533,21 @@ class Bordeaux(DumbBot):
         return True
 
 
+class BordeauxDumbBotModel(Bordeaux):
+    """Bordeaux predicting the other powers with private copies of DumbBot (``bordeaux:dumbbot-model``):
+    exact against DumbBots and the DumbBot-based baselines, so its figures against them
+    measure the exploitation of a known policy (see :mod:`bots.bordeaux.prediction`)."""
+
+    name = "bordeaux:dumbbot-model"
+    PREDICTOR: ClassVar[str] = "dumbbot"
+
+
 def _alive(position: Position) -> list[str]:
     """The powers with a unit or a centre."""
     return [p for p in position.map.powers if position.units_of(p) or position.centers_of(p)]
 
 
-def _normal(m: Map, order: eo.Order) -> eo.Order:
-    """An order as the engine lists legal orders: a supported move's destination is its province."""
-    if isinstance(order, eo.SupportMove):
-        return eo.SupportMove(
-            order.type, order.location, order.supported_type, order.supported_location, m.province_of[order.destination]
-        )
-    return order
+_normal = normal
 
 
 def _hold_if_into(m: Map, order: eo.Order, targets: set[int]) -> eo.Order:

@@ -29,6 +29,8 @@ export const api = {
   games: () => call("GET", "/api/games"),
   game: (id) => call("GET", `/api/games/${encodeURIComponent(id)}`),
   history: (id) => call("GET", `/api/games/${encodeURIComponent(id)}/history`),
+  /** The game's messages the public may read (all of them for a game imported as public), oldest first. */
+  messages: (id) => call("GET", `/api/games/${encodeURIComponent(id)}/export?format=detente`).then((d) => d.messages),
   map: () => call("GET", "/api/map"),
   legal: (id, power) => call("GET", `/api/games/${encodeURIComponent(id)}/legal?power=${encodeURIComponent(power)}`),
   check: (game, power, text) => call("POST", "/api/orders/check", { game, power, text }),

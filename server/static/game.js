@@ -47,6 +47,7 @@ export class GameView {
     this.over = false;
     this.closed = false;
     this.chat = null;
+    this.said = null; // a finished game's messages, shown by phase where the chat would be
     this.formingTimer = null;
     this.legalFailures = 0;
     this.legalTimer = null;
@@ -456,9 +457,13 @@ export class GameView {
         ? `${nameOf(result.powers[0])} won alone.`
         : result.outcome === "draw"
           ? `a draw between ${result.powers.map(nameOf).join(", ")}.`
-          : "the game was cancelled."
+          : result.outcome === "unfinished"
+            ? null
+            : "the game was cancelled."
       : "";
-    this.setBanner(`Game over${text ? ": " + text : "."}`, "over");
+    // an imported game whose file stops early: it did not end, so the page must not say it did
+    if (text === null) this.setBanner("The record of this game stops here, before the game ended.", "over");
+    else this.setBanner(`Game over${text ? ": " + text : "."}`, "over");
     this.countdown.set(null);
   }
 
@@ -526,6 +531,16 @@ export class GameView {
     }
     this.slider.max = String(this.history.length);
     if (live) this.slider.value = String(this.history.length);
+    if (over && this.said === null && !this.chat) {
+      this.said = [];
+      api.messages(this.id).then(
+        (messages) => {
+          this.said = messages;
+          this.redraw();
+        },
+        () => {}, // no messages to show: the panel keeps its words
+      );
+    }
     this.header();
     this.powers();
     this.redraw();
@@ -665,6 +680,36 @@ export class GameView {
       this.results.show([{ entry, orders, dislodged }]);
     }
     this.root.classList.toggle("past", this.view !== null);
+    this.showSaid();
+  }
+
+  /** A finished game's messages of the phase shown (the last one played when none is chosen), for
+   * those who are not at the table: a review, or a game file shown by detente replay. */
+  showSaid() {
+    if (this.chat || !this.said || !this.said.length || !this.history.length) return;
+    const index = this.view === null ? this.history.length - 1 : this.view;
+    const phase = this.history[index].phase;
+    const here = this.said.filter((m) => m.phase === phase);
+    const names = (list) => list.map((p) => nameOf(abbr(p))).join(", ");
+    fill(
+      this.chatEl,
+      h("h3", { class: "said-title" }, `Messages of ${phaseName(phase)}`),
+      here.length
+        ? h(
+            "ol",
+            { class: "said", id: "said", "data-phase": phase },
+            here.map((m) =>
+              h(
+                "li",
+                { class: `said-message power-${abbr(m.sender)}` },
+                h("strong", {}, nameOf(abbr(m.sender))),
+                ` to ${names(m.recipients || [])}: `,
+                h("span", { class: "said-text" }, m.text ?? m.press ?? ""),
+              ),
+            ),
+          )
+        : h("p", { class: "chat-state", id: "said", "data-phase": phase }, "No message in this phase."),
+    );
   }
 
   unitClicked(unit, event) {

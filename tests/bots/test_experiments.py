@@ -75,13 +75,27 @@ def test_summary_per_bot() -> None:
         0.75,
         1.25,
     )
-    assert dumb.se_centres == pytest.approx(math.sqrt(8) / math.sqrt(2))
-    assert (rand.plays, rand.mean_centres, rand.wins, rand.mean_rank) == (4, 3.0, 0.5, 2.375)
-    assert rand.se_centres == pytest.approx(math.sqrt(20 / 3) / 2)
+    assert dumb.games == 2 and dumb.se_centres == pytest.approx(math.sqrt(8) / math.sqrt(2))
+    assert dumb.se_win_rate == pytest.approx(0.25) and dumb.se_rank == pytest.approx(0.25)
+    assert (rand.plays, rand.games, rand.mean_centres, rand.wins, rand.mean_rank) == (4, 2, 3.0, 0.5, 2.375)
+    # the standard error is over games, not seats: rand has 3 centres a seat in each game (4 and 2, 6 and 0),
+    # so none at all; over its four seats as if independent it would be sqrt(20 / 3) / 2
+    assert rand.se_centres == 0.0
+    assert rand.se_win_rate == pytest.approx(0.125) and rand.se_rank == pytest.approx(0.125)  # 0 and 0.25; 2.5 and 2.25
+    low, high = dumb.per_game["centres"].low, dumb.per_game["centres"].high
+    assert low == pytest.approx(8.0 - 12.706 * 2.0, abs=1e-3) and high == pytest.approx(8.0 + 12.706 * 2.0, abs=1e-3)
+    row = dumb.to_json()
+    assert row["per_game"]["centres"] == {"mean": 8.0, "se": row["se_centres"], "n": 2, "low": low, "high": high}
+    assert {"bot", "plays", "mean_centres", "se_centres", "wins", "win_rate", "mean_rank"} < row.keys()  # old keys kept
     text = format_table([row.to_json() for row in table])
-    assert text.splitlines()[2].split() == ["dumb", "2", "8.00", "2.00", "1.50", "75.0", "1.25"]
+    assert text.splitlines()[2].split() == ["dumb", "2", "2", "8.00", "2.00", "1.50", "75.0", "25.0", "1.25", "0.25"]
     (single,) = summarise([line(("only", 3, 1.0, 1.0))])
     assert single.se_centres is None and "-" in format_table([single.to_json()]).splitlines()[2].split()
+    # a summary.json written before the per-game keys reads as before, what it lacks shown as -
+    old_keys = ("bot", "plays", "mean_centres", "se_centres", "wins", "win_rate", "mean_rank")
+    old = {k: v for k, v in row.items() if k in old_keys}
+    expected = ["dumb", "-", "2", "8.00", "2.00", "1.50", "75.0", "-", "1.25", "-"]
+    assert format_table([old]).splitlines()[2].split() == expected
 
 
 def test_slots_are_padded_with_the_last_bot() -> None:

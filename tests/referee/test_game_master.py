@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from engine import Position, legal_orders
+from engine import Position, legal_orders, standard_map
 from engine.orders import Build, Waive
 from engine.position import ADJUSTMENTS
 from protocol.daide.messages import POWERS, Snd, Sub
@@ -286,6 +286,18 @@ def test_a_reserved_power_goes_only_to_the_player_it_is_kept_for() -> None:
     step = gm.receive("alice", "NME ('alice') ('1.0')", 0.0)
     assert gm.roster.power_of("alice") == "ENGLAND" and gm.state == "playing"
     assert any(t.startswith("HLO (ENG)") for t in texts(step, "alice"))
+
+
+def test_a_power_reserved_for_its_token_and_a_colon_goes_to_an_aiclient_bot_started_for_it() -> None:
+    gm = new_game(reserved=(("FRANCE", "FRA:"), ("TURKEY", "TUR:")))
+    assert gm.keeps_seat_for("FRA:DumbBot") and not gm.keeps_seat_for("GER:DumbBot")
+    assert not gm.keeps_seat_for("DumbBot")
+    assert texts(gm.receive("a", "NME ('TUR:DumbBot') ('8~3')", 0.0), "a")[0].startswith("YES")
+    assert texts(gm.receive("b", "NME ('FRA:DumbBot') ('8~3')", 0.0), "b")[0].startswith("YES")
+    assert gm.roster.power_of("a") == "TURKEY" and gm.roster.power_of("b") == "FRANCE"
+    assert not gm.keeps_seat_for("FRA:DumbBot")  # taken: a second one is dealt a free power, if any
+    gm.receive("c", "NME ('FRA:DumbBot') ('8~3')", 0.0)
+    assert gm.roster.power_of("c") not in (None, "FRANCE", "TURKEY")
 
 
 # --- joining again ------------------------------------------------------------------------------------
@@ -766,3 +778,21 @@ def test_a_full_game_waits_for_its_players_maps_or_map_wait_and_a_replay_starts_
     # the replay starts the game at its start record, not at the last join
     again = GameMaster.replay("g1", gm.settings, 0.0, records, rng=random.Random(1))
     assert again.state == "playing" and again.deadline == gm.deadline
+
+
+def test_a_stored_phase_after_which_the_game_was_won_replays() -> None:
+    """The last adjudicate record of a solo stores its position as ``COMPLETED`` (no phase to
+    read back): a replay must take it, not fail (it did, for every game won outright)."""
+    from engine import adjudicate
+    from engine.orders import parse_order
+    from referee.game_master import _stored_position
+
+    m = standard_map()
+    owned = ["PAR", "MAR", "BRE", "SPA", "POR", "BEL", "HOL", "LON", "LVP", "EDI", "NWY", "SWE", "DEN", "KIE",
+             "BER", "MUN", "ROM"]  # fmt: skip
+    before = Position.build("F1905M", {"FRANCE": ["A PIE"]}, {"FRANCE": owned}, m=m)
+    won = adjudicate(before, {"FRANCE": [parse_order(m, "A PIE - VEN")]}).position
+    assert won.completed and won.to_json()["phase"] == "COMPLETED"
+    assert _stored_position(won.to_json(), won, m) == won
+    again = _stored_position(before.to_json(), before, m)
+    assert again == before and not again.completed

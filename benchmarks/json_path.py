@@ -1,0 +1,280 @@
+#!/usr/bin/env python
+"""Is the JSON path as fast as the engine? ``detente adjudicate`` and ``detente convert`` end
+to end against the engine alone, each as a ratio to the ``diplomacy`` package (1.1.2).
+
+The games are those of ``engine_speed.py``: seeded games of uniformly random legal orders,
+played by both engines in lockstep and kept only as far as they agree. On them, in one run:
+
+* engine alone: ``adjudicate(position, orders)`` with the orders parsed, against the
+  package's bare ``Game.process()`` (orders set beforehand, untimed) — the engine ratio;
+* ``detente adjudicate``: every game written as one adjudication case (the start and
+  every turn's orders), all in one file; timed from reading the file to the last byte
+  of the answer written (to ``/dev/null``), in this process, against the same ``process()``;
+* ``detente convert``: every game saved by the package (``to_saved_game_format``, as a
+  MILA file); timed from reading each file to writing détente's game document (``--to
+  detente``: every phase adjudicated again and compared with the recorded state),
+  against the same ``process()``, and against the package reading and writing the same
+  files (``json.loads`` + ``from_saved_game_format`` + ``to_saved_game_format`` +
+  ``json.dumps``);
+* for information, ``convert --to mila`` of détente's documents back, and one
+  ``detente adjudicate`` process with its interpreter start-up, wall-clock.
+
+A command reaches the goal when its ratio to ``process()`` is at least 0.8 of the engine
+ratio. Every figure is the fastest of several passes, in CPU time of this process (a busy
+machine's other work counts in wall-clock time, not here), with one pass of each
+measurement in turn, round after round. Nothing here asserts a speed.
+
+    .venv/bin/python benchmarks/json_path.py             # about a minute
+    .venv/bin/python benchmarks/json_path.py --quick     # a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from engine_speed import PlayedPhase, fresh, generate, passes, set_their_orders, their_version
+from machine import machine
+
+from engine import adjudicate
+
+try:
+    import diplomacy
+    from diplomacy.utils.export import from_saved_game_format, to_saved_game_format
+except ImportError:  # pragma: no cover - depends on the environment
+    diplomacy = None
+
+SHARE = 0.8  # of the engine ratio that a command reaches end to end
+
+
+def cases_of(games: Sequence[Sequence[PlayedPhase]]) -> list[dict[str, Any]]:
+    """Each game as one adjudication case: its start and every turn's orders in text.
+
+    A retreat phase where no dislodged unit can retreat (``engine_speed`` steps over it,
+    untimed) gets an empty turn, so that the case follows the recorded game.
+    """
+    cases = []
+    for number, phases in enumerate(games):
+        if not phases:
+            continue
+        turns: list[dict[str, Any]] = []
+        for i, phase in enumerate(phases):
+            turns.append({"orders": phase.texts})
+            after = adjudicate(phase.position, phase.orders).position
+            if i + 1 < len(phases) and after.phase != phases[i + 1].position.phase:
+                turns.append({"orders": {}})
+        cases.append({"name": f"game {number}", "start": phases[0].position.to_json(), "turns": turns})
+    return cases
+
+
+def saved_games(games: Sequence[Sequence[PlayedPhase]]) -> list[str]:
+    """Each game played by the package again and saved by it, as MILA's JSON text."""
+    texts = []
+    for number, phases in enumerate(games):
+        game = diplomacy.Game(game_id=f"json-path-{number}")
+        for phase in phases:
+            for power, orders in phase.their_texts.items():
+                game.set_orders(power, orders)
+            game.process()
+        texts.append(json.dumps(to_saved_game_format(game)))
+    return texts
+
+
+@contextlib.contextmanager
+def stdout_to(sink: io.TextIOBase) -> Iterator[None]:
+    saved = sys.stdout
+    sys.stdout = sink
+    try:
+        yield
+    finally:
+        sys.stdout = saved
+
+
+#: CPU time of this process: on a busy machine, wall-clock time counts the time others ran.
+CLOCK = time.process_time
+
+
+def timed(repeats: int, run: Callable[[], Any]) -> float:
+    """The fastest of ``repeats`` runs of ``run``, in CPU seconds (the collector off while timing)."""
+
+    def one() -> float:
+        start = CLOCK()
+        run()
+        return CLOCK() - start
+
+    return min(passes(repeats, one))
+
+
+def engine_seconds(phases: Sequence[PlayedPhase]) -> float:
+    """``adjudicate()`` of every phase, orders parsed, on fresh positions (copied untimed)."""
+    positions = [fresh(p.position) for p in phases]
+    orders = [p.orders for p in phases]
+    start = CLOCK()
+    for position, power_orders in zip(positions, orders, strict=True):
+        adjudicate(position, power_orders)
+    return CLOCK() - start
+
+
+def process_seconds(games: Sequence[Sequence[PlayedPhase]]) -> float:
+    """The package's bare ``Game.process()`` of every phase, the orders set untimed."""
+    total = 0.0
+    for phases in games:
+        game = diplomacy.Game()
+        for phase in phases:
+            set_their_orders(game, phase.their_texts)
+            start = CLOCK()
+            game.process()
+            total += CLOCK() - start
+    return total
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=40, help="random games (default 40)")
+    parser.add_argument("--years", type=int, default=10, help="years per game at most (default 10)")
+    parser.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed passes, the fastest kept (default 5)")
+    parser.add_argument("--quick", action="store_true", help="10 games of 5 years, 2 passes")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.games, args.years, args.repeats = 10, 5, 2
+    if diplomacy is None:
+        print("the diplomacy package is not installed: pip install -e '.[bench]'", file=sys.stderr)
+        return 2
+
+    from detente import cli, convert_command
+
+    began = time.perf_counter()
+    info = machine()
+    print("detente's JSON path against its engine, each against the diplomacy package")
+    print(f"date      {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M:%S} UTC")
+    print(f"machine   {info['cores']} cores, {info['cpu']}")
+    print(f"python    {info['python']} on {info['platform']}")
+    print(f"diplomacy {their_version()}")
+    recorded = generate(args.games, args.years, args.seed, True, True)
+    games = [g for g in recorded.games if g]
+    phases = [p for g in games for p in g]
+    n = len(phases)
+    print(f"games     {len(games)} games, {n} phases (seed {args.seed}, up to {args.years} years, random legal orders)")
+    print(f"timing    fastest of {args.repeats} passes (diplomacy: of {min(args.repeats, 3)}), CPU time")
+    print()
+
+    their_repeats = min(args.repeats, 3)
+
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        cases_path = root / "cases.json"
+        cases_path.write_text(json.dumps(cases_of(games)), encoding="utf-8")
+        saved = saved_games(games)
+        mila_paths = []
+        for i, text in enumerate(saved):
+            path = root / f"{i}.mila.json"
+            path.write_text(text, encoding="utf-8")
+            mila_paths.append(path)
+        ours_paths = [root / f"{i}.json" for i in range(len(saved))]
+
+        parser_ = cli.build_parser()
+        convert_args = [
+            parser_.parse_args(["convert", str(p), "--to", "detente", "-o", str(o)])
+            for p, o in zip(mila_paths, ours_paths, strict=True)
+        ]
+        back_args = [parser_.parse_args(["convert", str(o), "--to", "mila", "-o", os.devnull]) for o in ours_paths]
+
+        def package_round_trip() -> None:
+            for path in mila_paths:
+                game = from_saved_game_format(json.loads(path.read_text(encoding="utf-8")))
+                json.dumps(to_saved_game_format(game))
+
+        with open(os.devnull, "w", encoding="utf-8") as sink, stdout_to(sink):
+            assert cli.adjudicate_command(str(cases_path)) == 0, "the cases did not all play"
+            with contextlib.redirect_stderr(io.StringIO()):
+                for a in convert_args:
+                    assert convert_command.run(a) == 0
+            # One pass of each measurement in turn, round after round, the fastest of each
+            # kept: on a busy machine a slow spell then spoils one pass of each, not every
+            # pass of one.
+            times: dict[str, list[float]] = {}
+            measured: list[tuple[str, Callable[[], Any], int]] = [
+                ("engine", lambda: None, args.repeats),  # timed inside: fresh positions, untimed
+                ("adjudicate", lambda: cli.adjudicate_command(str(cases_path)), args.repeats),
+                ("indented", lambda: cli.adjudicate_command(str(cases_path), 1), max(1, args.repeats // 2)),
+                ("convert", lambda: [convert_command.run(a) for a in convert_args], args.repeats),
+                ("back", lambda: [convert_command.run(a) for a in back_args], args.repeats),
+                ("process", lambda: None, their_repeats),  # timed inside: orders set, untimed
+                ("package", package_round_trip, their_repeats),
+            ]
+            with contextlib.redirect_stderr(io.StringIO()):
+                for round_number in range(args.repeats):
+                    for name, run, rounds in measured:
+                        if round_number >= rounds:
+                            continue
+                        if name == "engine":
+                            seconds = passes(1, engine_seconds, phases)[0]
+                        elif name == "process":
+                            seconds = passes(1, process_seconds, games)[0]
+                        else:
+                            seconds = timed(1, run)
+                        times.setdefault(name, []).append(seconds)
+        best = {name: min(values) for name, values in times.items()}
+        process, engine = best["process"], best["engine"]
+        engine_ratio = process / engine
+        adjudicate_seconds, indented_seconds = best["adjudicate"], best["indented"]
+        convert_seconds, back_seconds, package_seconds = best["convert"], best["back"], best["package"]
+        marked = sum(1 for path in ours_paths for phase in json.loads(path.read_text())["phases"] if "note" in phase)
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "detente", "adjudicate", str(cases_path)],
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
+        process_wall = time.perf_counter() - start
+        size = cases_path.stat().st_size
+
+    def rate(seconds: float) -> str:
+        return f"{n / seconds:>10,.0f}"
+
+    adjudicate_ratio = process / adjudicate_seconds
+    convert_ratio = process / convert_seconds
+    goal = SHARE * engine_ratio
+    rows = [
+        ("diplomacy Game.process() (bare)", process, None),
+        ("detente engine alone: adjudicate()", engine, engine_ratio),
+        ("detente adjudicate, end to end", adjudicate_seconds, adjudicate_ratio),
+        ("  the same with --indent 1", indented_seconds, process / indented_seconds),
+        ("detente convert MILA -> detente", convert_seconds, convert_ratio),
+        ("detente convert detente -> MILA", back_seconds, process / back_seconds),
+        ("diplomacy load + save (same files)", package_seconds, process / package_seconds),
+    ]
+    print(f"{'measurement':<40} {'phases/s':>10} {'vs process()':>13}")
+    print("-" * 65)
+    for name, seconds, ratio in rows:
+        shown = f"{ratio:.1f}x" if ratio is not None else "1.0x"
+        print(f"{name:<40} {rate(seconds)} {shown:>13}")
+    print()
+    print(f"engine ratio {engine_ratio:.1f}x; goal: {SHARE} of it = {goal:.1f}x")
+    for name, ratio in (("detente adjudicate", adjudicate_ratio), ("detente convert (MILA -> detente)", convert_ratio)):
+        share = ratio / engine_ratio
+        verdict = "reached" if ratio >= goal else "NOT reached"
+        print(f"{name:<34} {ratio:>5.1f}x = {share:.2f} of the engine ratio: {verdict}")
+    print(f"convert against the package's own load + save: {package_seconds / convert_seconds:.1f}x")
+    print()
+    print(f"the cases file is {size / 1e6:.1f} MB; one detente adjudicate process on it, with the interpreter's")
+    print(f"start-up and imports, takes {process_wall:.2f} s wall-clock ({n / process_wall:,.0f} phases/s)")
+    print(f"{marked} of {n} phases read from MILA are marked as adjudicated differently (DATC v3.0)")
+    print(f"\nwhole run {time.perf_counter() - began:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""What the paper benchmarks share: per-game figures, the tests of their claims, the C++ DumbBot seats.
+
+Every figure is over games (:mod:`detente.stats`): a bot's value in a game is first taken
+over its seats there (the mean rank of its powers; its powers' centres and wins added up,
+as the papers count two D-Branes together), and the mean and standard error run over
+those per-game values. A claimed ordering ("A ranks better than B") is a t-test of the
+difference: paired when both sides come from games with the same seeds (the same game
+seeds and, with ``rotate``, the same powers for the same slots: the rows of one seed
+pair), Welch's otherwise. It *holds* when the difference has the claimed sign and p <
+0.05, is *reversed* when it has the other sign and p < 0.05, and is *not shown* otherwise.
+
+``DETENTE_DAIDE_CLIENT`` names Norman's C++ DumbBot (``benchmarks/build_daide_client.sh``
+builds it); when it is set, the benchmarks add rows with ``daide:PATH`` in the opponents'
+slots, each such game a real server and a TCP client per C++ seat, so with fewer games.
+Where this tree's :mod:`detente.experiments` cannot play such seats yet, the rows say so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from detente.experiments import Experiment, run_experiment
+from detente.stats import Comparison, Estimate, estimate, paired, per_game, welch
+
+#: The environment variable naming the C++ DumbBot.
+DAIDE_ENV = "DETENTE_DAIDE_CLIENT"
+#: A claim holds (or is reversed) below this p.
+ALPHA = 0.05
+
+Line = Mapping[str, Any]
+
+
+def daide_dumbbot() -> str | None:
+    """The ``daide:PATH`` slot name of the C++ DumbBot, or None when ``DETENTE_DAIDE_CLIENT`` is unset."""
+    path = os.environ.get(DAIDE_ENV)
+    if not path:
+        return None
+    return f"daide:{path}"
+
+
+def cpu() -> float:
+    """CPU seconds of this process and its finished children (the workers of a run)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@dataclass(frozen=True)
+class Run:
+    """The games of one experiment: their lines, the seed, the slots, the seconds they took."""
+
+    experiment: Experiment
+    lines: list[dict[str, Any]]
+    wall: float
+    cpu: float
+
+    @property
+    def games(self) -> int:
+        return len(self.lines)
+
+    def seats(self, bot: str) -> int:
+        """The seats ``bot`` has in a game."""
+        return self.experiment.slots.count(bot)
+
+    def per_game(self, bot: str, measure: str) -> dict[int, float]:
+        """``bot``'s value of ``measure`` in each game, by game seed: ``rank`` the mean rank of
+        its seats; ``centres`` and ``wins`` (percent) its seats' added up."""
+        return dict(zip((line["seed"] for line in self.lines if _plays(line, bot)), self.values(bot, measure), strict=True))
+
+    def values(self, bot: str, measure: str) -> list[float]:
+        k = self.seats(bot)
+        if measure == "rank":
+            return per_game(self.lines, bot, lambda s: s["rank"])
+        if measure == "centres":
+            return [k * v for v in per_game(self.lines, bot, lambda s: s["centres"])]
+        if measure == "wins":
+            return [100 * k * v for v in per_game(self.lines, bot, lambda s: s["win"])]
+        if measure == "centres-each":
+            return per_game(self.lines, bot, lambda s: s["centres"])
+        if measure == "wins-each":
+            return [100 * v for v in per_game(self.lines, bot, lambda s: s["win"])]
+        raise ValueError(measure)
+
+    def estimate(self, bot: str, measure: str) -> Estimate:
+        return estimate(self.values(bot, measure))
+
+    def describe(self) -> str:
+        """n, the seed and the slots, for the line above a table of the run."""
+        e = self.experiment
+        counts = {name: e.slots.count(name) for name in dict.fromkeys(e.slots)}
+        slots = " + ".join(f"{n}x {name}" for name, n in counts.items())
+        return f"n = {self.games} games, seed {e.seed}, {'rotated seats' if e.rotate else 'powers by seed'}: {slots}"
+
+
+def _plays(line: Line, bot: str) -> bool:
+    return any(s["bot"] == bot for s in line["scores"].values())
+
+
+def play(experiment: Experiment) -> Run:
+    """Play ``experiment`` with :func:`detente.experiments.run_experiment` and read its games back."""
+    started, spent = time.perf_counter(), cpu()
+    run_experiment(experiment)
+    wall, spent = time.perf_counter() - started, cpu() - spent
+    with open(experiment.out / "games.jsonl", encoding="utf-8") as jsonl:
+        lines = [json.loads(line) for line in jsonl]
+    return Run(experiment, lines, wall, spent)
+
+
+def try_play(experiment: Experiment) -> Run | str:
+    """:func:`play`, or why it could not be played (for the ``daide:`` seats, which a tree may lack)."""
+    try:
+        return play(experiment)
+    except Exception as error:  # noqa: BLE001 - the reason is printed in the table in place of the row
+        return f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+
+
+def compare(a: Mapping[int, float], b: Mapping[int, float]) -> tuple[Comparison, str]:
+    """The test of ``a - b`` (values by game seed): paired on the seeds both have when they
+    share at least two, Welch's otherwise; and which test it was."""
+    common = [seed for seed in a if seed in b]
+    if len(common) >= 2 and (len(common) == len(a) or len(common) == len(b)):
+        return paired([a[s] for s in common], [b[s] for s in common]), f"paired, {len(common)} games"
+    return welch(list(a.values()), list(b.values())), f"Welch, {len(a)} and {len(b)} games"
+
+
+def verdict(comparison: Comparison, claimed_sign: int) -> str:
+    """``holds``, ``reversed`` or ``not shown`` for a claim that the difference has ``claimed_sign``."""
+    mean = comparison.difference.mean
+    if comparison.p < ALPHA and mean * claimed_sign > 0:
+        return "holds"
+    if comparison.p < ALPHA and mean * claimed_sign < 0:
+        return "reversed"
+    return "not shown"
+
+
+def claim_line(claim: str, better: Mapping[int, float], worse: Mapping[int, float], lower_is_better: bool) -> str:
+    """One line: the claim, the two means, the difference ± se, t, p, the test and the verdict."""
+    try:
+        comparison, test = compare(better, worse)
+    except ValueError as error:  # fewer than two games a side
+        return f"  {claim:<58} not tested: {error} ({len(better)} and {len(worse)} games)"
+    d = comparison.difference
+    sign = -1 if lower_is_better else 1
+    mb, mw = estimate(better.values()).mean, estimate(worse.values()).mean
+    se = "-" if d.se is None else f"{d.se:.2f}"
+    return (
+        f"  {claim:<58} {mb:6.2f} vs {mw:6.2f}  diff {d.mean:+.2f} ± {se}  t {comparison.t:+6.2f}"
+        f"  p {comparison.p:.3f}  ({test})  {verdict(comparison, sign)}"
+    )
+
+
+def cell(e: Estimate | None, digits: int = 2) -> str:
+    return "-" if e is None else e.text(digits)
+
+
+def seeds_text(runs: Iterable[Run]) -> str:
+    return ", ".join(sorted({str(r.experiment.seed) for r in runs}))
+
+
+def pooled(runs: Sequence[Run], bot: str, measure: str) -> dict[int, float]:
+    """``bot``'s per-game values over several runs (their seeds must differ)."""
+    out: dict[int, float] = {}
+    for r in runs:
+        out.update(r.per_game(bot, measure))
+    return out
+
+
+def out_dir(base: Path, name: str) -> Path:
+    return base / name.replace(":", "-").replace("/", "_")

@@ -1,0 +1,114 @@
+"""``detente convert IN [-o OUT] --to mila|detente``: a game from one format to another.
+
+IN is a détente game (``games/<n>.json`` of ``detente run``), a MILA saved game (the
+``diplomacy`` package's ``to_saved_game_format``) or a Cicero/dipcc game; its format is
+detected (``--from`` names it instead). ``-`` reads standard input; without ``-o`` (or
+with ``-o -``) the game goes to standard output, as compact JSON unless ``--indent N``.
+
+Reading a MILA or dipcc game adjudicates every phase again with détente's engine; a phase
+whose recorded outcome the engine does not reproduce keeps it and is marked (``note``,
+``differences``; see :mod:`formats`). The number of such phases is said on
+standard error.
+
+Errors go to standard error as one line of JSON, with exit status 2: a file that cannot
+be read (``{"error": "cannot read IN: ..."}``), text that is not JSON (``{"error": "invalid
+JSON: ...", "line": L, "column": C}``), or JSON that is no game of a known format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from formats import FORMATS, FormatError, detect, mila, read
+from formats.jsonio import dumps, loads
+
+TARGETS = ("mila", "detente")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", metavar="IN", help="the game to convert (a file, or - for standard input)")
+    parser.add_argument("-o", "--out", metavar="OUT", default="-", help="where to write it (- for standard output)")
+    parser.add_argument("--to", choices=TARGETS, required=True, help="the format to write")
+    parser.add_argument(
+        "--from", dest="source", choices=FORMATS, help="the format of IN (default: detected from its content)"
+    )
+    parser.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces (default: compact)")
+
+
+def _error(message: str, **where: int) -> int:
+    sys.stderr.write(json.dumps({"error": message, **where}) + "\n")
+    return 2
+
+
+def convert(data: Any, to: str, source: str | None = None) -> tuple[dict[str, Any], str, int]:
+    """``data`` (of format ``source``, detected when None) in format ``to``; the format read; and
+    how many phases of a MILA or dipcc game détente adjudicates differently (marked)."""
+    source = source or detect(data)
+    document = read(data, source)
+    marked = 0 if source == "detente" else sum(1 for phase in document["phases"] if "note" in phase)
+    return (mila.dump(document) if to == "mila" else document), source, marked
+
+
+class InputError(Exception):
+    """A game file that cannot be read as JSON: the message, and where (line, column) if known."""
+
+    def __init__(self, message: str, **where: int) -> None:
+        super().__init__(message)
+        self.where = where
+
+    def report(self) -> int:
+        return _error(str(self), **self.where)
+
+
+def read_input(path: str) -> Any:
+    """The JSON of the file at ``path`` (``-``: standard input); :class:`InputError` if it cannot be read."""
+    name = "standard input" if path == "-" else path
+    try:
+        if path == "-":
+            text: str | bytes = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                text = handle.read()
+    except OSError as error:
+        raise InputError(f"cannot read {name}: {error.strerror}") from None
+    try:
+        return loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"invalid JSON in {name}: {error.msg}", line=error.lineno, column=error.colno) from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"cannot read {name}: not UTF-8 text ({error.reason})") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    name = "standard input" if args.input == "-" else args.input
+    try:
+        data = read_input(args.input)
+    except InputError as error:
+        return error.report()
+    try:
+        converted, _, marked = convert(data, args.to, args.source)
+    except FormatError as error:
+        return _error(f"{name}: {error}")
+    except (KeyError, TypeError, AttributeError, ValueError) as error:  # a known shape with wrong insides
+        return _error(f"{name}: not a game of the format it looks like: {type(error).__name__}: {error}")
+    if marked:
+        sys.stderr.write(
+            f"detente convert: {marked} phase(s) of {name} adjudicate differently under DATC v3.0;"
+            " their recorded outcome is kept and marked (note, differences)\n"
+        )
+    output = dumps(converted, args.indent) + "\n"
+    try:
+        if args.out == "-":
+            sys.stdout.write(output)
+            sys.stdout.flush()
+        else:
+            with open(args.out, "w", encoding="utf-8") as handle:
+                handle.write(output)
+    except BrokenPipeError:  # the reader went away (``| head``): not our error
+        sys.stdout = None  # type: ignore[assignment]
+    except OSError as error:
+        return _error(f"cannot write {args.out}: {error.strerror}")
+    return 0

@@ -1,0 +1,138 @@
+"""``detente tournament``: every bot alone against a field of every other; ratings, cross-play, paired comparisons.
+
+``detente tournament --bots dumbbot,randombot,holdbot --games 21 --seed 1 --out DIR [--jobs J]
+[--year-limit Y] [--setups 1v6,6v1] [--opponents x,y] [--score SYSTEM]`` plays the set-ups of
+:mod:`detente.tournament` one after the other (each one's games in ``--jobs`` processes), each
+into its own ``detente run`` directory under ``DIR``, says on standard error how each went,
+and prints the ratings, the scores of the lone seat, the cross-play matrix and the paired
+comparisons. Run again with the same options and ``--out``, it plays only the set-ups not yet
+complete. Bad options get one line on standard error and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from bots.registry import UnknownBot, bot_class
+from detente.experiments import Progress, new_seed
+from detente.scoring import SYSTEMS
+from detente.tournament import SetUp, Tournament, TournamentError, format_analysis, run_tournament
+from referee.settings import GameSettings
+
+__all__ = ["add_arguments", "run"]
+
+
+def _year_limit(text: str) -> int:
+    year = int(text)
+    if year < 1901:
+        raise argparse.ArgumentTypeError("the year limit is a year from 1901 on")
+    return year
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``detente tournament``."""
+    parser.add_argument(
+        "--bots", required=True, help="the bots, comma-separated (at least two, unless --opponents names others)"
+    )
+    parser.add_argument("--games", type=int, required=True, help="games per set-up (a multiple of 7 balances seats)")
+    parser.add_argument("--seed", type=int, help="the seed of every set-up (default: a new one, recorded)")
+    parser.add_argument("--out", required=True, type=Path, help="the directory to write (one sub-directory a set-up)")
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: the number of cores)"
+    )
+    parser.add_argument("--year-limit", dest="year_limit", type=_year_limit, default=1920, help="the last year played")
+    parser.add_argument(
+        "--setups",
+        default="1v6",
+        help="the set-ups of each ordered pair (A, B), comma-separated: 1v6 (one A, six B), 6v1 (six A, one B)",
+    )
+    parser.add_argument(
+        "--opponents",
+        help="the fields, comma-separated: pairs are then a bot of --bots and one of these (default: --bots)",
+    )
+    parser.add_argument(
+        "--score",
+        choices=SYSTEMS,
+        default="sum-of-squares",
+        help="the scoring system of the printed cross-play matrix and paired comparisons",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds per phase")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the options, play the set-ups, print the tables; exit status 2 for bad options."""
+
+    def fail(message: str) -> int:
+        print(f"detente tournament: {message}", file=sys.stderr)
+        return 2
+
+    bots = _names(args.bots)
+    opponents = _names(args.opponents) if args.opponents is not None else None
+    kinds = _names(args.setups)
+    try:
+        for name in dict.fromkeys([*bots, *(opponents or ())]):
+            bot_class(name)
+    except UnknownBot as error:
+        return fail(str(error))
+    if not bots or (opponents is not None and not opponents):
+        return fail("--bots and --opponents each name one bot at least")
+    if args.games < 1:
+        return fail("--games must be at least 1")
+    if args.jobs < 1:
+        return fail("--jobs must be at least 1")
+    tournament = Tournament(
+        bots=bots,
+        games=args.games,
+        seed=args.seed if args.seed is not None else new_seed(),
+        out=args.out,
+        kinds=kinds,
+        opponents=opponents,
+        jobs=min(args.jobs, args.games),
+        settings=GameSettings(name="tournament", year_limit=args.year_limit),
+        rounds=args.rounds,
+        score=args.score,
+    )
+    try:
+        setups = tournament.set_ups()
+    except TournamentError as error:
+        return fail(str(error))
+    bars: dict[int, Progress] = {}
+    clock = time.monotonic()
+
+    def started(i: int, setup: SetUp) -> Callable[[int], None]:
+        bars[i] = Progress(tournament.games, sys.stderr, enabled=sys.stderr.isatty())
+        return bars[i].update
+
+    def finished(i: int, setup: SetUp, summary: Mapping[str, Any] | None) -> None:
+        where = f"set-up {i + 1}/{len(setups)} {setup.name}"
+        if summary is None:
+            print(f"detente tournament: {where}: complete already, kept", file=sys.stderr)
+            return
+        seconds = bars.pop(i).close()
+        print(
+            f"detente tournament: {where}: {summary['games']} games in {seconds:.1f} s;"
+            f" {summary['solos']} solos, {summary['draws']} draws",
+            file=sys.stderr,
+        )
+
+    try:
+        analysis = run_tournament(tournament, started, finished)
+    except TournamentError as error:
+        return fail(str(error))
+    print(
+        f"detente tournament: {len(setups)} set-ups of {tournament.games} games in {time.monotonic() - clock:.1f} s"
+        f" ({tournament.jobs} jobs), seed {tournament.seed}; written to {tournament.out}",
+        file=sys.stderr,
+    )
+    print(format_analysis(analysis, args.score))
+    return 0

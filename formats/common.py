@@ -1,0 +1,528 @@
+"""What the saved-game formats share: place names, states and the replay that marks rule differences.
+
+MILA's ``diplomacy`` package and Meta's dipcc write the standard map with the names of the
+package, which differ from détente's (the DAIDE names) for three seas only:
+
+>>> their_text("F LON - ECH"), our_text("F STP/SC - BOT"), our_text("A LYO")
+('F LON - ENG', 'F STP/SC - GOB', 'A GOL')
+
+A saved game is a list of phases, each with the state *before* it, the orders given in it
+and the messages sent during it; :func:`read_saved_game` turns one into détente's game
+document (the shape of ``games/<n>.json``: phases played, each with the position *after*
+it) and adjudicates every phase again with détente's engine. Where the engine's outcome
+differs from the recorded next state (the formats' engine plays older rules than DATC
+v3.0), the recorded state is kept and the phase gets a ``note`` and its
+``differences``: the history is never rewritten.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from engine.game import adjudicate
+from engine.maps import Map, standard_map
+from engine.orders import Order, OrderSyntaxError, parse_order
+from engine.position import Phase, Position
+
+__all__ = [
+    "FormatError",
+    "our_text",
+    "read_saved_game",
+    "their_text",
+]
+
+#: détente's (DAIDE) name -> the name MILA and dipcc use, for the three seas that differ.
+THEIRS = {"ECH": "ENG", "GOL": "LYO", "GOB": "BOT"}
+OURS = {theirs: ours for ours, theirs in THEIRS.items()}
+
+NOTE = (
+    "détente's engine (DATC v3.0) adjudicates this phase differently; the recorded outcome is kept"
+    " (differences: recorded against detente)"
+)
+
+
+class FormatError(ValueError):
+    """A document that is not a game of the format it claims (one line, for the command line)."""
+
+
+def _renamer(table: Mapping[str, str]) -> Callable[[str], str]:
+    memo: dict[str, str] = {}
+
+    def rename(text: str) -> str:
+        done = memo.get(text)
+        if done is not None:
+            return done
+        words = text.split(" ")
+        for i, word in enumerate(words):
+            base, slash, coast = word.partition("/")
+            if base in table:
+                words[i] = table[base] + slash + coast
+        done = " ".join(words)
+        if len(memo) < 200_000:
+            memo[text] = done
+        return done
+
+    return rename
+
+
+#: An order, unit or place in détente's notation, written with MILA's names (memoised).
+their_text = _renamer(THEIRS)
+#: An order, unit or place in MILA's notation, written with détente's names (memoised).
+our_text = _renamer(OURS)
+
+
+# --- states -------------------------------------------------------------------------------
+
+
+def position_of_state(state: Mapping[str, Any], m: Map) -> dict[str, Any]:
+    """A MILA or dipcc ``state`` as détente's position JSON (``Position.to_json``'s shape).
+
+    Dislodged units are the ``*``-prefixed ones, with their options from ``retreats``
+    (``{power: {unit: [places]}}``, or dipcc's documented flat ``{unit: [places]}``).
+    """
+    try:
+        name = state["name"]
+        recorded_units = state["units"]
+        recorded_centers = state.get("centers") or {}
+    except (KeyError, TypeError):
+        raise FormatError("a phase's state has no name or units") from None
+    powers = m.powers
+    units: dict[str, list[str]] = {}
+    starred: dict[str, str] = {}
+    for power, names in recorded_units.items():
+        if power not in powers:
+            raise FormatError(f"state {name}: unknown power {power!r} (only the standard map is read)")
+        mine = [our_text(u) for u in names or () if not u.startswith("*")]
+        if mine:
+            units[power] = mine
+        for u in names or ():
+            if u.startswith("*"):
+                starred[u[1:]] = power
+    centers = {power: [our_text(c) for c in names] for power, names in recorded_centers.items() if names}
+    dislodged: dict[str, dict[str, Any]] = {}
+    for key, value in (state.get("retreats") or {}).items():
+        if isinstance(value, Mapping):  # {power: {unit: places}}
+            for unit, places in value.items():
+                dislodged[our_text(unit)] = {"power": key, "retreats": sorted(our_text(p) for p in places or ())}
+        elif key in starred:  # dipcc's documented flat form
+            dislodged[our_text(key)] = {"power": starred[key], "retreats": sorted(our_text(p) for p in value or ())}
+    for unit, power in starred.items():
+        dislodged.setdefault(our_text(unit), {"power": power, "retreats": []})
+    return {"phase": name, "units": units, "centers": centers, "dislodged": dislodged}
+
+
+def state_of_position(position: Mapping[str, Any], m: Map, influence: dict[str, str] | None = None) -> dict[str, Any]:
+    """Détente's position JSON as a MILA ``state`` (names, dislodged ``*`` units, builds).
+
+    ``influence`` (province -> power, the last power to hold it) is updated from the
+    position and written as MILA's ``influence``; MILA keeps it over the whole game, so a
+    state written from one position alone approximates it with that position.
+    """
+    powers = m.powers
+    units_of = position.get("units") or {}
+    centers_of = position.get("centers") or {}
+    dislodged = position.get("dislodged") or {}
+    units: dict[str, list[str]] = {p: [their_text(u) for u in units_of.get(p, ())] for p in powers}
+    retreats: dict[str, dict[str, list[str]]] = {p: {} for p in powers}
+    for unit, d in dislodged.items():
+        theirs = their_text(unit)
+        units[d["power"]].append("*" + theirs)
+        retreats[d["power"]][theirs] = [their_text(r) for r in d.get("retreats", ())]
+    centers = {p: [their_text(c) for c in centers_of.get(p, ())] for p in powers}
+    homes = {p: [m.locations[h] for h in m.homes.get(p, ())] for p in powers}
+    if influence is None:
+        influence = {}
+    for p in powers:
+        for c in centers_of.get(p, ()):
+            influence[c] = p
+        for u in units_of.get(p, ()):
+            influence[u[2:].partition("/")[0]] = p
+    influenced: dict[str, list[str]] = {p: [] for p in powers}
+    for place, p in influence.items():
+        influenced[p].append(their_text(place))
+    phase = position["phase"]
+    builds: dict[str, dict[str, Any]] = {}
+    adjusting = phase.endswith("A")
+    occupied = {u[2:].partition("/")[0] for names in units_of.values() for u in names}
+    for p in powers:
+        count = len(centers_of.get(p, ())) - len(units_of.get(p, ())) if adjusting else 0
+        sites: list[str] = []
+        if count > 0:
+            owned = set(centers_of.get(p, ()))
+            sites = [h for h in homes[p] if h in owned and h not in occupied]
+            count = min(count, len(sites))
+        builds[p] = {"count": count, "homes": [their_text(s) for s in sites]}
+    return {
+        "note": "",
+        "name": phase,
+        "units": units,
+        "retreats": retreats,
+        "centers": centers,
+        "homes": homes,
+        "influence": influenced,
+        "civil_disorder": dict.fromkeys(powers, 0),
+        "builds": builds,
+    }
+
+
+def _comparable(position: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What two positions must share to be the same: phase, units, centres, retreats."""
+    return (
+        position["phase"],
+        {p: frozenset(v) for p, v in position.get("units", {}).items() if v},
+        {p: frozenset(v) for p, v in position.get("centers", {}).items() if v},
+        {u: frozenset(d["retreats"]) for u, d in position.get("dislodged", {}).items() if d.get("retreats")},
+    )
+
+
+def differences(recorded: Mapping[str, Any], ours: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of two positions that differ: ``{part: {power or unit: [recorded, detente]}}``."""
+    a, b = _comparable(recorded), _comparable(ours)
+    diff: dict[str, Any] = {}
+    if a[0] != b[0]:
+        diff["phase"] = [a[0], b[0]]
+    for part, left, right in (("units", a[1], b[1]), ("centers", a[2], b[2]), ("retreats", a[3], b[3])):
+        for key in sorted(set(left) | set(right)):
+            x, y = left.get(key, frozenset()), right.get(key, frozenset())
+            if x != y:
+                diff.setdefault(part, {})[key] = [sorted(x), sorted(y)]
+    return diff
+
+
+# --- messages -----------------------------------------------------------------------------
+
+
+def _message_list(messages: Any) -> list[Mapping[str, Any]]:
+    """A phase's messages: MILA's list, or dipcc's documented ``{time_sent: message}``."""
+    if not messages:
+        return []
+    if isinstance(messages, Mapping):
+        return [messages[k] for k in sorted(messages, key=lambda k: int(k))]
+    return list(messages)
+
+
+PUBLIC = ("GLOBAL", "ALL")
+
+
+def read_messages(phases: Sequence[Mapping[str, Any]], m: Map) -> list[dict[str, Any]]:
+    """Every message of the saved game as détente's messages, in order.
+
+    A message détente wrote carries its own fields under ``detente`` (with an ``id``
+    shared by the copies of a message to several powers): it comes back as it was, the
+    copies merged into one. Any other message is free text: ``kind`` is ``free``, with its
+    ``time_sent``; one to ``GLOBAL`` (dipcc: ``ALL``) is ``global`` and goes to every other
+    power.
+    """
+    abbreviation = m.abbreviation_of
+    out: list[dict[str, Any]] = []
+    merged: dict[tuple[str, Any], dict[str, Any]] = {}
+    for phase in phases:
+        for message in _message_list(phase.get("messages")):
+            try:
+                sender, recipient, text = message["sender"], message["recipient"], message["message"]
+            except (KeyError, TypeError):
+                raise FormatError(
+                    f"phase {phase.get('name')}: a message without sender, recipient or message"
+                ) from None
+            when = message.get("phase") or phase.get("name")
+            ours = message.get("detente")
+            if isinstance(ours, Mapping) and "id" in ours:
+                key = (when, ours["id"])
+                if key in merged:
+                    continue  # another copy of a message already read
+                fields = {k: v for k, v in ours.items() if k not in ("id", "field")}
+                entry = {"phase": when, "sender": abbreviation.get(sender, sender), ours.get("field", "text"): text}
+                entry.update(fields)
+                merged[key] = entry
+                out.append(entry)
+                continue
+            entry = {"phase": when, "sender": abbreviation.get(sender, sender)}
+            if recipient in PUBLIC:
+                entry["recipients"] = [abbreviation[p] for p in m.powers if p != sender]
+                entry["global"] = True
+            else:
+                entry["recipients"] = [abbreviation.get(recipient, recipient)]
+            entry["text"] = text
+            entry["kind"] = "free"
+            if message.get("time_sent") is not None:
+                entry["time_sent"] = message["time_sent"]
+            out.append(entry)
+    return out
+
+
+def write_messages(messages: Iterable[Mapping[str, Any]], m: Map) -> list[tuple[str, dict[str, Any]]]:
+    """Détente's messages as MILA messages, each with the phase it was sent in.
+
+    A message to several powers becomes one message per recipient, sharing an ``id``
+    under the extra key ``detente`` that also keeps the message's own fields (level, kind,
+    DAIDE's ``press``): MILA's reader ignores extra keys, :func:`read_messages` merges the
+    copies back. MILA files a phase's messages by ``time_sent``, which must differ: a
+    message without one (détente's clock stands still in-process) gets the next integer.
+    """
+    full = m.power_abbreviations
+    out: list[tuple[str, dict[str, Any]]] = []
+    last = 0
+    for number, message in enumerate(messages):
+        phase = message.get("phase", "")
+        field = "press" if "press" in message and "text" not in message else "text"
+        text = str(message.get(field, ""))
+        sender = message.get("sender", "")
+        recipients = list(message.get("recipients") or ())
+        public = bool(message.get("global"))
+        plain = (
+            message.get("kind") == "free"
+            and message.get("time_sent") is not None
+            and (public or len(recipients) == 1)
+            and set(message) <= {"phase", "sender", "recipients", "text", "kind", "time_sent", "global"}
+        )
+        extra = None
+        if not plain:
+            extra = {"id": number, **({"field": field} if field != "text" else {})}
+            extra.update({k: v for k, v in message.items() if k not in ("phase", "sender", field)})
+        targets = ["GLOBAL"] if public else [full.get(r, r) for r in recipients] or ["GLOBAL"]
+        for target in targets:
+            time_sent = message.get("time_sent")
+            if not isinstance(time_sent, int) or time_sent <= last:
+                time_sent = last + 1
+            last = time_sent
+            entry: dict[str, Any] = {
+                "sender": full.get(sender, sender),
+                "recipient": target,
+                "time_sent": time_sent,
+                "phase": phase,
+                "message": text,
+            }
+            if extra is not None:
+                entry["detente"] = extra
+            out.append((phase, entry))
+    return out
+
+
+# --- reading a saved game -------------------------------------------------------------------
+
+
+class _Tables:
+    """What is read on a map, remembered: MILA order text -> (détente's text, the order, or
+    None when it is no order)."""
+
+    def __init__(self, m: Map) -> None:
+        self.orders: dict[str, tuple[str, Order | None]] = {}
+
+
+@functools.lru_cache(maxsize=8)
+def _tables(m: Map) -> _Tables:
+    return _Tables(m)
+
+
+#: détente's fleets on the three seas named differently, by MILA's names
+_SEA_FLEETS = {f"F {ours}": f"F {theirs}" for ours, theirs in THEIRS.items()}
+_SEA_FLEETS_OURS = frozenset(_SEA_FLEETS)
+_OUR_SEA_FLEETS = {theirs: ours for ours, theirs in _SEA_FLEETS.items()}
+
+
+def _their_view(ours: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What a MILA state shows of détente's position JSON, in MILA's names: phase, units
+    (dislodged ones starred), centres, and the retreats of dislodged units that have any."""
+    units = {p: set(v) for p, v in ours["units"].items() if v}
+    for names in units.values():
+        if not names.isdisjoint(_SEA_FLEETS_OURS):
+            for name in names & _SEA_FLEETS_OURS:
+                names.discard(name)
+                names.add(_SEA_FLEETS[name])
+    retreats: dict[str, frozenset[str]] = {}
+    for unit, d in ours["dislodged"].items():
+        units.setdefault(d["power"], set()).add("*" + their_text(unit))
+        if d["retreats"]:
+            retreats[their_text(unit)] = frozenset(their_text(r) for r in d["retreats"])
+    centers = {p: set(v) for p, v in ours["centers"].items() if v}
+    return ours["phase"], units, centers, retreats
+
+
+def _recorded_view(state: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The same view of a recorded MILA or dipcc state."""
+    retreats: dict[str, frozenset[str]] = {}
+    for key, value in (state.get("retreats") or {}).items():
+        if isinstance(value, Mapping):
+            for unit, places in value.items():
+                if places:
+                    retreats[unit] = frozenset(places)
+        elif value:
+            retreats[key] = frozenset(value)
+    return (
+        state.get("name"),
+        {p: set(v) for p, v in (state.get("units") or {}).items() if v},
+        {p: set(v) for p, v in (state.get("centers") or {}).items() if v},
+        retreats,
+    )
+
+
+def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | None = None) -> dict[str, Any]:
+    """A MILA-shaped saved game (``phases`` of ``name``, ``state``, ``orders``, ``results``,
+    ``messages``) as détente's game document, every phase adjudicated again (see the module)."""
+    m = m or standard_map()
+    if data.get("map", "standard") != "standard":
+        raise FormatError(f"map {data.get('map')!r}: only the standard map is read")
+    phases = data.get("phases")
+    if not isinstance(phases, list) or not phases:
+        raise FormatError("no phases")
+    for phase in phases:
+        if not isinstance(phase, Mapping) or not isinstance(phase.get("state"), Mapping):
+            raise FormatError("a phase without a state")
+    t = _tables(m)
+    first = position_of_state(phases[0]["state"], m)
+    position = _position(first, m)
+    document: dict[str, Any] = {}
+    if position != Position.initial(m):
+        document["start"] = first
+    order_memo = t.orders
+    power_of = m.power
+    records: list[dict[str, Any]] = []
+    for index in range(len(phases) - 1):
+        phase = phases[index]
+        name = str(position.phase)
+        orders: dict[str, list[str]] = {}
+        parsed: dict[str, list[Order]] = {}
+        unreadable: list[str] = []
+        for power, given in (phase.get("orders") or {}).items():
+            if not given:
+                continue
+            try:
+                bucket = parsed.setdefault(power_of(power), [])
+            except KeyError:
+                raise FormatError(f"phase {name}: unknown power {power!r}") from None
+            texts = orders[power] = []
+            for text in given:
+                known = order_memo.get(text)
+                if known is None:
+                    ours = our_text(text)
+                    try:
+                        known = (ours, parse_order(m, ours))
+                    except OrderSyntaxError:
+                        known = (ours, None)
+                    if len(order_memo) < 100_000:
+                        order_memo[text] = known
+                texts.append(known[0])
+                if known[1] is None:
+                    unreadable.append(known[0])
+                else:
+                    bucket.append(known[1])
+        outcome = adjudicate(position, parsed)
+        after = outcome.position
+        recorded_results = phase.get("results")
+        step_results = None
+        if after.phase.kind == "R" and not after.completed and not any(d.retreats for d in after.dislodged):
+            # nowhere to retreat to: MILA disbands such units at once and skips the phase
+            step = adjudicate(after, {})
+            step_results = step.results
+            before_step, after = after, step.position
+        entry: dict[str, Any] = {"phase": name, "orders": orders}
+        if recorded_results:
+            # MILA's "" (or no word) is "ok"; its units are named as détente's but on three seas
+            results = {
+                _OUR_SEA_FLEETS.get(unit, unit): ([w for w in words if w] or ["ok"]) if words else ["ok"]
+                for unit, words in recorded_results.items()
+            }
+        else:  # dipcc writes none: détente's adjudication gives them
+            unit_name = outcome.before.unit_name
+            results = {unit_name(u): [str(w) for w in words] for u, words in outcome.results.items()}
+            for text in unreadable:
+                results.setdefault(text, ["void"])
+            if step_results:
+                for u, words in step_results.items():
+                    results.setdefault(before_step.unit_name(u), []).extend(str(w) for w in words)
+        entry["results"] = results
+        wanted_state = phases[index + 1]["state"]
+        ours = after.to_json()
+        theirs = _recorded_view(wanted_state)
+        if theirs[0] == "COMPLETED" and not after.completed:
+            ours["phase"] = "COMPLETED"  # the game was ended there (a draw agreed, a year limit)
+        if _their_view(ours) == theirs:
+            entry["position"] = ours
+        else:
+            wanted = position_of_state(wanted_state, m)
+            entry["position"] = wanted
+            entry["note"] = NOTE
+            entry["differences"] = differences(wanted, ours)
+            if wanted["phase"] != "COMPLETED":
+                after = _position(wanted, m)
+        records.append(entry)
+        position = after
+    final = records[-1]["position"] if records else first
+    document.update(_summary(records, final, m))
+    document["phases"] = records
+    document["messages"] = read_messages(phases, m)
+    document["events"] = []
+    document["source"] = source
+    kept = data.get("detente")
+    if isinstance(kept, Mapping):  # what détente wrote beside MILA's keys (see mila.dump)
+        for key in ("seed", "settings", "bots", "outcome", "winner", "events"):
+            if key in kept:
+                document[key] = kept[key]
+    return document
+
+
+def _position(recorded: Mapping[str, Any], m: Map) -> Position:
+    try:
+        return Position.from_json(recorded, m)
+    except (KeyError, ValueError) as error:
+        raise FormatError(f"state {recorded['phase']}: {error}") from None
+
+
+def _our_words(words: Iterable[Any]) -> list[str]:
+    """MILA's result words: ``""`` (or none) is détente's ``ok``."""
+    kept = [str(w) for w in words or () if str(w)]
+    return kept or ["ok"]
+
+
+def _summary(records: Sequence[Mapping[str, Any]], final: Mapping[str, Any], m: Map) -> dict[str, Any]:
+    """The game-level fields of a game document, from its phases."""
+    centres: dict[str, dict[str, int]] = {}
+    eliminated: dict[str, str] = {}
+    last_year = int(final["phase"][1:5]) if final["phase"] != "COMPLETED" else None
+    for record in records:
+        year = int(record["phase"][1:5])
+        after = record["position"]
+        counts = {p: len(after.get("centers", {}).get(p, ())) for p in m.powers}
+        done = after["phase"] == "COMPLETED"
+        if done or int(after["phase"][1:5]) > year:
+            centres[str(year)] = counts
+        for p in m.powers:
+            if p not in eliminated and not after.get("units", {}).get(p) and not counts[p]:
+                eliminated[p] = record["phase"]
+        last_year = year
+    final_centres = {p: len(final.get("centers", {}).get(p, ())) for p in m.powers}
+    winner = next((p for p, n in final_centres.items() if n >= m.victory_centers), None)
+    if winner is not None:
+        outcome = "solo"
+    else:
+        outcome = "draw" if final["phase"] == "COMPLETED" else "unfinished"
+    return {
+        "seed": None,
+        "settings": {},
+        "bots": {},
+        "outcome": outcome,
+        "winner": winner,
+        "last_year": last_year if last_year is not None else m.first_year,
+        "final_centres": final_centres,
+        "centres": centres,
+        "eliminated": eliminated,
+    }
+
+
+def phase_sort_key(name: str) -> tuple[int, ...]:
+    """Phases in the order they are played, ``COMPLETED`` last."""
+    if name == "COMPLETED":
+        return (10**6,)
+    try:
+        phase = Phase.parse(name)
+    except ValueError:
+        return (10**6 + 1,)
+    return (phase.year, "SFW".index(phase.season), "MRA".index(phase.kind))
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON text as Python data (``json.JSONDecodeError`` with line and column when it is not)."""
+    return json.loads(text)

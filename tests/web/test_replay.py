@@ -1,0 +1,76 @@
+"""``detente replay FILE`` in a real browser: a MILA saved game, read-only, on a desktop and a phone.
+
+The command runs as a person runs it (its own process, its own server on a free port); the test
+reads the page's address from its output, and walks the history as a reader would: each
+phase's label, orders drawn on the board, results, and the messages of that phase where the
+chat would be. Budget: about 10 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.server.ws_helpers import http
+from tests.web.test_browser import WAIT_MS, open_page, phase_name
+
+try:
+    from playwright.async_api import Browser, expect
+except ImportError:  # pragma: no cover - the test extra installs it
+    pytest.skip("the playwright package is not installed (pip install playwright)", allow_module_level=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "tests" / "data" / "formats" / "mila_sample.json"
+
+
+async def test_a_mila_game_replays_read_only_with_its_history_and_messages(browser: Browser) -> None:
+    expect.set_options(timeout=WAIT_MS)
+    saved = json.loads(SAMPLE.read_text())
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "detente", "replay", str(SAMPLE), "--port", "0", "--no-browser",
+        cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
+        found = re.search(r"(http://127\.0\.0\.1:\d+)/#/game/(\w+)\?as=observer", line)
+        assert found, line
+        base, game = found.groups()
+        history = (await http("GET", f"{base}/api/games/{game}/history"))[1]["phases"]
+        names = [p["name"] for p in saved["phases"]]
+        assert [p["phase"] for p in history] == names[:-1]
+        # nobody may play it: no game for strangers, and this one is over
+        status, created = await http("POST", f"{base}/api/games", {"name": "x"})
+        assert status == 401
+
+        for phone in (False, True):
+            page, errors = await open_page(browser, phone=phone)
+            await page.goto(found.group(0))
+            await expect(page.locator("#banner")).to_contain_text("stops here, before the game ended")
+            slider = page.locator("#history")
+            await expect(slider).to_have_attribute("max", str(len(history)))
+            for index, phase in enumerate(history):
+                await slider.fill(str(index))
+                await expect(page.locator("#history-label")).to_contain_text(phase_name(phase["phase"]))
+                await expect(page.locator("#results")).to_have_attribute("data-phase", phase["phase"])
+                given = sum(1 for orders in phase["orders"].values() for o in orders if o != "WAIVE")
+                await expect(page.locator(".board .orders g.order")).to_have_count(given)
+                said = next(p["messages"] for p in saved["phases"] if p["name"] == phase["phase"])
+                if phone:
+                    await page.locator("#tab-chat").tap()
+                await expect(page.locator("#said")).to_have_attribute("data-phase", phase["phase"])
+                await expect(page.locator("#said .said-message")).to_have_count(len(said))
+                for message in said:
+                    await expect(page.locator("#said")).to_contain_text(message["message"])
+                if phone:
+                    await page.locator("#tab-map").tap()
+            assert errors == []
+            await page.context.close()
+    finally:
+        process.terminate()
+        await process.wait()
