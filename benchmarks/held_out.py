@@ -41,9 +41,6 @@ from referee.settings import GameSettings
 UNDER_TEST = ("bordeaux", "bordeaux:dumbbot-model", "dipblue", "dbrane", "dumbbot")
 OPPONENTS = ("deal-breaker", "sanctioning", "always-accept", "always-reject", "dipgame-random")
 REFERENCE = "dumbbot"
-#: Not played against the C++ DumbBot: a trial game of D-Brane with ``daide:`` seats did not end
-#: within the 600 s the seats allow (2026-11-25), where the other bots' games took 4 to 16 s.
-NOT_WITH_DAIDE = ("dbrane",)
 
 
 def main() -> None:
@@ -86,9 +83,6 @@ def main() -> None:
                     rounds=3,
                     rotate=True,
                 )
-                if opponent.startswith("daide:") and bot in NOT_WITH_DAIDE:
-                    print(f"  {bot:<24} not played against daide: seats (a trial game did not end in 600 s)")
-                    continue
                 run = try_play(experiment)
                 if isinstance(run, str):
                     print(f"  {bot:<24} not played: {run}")

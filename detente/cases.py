@@ -182,14 +182,18 @@ def answer_cases(data: Any, m: Map | None = None) -> tuple[list[list[dict[str, A
             answers.append(run_case(case, m))
         except StartError as error:
             answers.append(None)
-            name = case.get("name") if isinstance(case, dict) else None
-            label = f"case {index}" + (f" ({name})" if name else "")
-            for unit, message in error.problems:
-                entry: dict[str, Any] = {"error": f"{label}: {message}", "case": index}
-                if name:
-                    entry["name"] = name
-                errors.append({**entry, "unit": unit})
+            errors.extend(_start_errors(index, case, error))
     return answers, errors
+
+
+def _start_errors(index: int, case: Any, error: StartError) -> list[dict[str, Any]]:
+    """The errors of a case whose start fails :func:`retreat_problems`, one per bad retreat option."""
+    name = case.get("name") if isinstance(case, dict) else None
+    label = f"case {index}" + (f" ({name})" if name else "")
+    return [
+        {"error": f"{label}: {message}", "case": index, **({"name": name} if name else {}), "unit": unit}
+        for unit, message in error.problems
+    ]
 
 
 def answer_text(answer: Any, indent: int | None = None) -> str:
@@ -230,13 +234,7 @@ def adjudicate_text(data: Any, indent: int | None = None, m: Map | None = None) 
             answers.append(_case_answer(case, m))
         except StartError as error:
             answers.append(None)
-            name = case.get("name") if isinstance(case, dict) else None
-            label = f"case {index}" + (f" ({name})" if name else "")
-            for unit, message in error.problems:
-                entry: dict[str, Any] = {"error": f"{label}: {message}", "case": index}
-                if name:
-                    entry["name"] = name
-                errors.append({**entry, "unit": unit})
+            errors.extend(_start_errors(index, case, error))
     return dumps(answers) + "\n", errors
 
 

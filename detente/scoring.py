@@ -164,6 +164,18 @@ def format_system_table(table: Mapping[str, Mapping[str, Estimate]], who: str = 
     for bot, systems in table.items():
         n = next(iter(systems.values())).n
         rows.append([bot, str(n), *(interval_text(systems[s], DIGITS[s]) for s in SYSTEMS)])
+    return grid(rows)
+
+
+def grid(rows: Sequence[Sequence[str]]) -> str:
+    """Rows of cells as aligned text (the first column to the left, the others to the right),
+    a rule under the header.
+
+    >>> print(grid([["bot", "n"], ["dumbbot", "14"]]))
+    bot       n
+    -----------
+    dumbbot  14
+    """
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [
         "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))

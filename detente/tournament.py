@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from detente.experiments import Experiment, run_experiment
-from detente.scoring import DIGITS, SYSTEMS, format_system_table, interval_text, scored_line
+from detente.scoring import DIGITS, SYSTEMS, format_system_table, grid, interval_text, scored_line
 from detente.stats import Comparison, Estimate, estimate, paired
 from referee.settings import GameSettings
 
@@ -476,21 +476,10 @@ def rate(
 # --- text ------------------------------------------------------------------------------------------
 
 
-def _grid(rows: Sequence[Sequence[str]]) -> str:
-    """Rows of cells as aligned text (the first column to the left, the others to the right), a rule under the header."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [
-        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
-        for row in rows
-    ]
-    lines.insert(1, "-" * len(lines[0]))
-    return "\n".join(lines)
-
-
 def format_ratings(ratings: Sequence[Rating]) -> str:
     rows = [["bot", "mu", "sigma", "ordinal", "games"]]
     rows += [[r.bot, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}", str(r.games)] for r in ratings]
-    return _grid(rows)
+    return grid(rows)
 
 
 def format_cross(analysis: Analysis, system: str) -> str:
@@ -503,7 +492,7 @@ def format_cross(analysis: Analysis, system: str) -> str:
             value = analysis.cross.get((row, column))
             cells.append("" if value is None else interval_text(value[system], DIGITS[system]))
         rows.append(cells)
-    return _grid(rows)
+    return grid(rows)
 
 
 def format_pairs(pairs: Sequence[Pair], system: str) -> str:
@@ -527,7 +516,7 @@ def format_pairs(pairs: Sequence[Pair], system: str) -> str:
                 f"{c.p:.3g}",
             ]
         )
-    return _grid(rows)
+    return grid(rows)
 
 
 def format_analysis(analysis: Analysis, system: str | None = None) -> str:
