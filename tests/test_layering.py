@@ -169,3 +169,9 @@ def test_the_checks_see_a_forbidden_import(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("import asyncio\nfrom server.store import Store\n\ndef f():\n    from bots import base\n")
     assert list(imports(sample)) == ["asyncio", "server.store", "bots"]
+
+
+@pytest.mark.parametrize("package", OURS)
+def test_no_code_that_runs_imports_the_agpl_diplomacy_package(package: str) -> None:
+    """``diplomacy`` (AGPL) checks our formats and speeds in tests and benchmarks only."""
+    assert offences(package, set(OURS), ("diplomacy",)) == []
