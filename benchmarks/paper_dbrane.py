@@ -43,13 +43,8 @@ from pathlib import Path
 from machine import print_header
 from paper_common import ALPHA, Run, cell, claim_line, compare, daide_dumbbot, out_dir, try_play
 
-import bots.registry as registry
 from detente.experiments import Experiment
 from referee.settings import GameSettings
-
-#: The registry lines of D-Brane (bots/registry.py); set here too, for a tree that lacks them.
-REGISTRY = {"dbrane": "bots.dbrane:DBrane", "dbrane:nonego": "bots.dbrane:DBraneNoNego"}
-
 
 @dataclass(frozen=True, slots=True)
 class Figure:
@@ -127,8 +122,6 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.games, args.nego_games, args.daide_games = 14, 7, 4
-    for name, target in REGISTRY.items():
-        registry.BOTS.setdefault(name, target)
     numbers = [int(i) for i in args.only.split(",") if i] or list(range(1, len(SETTINGS) + 1))
     daide = daide_dumbbot()
     print_header("D-Brane against DumbBot (de Jonge and Sierra, tables 1-3)")

@@ -27,9 +27,6 @@ server and TCP per game).
 
     .venv/bin/python benchmarks/paper_dipblue.py                 # about 10 minutes on 2 cores
     .venv/bin/python benchmarks/paper_dipblue.py --quick         # about 2 minutes
-
-Until the registry lists the DipBlue names, this script adds them (``bots.registry.BOTS``)
-before the worker processes are forked.
 """
 
 from __future__ import annotations
@@ -56,12 +53,6 @@ from bots.inprocess import InProcessGame, seeds_for
 from detente.experiments import Experiment, slots_from
 from referee.settings import GameSettings
 
-NAMES = {
-    "dipblue": "bots.dipblue:DipBlue",
-    "dipblue:nopress": "bots.dipblue:DipBlueNoPress",
-    "dipblue:slave": "bots.dipblue:DipBlueSlave",
-    "dipblue:naive": "bots.dipblue:DipBlueNaive",
-}
 LABEL = {"dipblue": "DipBlue", "dipblue:nopress": "NoPress", "dipblue:slave": "Slave", "dipblue:naive": "Naive"}
 YEAR_LIMIT = 1920
 
@@ -199,8 +190,6 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.games, args.daide_games, args.timing_games = 14, 4, 1
-    for name, target in NAMES.items():
-        bots.registry.BOTS.setdefault(name, target)
     wanted = _numbers(args.scenarios)
     daide = daide_dumbbot()
 

@@ -527,7 +527,8 @@ export class GameView {
     const phase = detail.position ? detail.position.phase : null;
     const over = detail.status === "finished";
     if (this.orders.phase !== phase || !this.legal !== !this.orders.legal || this.orders.over !== over) {
-      this.orders.reset({ game: this.id, power: this.power, phase, legal: this.legal, over });
+      const recordEnds = over && detail.result?.outcome === "unfinished";
+      this.orders.reset({ game: this.id, power: this.power, phase, legal: this.legal, over, recordEnds });
     }
     this.slider.max = String(this.history.length);
     if (live) this.slider.value = String(this.history.length);
@@ -559,7 +560,10 @@ export class GameView {
   header() {
     const d = this.detail;
     if (!d) return;
-    if (d.status === "finished") {
+    if (d.status === "finished" && d.result?.outcome === "unfinished") {
+      this.phaseEl.textContent = `record ends at ${d.result.phase}`;
+      this.phaseEl.dataset.phase = d.result.phase;
+    } else if (d.status === "finished") {
       this.phaseEl.textContent = `game over${d.result ? ` after ${d.result.phase}` : ""}`;
       this.phaseEl.dataset.phase = "COMPLETED";
     } else if (d.status === "forming") {

@@ -95,12 +95,13 @@ export class OrdersPanel {
   }
 
   /** A new phase (or the first view of one): the legal orders of `power`, or none (observer, nothing due). */
-  reset({ game, power, phase, legal, over = false }) {
+  reset({ game, power, phase, legal, over = false, recordEnds = false }) {
     this.game = game;
     this.power = power;
     this.phase = phase;
     this.legal = legal;
     this.over = over;
+    this.recordEnds = recordEnds; // an imported game whose file stops before the end: it is not over
     this.drafts.clear();
     this.mis = null;
     this.holding = false;
@@ -417,6 +418,7 @@ export class OrdersPanel {
 
   statusLine() {
     const { legal } = this;
+    if (this.over && this.recordEnds) return ["No orders: this is the record of a game, and it stops here.", "neutral"];
     if (this.over) return ["The game is over.", "neutral"];
     if (!this.power) return ["You are watching.", "neutral"];
     if (!legal) return ["Loading your orders…", "neutral"];

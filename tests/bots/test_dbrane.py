@@ -27,9 +27,7 @@ M = standard_map()
 
 @pytest.fixture(autouse=True)
 def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The registry lines the lead adds (bots/registry.py), and a D-Brane that checks its orders."""
-    monkeypatch.setitem(registry.BOTS, "dbrane", "bots.dbrane:DBrane")
-    monkeypatch.setitem(registry.BOTS, "dbrane:nonego", "bots.dbrane:DBraneNoNego")
+    """A D-Brane that checks its orders, in the registry for these tests."""
     monkeypatch.setitem(registry.BOTS, "dbrane:checked", "tests.bots.test_dbrane:CheckedDBrane")
 
 

@@ -52,6 +52,10 @@ async def test_a_mila_game_replays_read_only_with_its_history_and_messages(brows
             page, errors = await open_page(browser, phone=phone)
             await page.goto(found.group(0))
             await expect(page.locator("#banner")).to_contain_text("stops here, before the game ended")
+            # it did not end: nothing on the page may say it is over
+            await expect(page.locator("#phase")).to_have_text(f"record ends at {names[-1]}")
+            await expect(page.get_by_text("game over", exact=False)).to_have_count(0)
+            await expect(page.get_by_text("The game is over", exact=False)).to_have_count(0)
             slider = page.locator("#history")
             await expect(slider).to_have_attribute("max", str(len(history)))
             for index, phase in enumerate(history):
