@@ -20,11 +20,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from formats.jsonio import dumps
 from engine.game import adjudicate, parse_orders
 from engine.maps import ARMY, FLEET, LAND, SEA, UNIT_LETTERS, Map, standard_map
 from engine.orders import Order, OrderSyntaxError, parse_order
 from engine.position import Position
+from formats.jsonio import dumps
 
 
 class CaseError(ValueError):
@@ -76,11 +76,9 @@ def _read(case: Any) -> Case:
         raise CaseError(f"{where}: {first['msg']}") from None
 
 
-def run_case(case: Any, m: Map | None = None) -> list[dict[str, Any]]:
-    """Play a case's turns; the position after each turn, with its ``results``."""
-    m = m or standard_map()
-    checked = _read(case)
-    start = checked.start
+def _start_position(start: Start, m: Map) -> Position:
+    """A case's start as a position: :class:`CaseError` if it names what the map has not,
+    :class:`StartError` if a dislodged unit is offered a retreat it could not take."""
     try:
         position = Position.build(
             start.phase,
@@ -94,6 +92,14 @@ def run_case(case: Any, m: Map | None = None) -> list[dict[str, Any]]:
     problems = retreat_problems(position, {name: d.retreats for name, d in start.dislodged.items()})
     if problems:
         raise StartError(problems)
+    return position
+
+
+def run_case(case: Any, m: Map | None = None) -> list[dict[str, Any]]:
+    """Play a case's turns; the position after each turn, with its ``results``."""
+    m = m or standard_map()
+    checked = _read(case)
+    position = _start_position(checked.start, m)
     answer = []
     for number, turn in enumerate(checked.turns):
         try:
@@ -280,19 +286,7 @@ def _played(case: Any, m: Map) -> list[dict[str, Any]]:
         start = Start.model_validate(case["start"])
     except (KeyError, ValidationError):
         raise _Unusual from None
-    try:
-        position = Position.build(
-            start.phase,
-            start.units,
-            start.centers,
-            {name: (d.power, d.retreats) for name, d in start.dislodged.items()},
-            m,
-        )
-    except (KeyError, ValueError) as error:
-        raise CaseError(f"start: {error}") from None
-    problems = retreat_problems(position, {name: d.retreats for name, d in start.dislodged.items()})
-    if problems:
-        raise StartError(problems)
+    position = _start_position(start, m)
     t = _tables(m)
     memo = t.orders
     powers = t.powers

@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.maps import Map
 from formats.common import FormatError, read_saved_game
 from formats.mila import is_mila
-from engine.maps import Map
 
 __all__ = ["CICERO_KEYS", "is_cicero", "load"]
 

@@ -42,6 +42,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.maps import Map, standard_map
+from engine.position import Position
 from formats.common import (
     FormatError,
     phase_sort_key,
@@ -50,8 +52,6 @@ from formats.common import (
     their_text,
     write_messages,
 )
-from engine.maps import Map, standard_map
-from engine.position import Position
 
 __all__ = ["FormatError", "dump", "is_mila", "load"]
 
