@@ -674,10 +674,11 @@ async def _started(ready: asyncio.Future[int], task: asyncio.Task[None]) -> int:
     return ready.result()
 
 
-def create_game(base: str, token: str, body: dict[str, Any]) -> str:
-    """Create a game on the server at ``base`` with the admin ``token`` (``POST /api/games``); its id."""
-    request = urllib.request.Request(f"{base}/api/games", data=json.dumps(body).encode(), method="POST")
+def create_game(base: str, token: str, body: Any, path: str = "/api/games", timeout: float = 30) -> str:
+    """A game made on the server at ``base`` with the admin ``token``: created from settings
+    (``POST /api/games``), or imported from a game file (``path="/api/games/import?..."``); its id."""
+    request = urllib.request.Request(f"{base}{path}", data=json.dumps(body).encode(), method="POST")
     request.add_header("Content-Type", "application/json")
     request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=timeout) as response:
         return str(json.loads(response.read())["id"])

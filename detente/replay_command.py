@@ -17,7 +17,6 @@ import json
 import logging
 import sys
 import tempfile
-import urllib.request
 import webbrowser
 from typing import Any
 
@@ -50,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(data: Any, args: argparse.Namespace) -> int:
+    from detente.play import create_game
     from server.main import serve
     from server.settings import load_settings
     from server.web import configure_logging
@@ -68,7 +68,9 @@ async def _serve(data: Any, args: argparse.Namespace) -> int:
             await server  # raises why it could not start
             return 1
         base = f"http://127.0.0.1:{ready.result()}"
-        game_id = await asyncio.to_thread(_import, base, settings.admin_token, data)
+        game_id = await asyncio.to_thread(
+            create_game, base, settings.admin_token, data, "/api/games/import?name=replay&public=1", 120
+        )
         page = f"{base}/#/game/{game_id}?as=observer"
         print(f"detente: {args.file} is game {game_id}, read-only: {page}", flush=True)
         print("detente: Ctrl-C stops", flush=True)
@@ -76,13 +78,3 @@ async def _serve(data: Any, args: argparse.Namespace) -> int:
             webbrowser.open(page)
         await server
     return 0
-
-
-def _import(base: str, token: str, data: Any) -> str:
-    request = urllib.request.Request(
-        f"{base}/api/games/import?name=replay&public=1", data=json.dumps(data).encode(), method="POST"
-    )
-    request.add_header("Content-Type", "application/json")
-    request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=120) as response:
-        return str(json.loads(response.read())["id"])

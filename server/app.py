@@ -39,7 +39,6 @@ from formats import FormatError, mila
 from server import export, web_api
 from server.api_models import (
     ClientConfig,
-    ErrorBody,
     GameCreate,
     GameCreated,
     GameDetail,
@@ -54,7 +53,7 @@ from server.feed import AuthRequest, DeliverRequest, parse_request
 from server.metrics import CONTENT_TYPE
 from server.service import GameService, GameUnavailable
 from server.settings import ServerSettings
-from server.web import authorised, drain, lifespan, metrics_refused, stop_writer
+from server.web import admin_refused, authorised, drain, lifespan, metrics_refused, stop_writer
 
 __all__ = ["MAX_MESSAGE_CHARS", "create_app"]
 
@@ -127,14 +126,9 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
     async def import_game(request: Request) -> Response:
         """An admin's game file (MILA, Cicero/dipcc or détente JSON) as a finished game the lobby lists;
         ``?name=`` names it, ``?public=1`` lets anyone read its messages (else only the admin)."""
-        if not authorised(request, settings.admin_token):
-            return JSONResponse(
-                ErrorBody(error="an admin token is needed: Authorization: Bearer <token>").model_dump(
-                    exclude_none=True
-                ),
-                status_code=401,
-                headers={"WWW-Authenticate": "Bearer"},
-            )
+        refused = admin_refused(request, settings.admin_token)
+        if refused is not None:
+            return refused
         try:
             data = parse_json(await read_raw(request, MAX_IMPORT_BYTES))
             document = await asyncio.to_thread(formats.read, data)
@@ -151,14 +145,9 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         return JSONResponse({"id": game_id}, status_code=201)
 
     async def create_game(request: Request) -> Response:
-        if not authorised(request, settings.admin_token):
-            return JSONResponse(
-                ErrorBody(error="an admin token is needed: Authorization: Bearer <token>").model_dump(
-                    exclude_none=True
-                ),
-                status_code=401,
-                headers={"WWW-Authenticate": "Bearer"},
-            )
+        refused = admin_refused(request, settings.admin_token)
+        if refused is not None:
+            return refused
         create = await read_body(request, GameCreate)
         if isinstance(create, JSONResponse):
             return create

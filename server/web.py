@@ -626,6 +626,17 @@ def authorised(request: Request | WebSocket, token: str) -> bool:
     return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
 
 
+def admin_refused(request: Request, token: str) -> Response | None:
+    """``None`` when ``request`` carries the admin token; else the 401 to answer."""
+    if authorised(request, token):
+        return None
+    return JSONResponse(
+        {"error": "an admin token is needed: Authorization: Bearer <token>"},
+        status_code=401,
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
 def metrics_refused(request: Request, token: str) -> Response | None:
     """``None`` when ``request`` may read ``/metrics`` (the admin token, or ``public_metrics`` in
     the app's limits); else the 401 to answer."""

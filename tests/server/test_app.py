@@ -44,6 +44,18 @@ async def play_holds(clients: list[DaideClient], now_texts: list[str]) -> list[l
     return seens
 
 
+async def play_spring(clients: list[DaideClient], now_texts: list[str], given: dict[str, tuple[str, int]]) -> None:
+    """Spring 1901: the powers in ``given`` send their ``SUB`` (and its number of orders), the
+    others hold every unit; every order is acknowledged and every client reaches the fall."""
+    for client, now_text in zip(clients, now_texts, strict=True):
+        sub, count = given[client.power] if client.power in given else client.holds(now_text)
+        await client.send(sub)
+        for _ in range(count):
+            assert (await client.expect("THX")).endswith("(MBV)")
+    for client in clients:
+        assert (await client.until("NOW"))[-1].startswith("NOW (FAL 1901)")
+
+
 async def test_healthz_and_config(server: Running) -> None:
     status, body = await http("GET", f"{server.http}/healthz")
     assert status == 200 and body["status"] == "ok" and body["games"] >= 1

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.test_app import seven
+from tests.server.test_app import play_spring, seven
 from tests.server.ws_helpers import TOKEN, Running, http, running_server
 
 OTHERS_OF_FRANCE = "(AUS ENG GER ITA RUS TUR)"
@@ -56,16 +56,7 @@ async def _played_a_phase_with_press(server: Running) -> None:
     assert (await by_power["ENG"].expect("YES")).startswith("YES (SND")
     await by_power["FRA"].send(f"SND {OTHERS_OF_FRANCE} (PRP (PCE (FRA GER)))")
     assert (await by_power["FRA"].expect("YES")).startswith("YES (SND")
-    for client, now_text in zip(clients, nows, strict=True):
-        if client.power == "ENG":
-            sub, count = "SUB ((ENG FLT LON) MTO NTH) ((ENG FLT EDI) HLD) ((ENG AMY LVP) HLD)", 3
-        else:
-            sub, count = client.holds(now_text)
-        await client.send(sub)
-        for _ in range(count):
-            assert (await client.expect("THX")).endswith("(MBV)")
-    for client in clients:
-        assert (await client.until("NOW"))[-1].startswith("NOW (FAL 1901)")
+    await play_spring(clients, nows, {"ENG": ("SUB ((ENG FLT LON) MTO NTH) ((ENG FLT EDI) HLD) ((ENG AMY LVP) HLD)", 3)})
 
 
 async def test_an_admin_imports_a_mila_file_as_a_finished_game_the_lobby_lists(tmp_path: Path) -> None:

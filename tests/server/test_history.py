@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.server.test_app import seven
+from tests.server.test_app import play_spring, seven
 from tests.server.ws_helpers import Running, http
 
 
@@ -20,18 +20,14 @@ async def test_history_of_one_phase(server: Running) -> None:
 
     # England moves a fleet (a phase ends when every order is in); France bounces two armies;
     # everyone else holds every unit
-    for client, now_text in zip(clients, nows, strict=True):
-        if client.power == "ENG":
-            sub, count = "SUB ((ENG FLT LON) MTO NTH) ((ENG FLT EDI) HLD) ((ENG AMY LVP) HLD)", 3
-        elif client.power == "FRA":
-            sub, count = "SUB ((FRA AMY PAR) MTO BUR) ((FRA AMY MAR) MTO BUR) ((FRA FLT BRE) HLD)", 3
-        else:
-            sub, count = client.holds(now_text)
-        await client.send(sub)
-        for _ in range(count):
-            assert (await client.expect("THX")).endswith("(MBV)")
-    for client in clients:
-        assert (await client.until("NOW"))[-1].startswith("NOW (FAL 1901)")
+    await play_spring(
+        clients,
+        nows,
+        {
+            "ENG": ("SUB ((ENG FLT LON) MTO NTH) ((ENG FLT EDI) HLD) ((ENG AMY LVP) HLD)", 3),
+            "FRA": ("SUB ((FRA AMY PAR) MTO BUR) ((FRA AMY MAR) MTO BUR) ((FRA FLT BRE) HLD)", 3),
+        },
+    )
 
     status, body = await http("GET", f"{server.http}/api/games/{gid}/history")
     assert status == 200 and body["id"] == gid and len(body["phases"]) == 1
