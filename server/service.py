@@ -475,12 +475,7 @@ class GameService:
         records, result = archive.imported(document, now, public)
         settings = GameCreate(name=name[:100], deadlines=None, year_limit=None).model_dump(mode="json")
 
-        def write() -> None:
-            self.store.create_game(game_id, settings, now)
-            self.store.append_many(game_id, records)
-            self.store.finish(game_id, result, now)
-
-        await asyncio.to_thread(write)
+        await asyncio.to_thread(self.store.add_finished_game, game_id, settings, records, result, now)
         log.info("game imported", game=game_id, phases=sum(1 for kind, _, _ in records if kind == "adjudicate"))
         return game_id
 

@@ -417,6 +417,30 @@ class Store:
                 (text, time.time() if at is None else at, game_id),
             )
 
+    def add_finished_game(
+        self,
+        game_id: str,
+        settings: Mapping[str, Any],
+        events: Iterable[NewEvent | tuple[str, Mapping[str, Any], float]],
+        result: Mapping[str, Any],
+        at: float,
+    ) -> None:
+        """Record a whole finished game (an imported file) in one transaction: its row, its
+        events and its result are stored together or not at all, so a process killed midway
+        leaves no half game for a restart to replay."""
+        text = _to_json(settings, f"the settings of game {game_id!r}")
+        outcome = _to_json(result, f"the result of game {game_id!r}")
+        rows = _rows(events)
+        with self._transaction() as db:
+            try:
+                db.execute(
+                    "INSERT INTO games (id, settings, created, finished, result, finished_at) VALUES (?, ?, ?, 1, ?, ?)",
+                    (game_id, text, at, outcome, at),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"a game with id {game_id!r} already exists") from exc
+            _insert(db, game_id, rows)
+
     def game(self, game_id: str) -> StoredGame | None:
         """The game with this id, or None."""
         with self._lock:

@@ -486,3 +486,18 @@ def test_a_listing_takes_the_unfinished_games_and_the_most_recently_finished(tmp
         assert [g.id for g in store.games(finished=2)] == ["a", "c", "d"]  # oldest first; b finished first
         assert [g.id for g in store.games(finished=0)] == ["d"]
         assert [g.id for g in store.games()] == ["a", "b", "c", "d"]
+
+
+def test_a_finished_game_is_added_whole_or_not_at_all(store: Store) -> None:
+    events = [("adjudicate", {"phase": "S1901M"}, 1.0), ("press", {"sender": "FRANCE"}, 1.0)]
+    store.add_finished_game("i1", {"name": "imported"}, events, {"outcome": "draw", "powers": [], "phase": "F1901M"}, 2.0)
+    (game,) = [g for g in store.games() if g.id == "i1"]
+    assert game.finished and game.result == {"outcome": "draw", "powers": [], "phase": "F1901M"}
+    assert [e.kind for e in store.events("i1")] == ["adjudicate", "press"]
+    assert "i1" not in [g.id for g in store.games(unfinished_only=True)]  # nothing for a restart to replay
+    with pytest.raises(StoreError):  # an event that is no JSON: neither the row nor any event is kept
+        store.add_finished_game("i2", {}, [("press", {"x": 1}, 1.0), ("press", {"bad": object()}, 1.0)], {}, 2.0)
+    assert store.game("i2") is None and store.events("i2") == []
+    with pytest.raises(StoreError):  # an id in use
+        store.add_finished_game("i1", {}, [], {}, 2.0)
+    assert len(store.events("i1")) == 2
