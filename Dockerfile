@@ -8,7 +8,9 @@
 # an edit of the sources rebuilds only the last layers and downloads nothing; then the wheel
 # of the sources, installed without dependencies, and `pip check` to prove the pins cover
 # what pyproject.toml asks. The second stage takes that environment alone: no pip, no
-# setuptools, no wheel, no sources, no matplotlib (the `report` extra stays out).
+# setuptools, no wheel, no sources, no matplotlib (the `report` extra stays out). The build
+# stage alone has a C compiler: the wheel carries the engine's compiled core (engine/_core.c,
+# issue 19), and the build fails if `detente --version` does not name it.
 
 FROM python:3.11-slim AS build
 
@@ -17,7 +19,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 COPY requirements/build.txt requirements/runtime.txt /tmp/requirements/
-RUN python -m venv /opt/build \
+# gcc for the engine's core, and Python's headers where the base lacks them (a Debian Python)
+RUN headers=$(python -c 'import sysconfig; print(sysconfig.get_paths()["include"])') \
+    && apt-get update -qq \
+    && apt-get install -y -qq --no-install-recommends gcc libc6-dev $([ -f "$headers/Python.h" ] || echo python3-dev) > /dev/null \
+    && rm -rf /var/lib/apt/lists/* \
+    && python -m venv /opt/build \
     && /opt/build/bin/pip install --quiet -r /tmp/requirements/build.txt \
     && python -m venv /opt/detente \
     && /opt/detente/bin/pip install --quiet -r /tmp/requirements/runtime.txt
@@ -28,6 +35,7 @@ RUN /opt/build/bin/pip wheel --quiet --no-deps --no-build-isolation --wheel-dir 
     && /opt/detente/bin/pip install --quiet --no-deps --no-index /tmp/wheels/detente-*.whl \
     && /opt/detente/bin/pip check \
     && /opt/detente/bin/detente adjudicate example > /dev/null \
+    && /opt/detente/bin/detente --version | grep -F "engine core: compiled C" \
     && /opt/detente/bin/python -m pip uninstall --quiet --yes pip setuptools
 
 

@@ -58,8 +58,8 @@ with _quiet_interrupts():
         tournament_command,
     )
     from detente import play as play_command
-    from detente.cases import CaseError, adjudicate_text
-    from formats.jsonio import loads
+    from detente.cases import CaseError, adjudicate_json
+    from formats.jsonio import loads, write_stdout
 
 
 def _error(message: str, **where: int) -> int:
@@ -84,15 +84,14 @@ def adjudicate_command(source: str, indent: int | None = None) -> int:
     except json.JSONDecodeError as error:
         return _error(f"invalid JSON: {error.msg}", line=error.lineno, column=error.colno)
     try:
-        text, errors = adjudicate_text(data, indent)
+        answer, errors = adjudicate_json(data, indent)
     except CaseError as error:
         return _error(str(error))
     for error in errors:  # start positions that do not hold: those cases are null, the others answered
         json.dump(error, sys.stderr)
         sys.stderr.write("\n")
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        write_stdout(answer)
     except BrokenPipeError:  # the reader went away (``| head``): not our error
         sys.stdout = None  # type: ignore[assignment]  # keep the interpreter from flushing again
     return 2 if errors else 0
@@ -117,12 +116,26 @@ class HelpFormatter(argparse.HelpFormatter):
         return f"{help} (default: %(default)s)" if help else "(default: %(default)s)"
 
 
+def version_line() -> str:
+    """``detente 0.1.0 (engine core: compiled C)``: the version, and which engine core runs."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from engine._native import active_core
+
+    try:
+        number = version("detente")
+    except PackageNotFoundError:
+        number = "unknown"
+    return f"detente {number} (engine core: {active_core()})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``detente`` command line: every subcommand and its options (each with a one-line
     description, and its defaults and choices in ``--help``)."""
     parser = argparse.ArgumentParser(
         prog="detente", description="The Diplomacy negotiation testbed.", formatter_class=HelpFormatter
     )
+    parser.add_argument("--version", action="version", version=version_line(), help="the version and the engine core")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from engine import _native
 from engine.maps import ARMY, COAST, FLEET, SEA, Map
 from engine.orders import Build, Disband, Order, Waive
 from engine.position import Position, Unit, named_unit
@@ -17,6 +18,22 @@ from engine.results import Result
 
 
 def adjudicate_adjustments(
+    position: Position, orders: Mapping[str, Iterable[Order]]
+) -> tuple[tuple[Unit, ...], dict[Unit, tuple[str, ...]]]:
+    """The units after the adjustment phase, and the result words (see :func:`reference_adjudicate_adjustments`).
+
+    The compiled core answers where it is active and the input is one it models; the
+    reference answers the rest (and everything under ``DETENTE_PURE_PYTHON=1``).
+    """
+    core = _native.core_for(position.map)
+    if core is not None:
+        outcome = core.adjudicate_other(position.units, position.dislodged, position.centers, orders, True)
+        if outcome is not None:
+            return outcome
+    return reference_adjudicate_adjustments(position, orders)
+
+
+def reference_adjudicate_adjustments(
     position: Position, orders: Mapping[str, Iterable[Order]]
 ) -> tuple[tuple[Unit, ...], dict[Unit, tuple[str, ...]]]:
     """The units after the adjustments, and the result words of each order."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from engine import _native
 from engine.adjustments import adjudicate_adjustments
 from engine.maps import Map
 from engine.movement import adjudicate_movement
@@ -67,6 +68,15 @@ def _advance(m: Map, phase: Phase, units: tuple[Unit, ...], centers: tuple, disl
     if season == "S":
         return Position(m, Phase(year, "F", MOVEMENT), units, centers)
     if season == "F":
+        core = _native.core_for(m)
+        fall = None if core is None else core.after_fall(units, centers)
+        if fall is not None:  # the same as below, counted in C
+            owners, winner, due = fall
+            if winner is not None:
+                return Position(m, Phase(year, "W", ADJUSTMENTS), units, owners, completed=True)
+            if due:
+                return Position(m, Phase(year, "W", ADJUSTMENTS), units, owners)
+            return Position(m, Phase(year + 1, "S", MOVEMENT), units, owners)
         owners = list(centers)
         is_center = m.is_supply_center
         province_of = m.province_of

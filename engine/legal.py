@@ -17,7 +17,9 @@ only fleet that could convoy the supported army).
 from __future__ import annotations
 
 import functools
+from typing import Any
 
+from engine import _native
 from engine.convoys import ConvoyRoutes
 from engine.maps import ARMY, COAST, FLEET, SEA, Map
 from engine.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive
@@ -35,6 +37,9 @@ def legal_orders(position: Position, power: str) -> dict[Unit | None, list[Order
     if position.completed:
         return {}
     if kind == MOVEMENT:
+        compiled = _compiled_board(position)
+        if compiled is not None:
+            return compiled.for_power(power)
         board = _Board.of(position)
         return {u: board.orders_for(u) for u in position.units if u.power == power}
     if kind == RETREATS:
@@ -52,11 +57,36 @@ def legal_orders(position: Position, power: str) -> dict[Unit | None, list[Order
 def legal_orders_for(position: Position, unit: Unit) -> list[Order]:
     """The legal orders of one unit (a dislodged one in a retreat phase)."""
     if position.phase.kind == MOVEMENT:
+        compiled = _compiled_board(position)
+        if compiled is not None:
+            orders = compiled.for_unit(unit)
+            if orders is not None:
+                return orders
         return _Board.of(position).orders_for(unit)
     for d in position.dislodged:
         if d.unit == unit:
             return _retreat_orders(position.map, unit, d.retreats)
     return []
+
+
+def _compiled_board(position: Position) -> Any:
+    """The compiled core's legal orders of a movement position (made once per position), or None."""
+    core = _native.core_for(position.map)
+    if core is None:
+        return None
+    cache = position.__dict__
+    board = cache.get("_compiled_legal_board", _MISSING)
+    if board is _MISSING:
+        board = cache["_compiled_legal_board"] = core.legal_board(position.units)
+    return board
+
+
+_MISSING = object()
+
+
+def _missing_board() -> object:
+    """What a compiled board becomes when its position is pickled or deep-copied: not there yet."""
+    return _MISSING
 
 
 def adjustment_orders(position: Position, power: str) -> list[Order]:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine import _native
 from engine.convoys import ConvoyRoutes, route_exists
 from engine.maps import ARMY, FLEET, SEA, Map
 from engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
@@ -37,7 +38,21 @@ class MovementOutcome:
 
 
 def adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]]) -> MovementOutcome:
-    """Resolve a movement phase. ``orders`` maps each power to the orders it gave."""
+    """Resolve a movement phase. ``orders`` maps each power to the orders it gave.
+
+    The compiled core answers where it is active and the input is one it models; the
+    reference below answers the rest (and everything under ``DETENTE_PURE_PYTHON=1``).
+    """
+    core = _native.core_for(position.map)
+    if core is not None:
+        outcome = core.adjudicate_movement(position.units, orders)
+        if outcome is not None:
+            return outcome
+    return reference_adjudicate_movement(position, orders)
+
+
+def reference_adjudicate_movement(position: Position, orders: Mapping[str, Iterable[Order]]) -> MovementOutcome:
+    """The pure-Python adjudicator: the reference the compiled core matches bit for bit."""
     m = position.map
     province_of = m.province_of
     army_moves = m.army_moves

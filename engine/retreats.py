@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from engine import _native
 from engine.maps import FLEET
 from engine.orders import Disband, Order, Retreat
 from engine.position import Dislodged, Position, Unit, named_unit
@@ -16,6 +17,22 @@ from engine.results import Result
 
 
 def adjudicate_retreats(
+    position: Position, orders: Mapping[str, Iterable[Order]]
+) -> tuple[tuple[Unit, ...], dict[Unit, tuple[str, ...]]]:
+    """The units after the retreat phase, and the result words (see :func:`reference_adjudicate_retreats`).
+
+    The compiled core answers where it is active and the input is one it models; the
+    reference answers the rest (and everything under ``DETENTE_PURE_PYTHON=1``).
+    """
+    core = _native.core_for(position.map)
+    if core is not None:
+        outcome = core.adjudicate_other(position.units, position.dislodged, position.centers, orders, False)
+        if outcome is not None:
+            return outcome
+    return reference_adjudicate_retreats(position, orders)
+
+
+def reference_adjudicate_retreats(
     position: Position, orders: Mapping[str, Iterable[Order]]
 ) -> tuple[tuple[Unit, ...], dict[Unit, tuple[str, ...]]]:
     """The units after the retreats, and the result words of each dislodged unit."""

@@ -396,7 +396,8 @@ def package_files() -> Iterator[str]:
     ]["include"]
     for top in {pattern.rstrip("*") for pattern in include}:
         for path in (ROOT / top).rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts:
+            # a compiled core built in place by pip install -e is no source: the image compiles its own
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".so":
                 yield path.relative_to(ROOT).as_posix()
 
 
@@ -603,6 +604,12 @@ def test_the_image_holds_the_environment_and_nothing_to_build_with(engine: dict[
         run(["docker", "image", "inspect", "--format", "{{json .Config.Volumes}}", IMAGE], engine, budget)
     )
     assert declared is None, f"the image declares volumes {declared}: every bot would get an anonymous one"
+
+
+def test_the_image_runs_the_compiled_engine_core(engine: dict[str, str], image: str) -> None:
+    """The build stage compiles engine/_core.c into the wheel; the runtime stage, without a compiler, runs it."""
+    version = run(["docker", "run", "--rm", "--entrypoint", "detente", IMAGE, "--version"], engine, Budget(60))
+    assert "(engine core: compiled C)" in version, version
 
 
 def test_an_edit_of_the_sources_rebuilds_without_downloading(

@@ -39,6 +39,7 @@ from pathlib import Path
 import pytest
 
 from detente.cases import run_case
+from engine import _native
 from tests.datc import derive
 
 DATA = Path(__file__).parent / "datc" / "data"
@@ -103,9 +104,18 @@ def _params() -> list:
     ]
 
 
+# Every case under both cores: the compiled one (where it is built) and the pure-Python reference.
+CORES = [
+    pytest.param(False, id="compiled", marks=pytest.mark.skipif(not _native.compiled_available(), reason="not built")),
+    pytest.param(True, id="pure"),
+]
+
+
+@pytest.mark.parametrize("pure", CORES)
 @pytest.mark.parametrize("case", _params())
-def test_datc(case: dict) -> None:
-    positions = run_case(case)
+def test_datc(case: dict, pure: bool) -> None:
+    with _native.pure_python(pure):
+        positions = run_case(case)
     assert len(positions) == len(case["expect"])
     before = {"units": case["start"]["units"], "dislodged": case["start"].get("dislodged", {})}
     phase = case["start"]["phase"]
