@@ -19,10 +19,15 @@ played by both engines in lockstep and kept only as far as they agree. On them, 
 * for information, ``convert --to mila`` of détente's documents back, and one
   ``detente adjudicate`` process with its interpreter start-up, wall-clock.
 
-A command reaches the goal when its ratio to ``process()`` is at least 0.8 of the engine
-ratio. Every figure is the fastest of several passes, in CPU time of this process (a busy
-machine's other work counts in wall-clock time, not here), with one pass of each
-measurement in turn, round after round. Nothing here asserts a speed.
+Every measurement of détente runs once for each engine core, in the same run: the
+compiled C core (when it is built) and the pure-Python one (``DETENTE_PURE_PYTHON=1``
+forces it alone in a process; here ``engine._native.pure_python`` switches between them).
+A command reaches issue 18's goal, for a core, when its ratio to ``process()`` is at least
+0.8 of that core's engine ratio; issue 19 asks ``detente adjudicate`` for 20 times
+``process()`` end to end. Before timing, the two cores' answers to the cases are checked
+to be the same bytes (the compiled core plays and writes whole cases in C). Every figure is the fastest of several passes, in CPU time of
+this process (a busy machine's other work counts in wall-clock time, not here), with one
+pass of each measurement in turn, round after round. Nothing here asserts a speed.
 
     .venv/bin/python benchmarks/json_path.py             # about a minute
     .venv/bin/python benchmarks/json_path.py --quick     # a smoke run
@@ -47,7 +52,7 @@ from typing import Any
 from engine_speed import PlayedPhase, fresh, generate, passes, set_their_orders, their_version
 from machine import machine
 
-from engine import adjudicate
+from engine import _native, adjudicate
 
 try:
     import diplomacy
@@ -55,7 +60,9 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     diplomacy = None
 
-SHARE = 0.8  # of the engine ratio that a command reaches end to end
+SHARE = 0.8  # of the engine ratio that a command reaches end to end (issue 18)
+ISSUE_19 = 20.0  # times process(): detente adjudicate end to end (issue 19)
+COMPILED, PURE = _native.COMPILED, _native.PURE
 
 
 def cases_of(games: Sequence[Sequence[PlayedPhase]]) -> list[dict[str, Any]]:
@@ -154,6 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     from detente import cli, convert_command
+    from detente.cases import adjudicate_json
 
     began = time.perf_counter()
     info = machine()
@@ -171,6 +179,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
 
     their_repeats = min(args.repeats, 3)
+
+    cores = [PURE] if not _native.compiled_available() else [COMPILED, PURE]
+    if not _native.compiled_available():
+        print(f"the compiled core is not loaded ({_native.why_not}): the pure-Python core alone")
+        print()
 
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
@@ -197,40 +210,54 @@ def main(argv: Sequence[str] | None = None) -> int:
                 json.dumps(to_saved_game_format(game))
 
         with open(os.devnull, "w", encoding="utf-8") as sink, stdout_to(sink):
-            assert cli.adjudicate_command(str(cases_path)) == 0, "the cases did not all play"
-            with contextlib.redirect_stderr(io.StringIO()):
-                for a in convert_args:
-                    assert convert_command.run(a) == 0
+            for core in cores:
+                with core_in_use(core):
+                    assert cli.adjudicate_command(str(cases_path)) == 0, "the cases did not all play"
+                    with contextlib.redirect_stderr(io.StringIO()):
+                        for a in convert_args:
+                            assert convert_command.run(a) == 0
+            # the cores answer the cases alike, byte for byte (the compiled one plays and writes
+            # whole cases in C: engine.batch.play_case)
+            cases_data = json.loads(cases_path.read_bytes())
+            answers = set()
+            for core in cores:
+                with core_in_use(core):
+                    answers.add(adjudicate_json(cases_data)[0])
+            assert len(answers) == 1, "the two cores answer the cases differently"
             # One pass of each measurement in turn, round after round, the fastest of each
             # kept: on a busy machine a slow spell then spoils one pass of each, not every
-            # pass of one.
-            times: dict[str, list[float]] = {}
+            # pass of one. Each core's measurements run with that core in use.
+            times: dict[tuple[str, str], list[float]] = {}
             measured: list[tuple[str, Callable[[], Any], int]] = [
                 ("engine", lambda: None, args.repeats),  # timed inside: fresh positions, untimed
                 ("adjudicate", lambda: cli.adjudicate_command(str(cases_path)), args.repeats),
                 ("indented", lambda: cli.adjudicate_command(str(cases_path), 1), max(1, args.repeats // 2)),
                 ("convert", lambda: [convert_command.run(a) for a in convert_args], args.repeats),
                 ("back", lambda: [convert_command.run(a) for a in back_args], args.repeats),
+            ]
+            theirs: list[tuple[str, Callable[[], Any], int]] = [
                 ("process", lambda: None, their_repeats),  # timed inside: orders set, untimed
                 ("package", package_round_trip, their_repeats),
             ]
             with contextlib.redirect_stderr(io.StringIO()):
                 for round_number in range(args.repeats):
-                    for name, run, rounds in measured:
-                        if round_number >= rounds:
-                            continue
-                        if name == "engine":
-                            seconds = passes(1, engine_seconds, phases)[0]
-                        elif name == "process":
-                            seconds = passes(1, process_seconds, games)[0]
-                        else:
-                            seconds = timed(1, run)
-                        times.setdefault(name, []).append(seconds)
-        best = {name: min(values) for name, values in times.items()}
-        process, engine = best["process"], best["engine"]
-        engine_ratio = process / engine
-        adjudicate_seconds, indented_seconds = best["adjudicate"], best["indented"]
-        convert_seconds, back_seconds, package_seconds = best["convert"], best["back"], best["package"]
+                    for core in cores:
+                        with core_in_use(core):
+                            for name, run, rounds in measured:
+                                if round_number < rounds:
+                                    if name == "engine":
+                                        seconds = passes(1, engine_seconds, phases)[0]
+                                    else:
+                                        seconds = timed(1, run)
+                                    times.setdefault((core, name), []).append(seconds)
+                    for name, run, rounds in theirs:
+                        if round_number < rounds:
+                            if name == "process":
+                                seconds = passes(1, process_seconds, games)[0]
+                            else:
+                                seconds = timed(1, run)
+                            times.setdefault(("", name), []).append(seconds)
+        best = {key: min(values) for key, values in times.items()}
         marked = sum(1 for path in ours_paths for phase in json.loads(path.read_text())["phases"] if "note" in phase)
         start = time.perf_counter()
         subprocess.run(
@@ -241,39 +268,59 @@ def main(argv: Sequence[str] | None = None) -> int:
         process_wall = time.perf_counter() - start
         size = cases_path.stat().st_size
 
+    process, package_seconds = best[("", "process")], best[("", "package")]
+
     def rate(seconds: float) -> str:
         return f"{n / seconds:>10,.0f}"
 
-    adjudicate_ratio = process / adjudicate_seconds
-    convert_ratio = process / convert_seconds
-    goal = SHARE * engine_ratio
-    rows = [
-        ("diplomacy Game.process() (bare)", process, None),
-        ("detente engine alone: adjudicate()", engine, engine_ratio),
-        ("detente adjudicate, end to end", adjudicate_seconds, adjudicate_ratio),
-        ("  the same with --indent 1", indented_seconds, process / indented_seconds),
-        ("detente convert MILA -> detente", convert_seconds, convert_ratio),
-        ("detente convert detente -> MILA", back_seconds, process / back_seconds),
-        ("diplomacy load + save (same files)", package_seconds, process / package_seconds),
-    ]
-    print(f"{'measurement':<40} {'phases/s':>10} {'vs process()':>13}")
-    print("-" * 65)
-    for name, seconds, ratio in rows:
-        shown = f"{ratio:.1f}x" if ratio is not None else "1.0x"
-        print(f"{name:<40} {rate(seconds)} {shown:>13}")
+    print(f"{'measurement':<44} {'phases/s':>10} {'vs process()':>13}")
+    print("-" * 69)
+    print(f"{'diplomacy Game.process() (bare)':<44} {rate(process)} {'1.0x':>13}")
+    for core in cores:
+        print(f"-- {core} core")
+        for label, name in (
+            ("engine alone: adjudicate()", "engine"),
+            ("detente adjudicate, end to end", "adjudicate"),
+            ("  the same with --indent 1", "indented"),
+            ("detente convert MILA -> detente", "convert"),
+            ("detente convert detente -> MILA", "back"),
+        ):
+            seconds = best[(core, name)]
+            print(f"{label:<44} {rate(seconds)} {process / seconds:>12.1f}x")
+    print(f"{'diplomacy load + save (same files)':<44} {rate(package_seconds)} {process / package_seconds:>12.1f}x")
     print()
-    print(f"engine ratio {engine_ratio:.1f}x; goal: {SHARE} of it = {goal:.1f}x")
-    for name, ratio in (("detente adjudicate", adjudicate_ratio), ("detente convert (MILA -> detente)", convert_ratio)):
-        share = ratio / engine_ratio
-        verdict = "reached" if ratio >= goal else "NOT reached"
-        print(f"{name:<34} {ratio:>5.1f}x = {share:.2f} of the engine ratio: {verdict}")
-    print(f"convert against the package's own load + save: {package_seconds / convert_seconds:.1f}x")
+    print(f"goal of issue 18: end to end, at least {SHARE} of the engine-alone ratio, whichever core")
+    for core in cores:
+        engine_ratio = process / best[(core, "engine")]
+        print(f"  {core} core: engine alone {engine_ratio:.1f}x, goal {SHARE * engine_ratio:.1f}x")
+        for label, name in (("detente adjudicate", "adjudicate"), ("detente convert (MILA -> detente)", "convert")):
+            ratio = process / best[(core, name)]
+            share = ratio / engine_ratio
+            verdict = "met" if share >= SHARE else "NOT met"
+            print(f"    {label:<34} {ratio:>5.1f}x = {share:.2f} of the engine ratio: {verdict}")
+    print(f"goal of issue 19: detente adjudicate end to end at least {ISSUE_19}x process()")
+    for core in cores:
+        ratio = process / best[(core, "adjudicate")]
+        print(f"  {core} core: {ratio:.1f}x: {'met' if ratio >= ISSUE_19 else 'NOT met'}")
+    convert_seconds = best[(cores[0], "convert")]
+    print(f"convert ({cores[0]} core) against the package's own load + save: {package_seconds / convert_seconds:.1f}x")
     print()
-    print(f"the cases file is {size / 1e6:.1f} MB; one detente adjudicate process on it, with the interpreter's")
-    print(f"start-up and imports, takes {process_wall:.2f} s wall-clock ({n / process_wall:,.0f} phases/s)")
+    core, per_second = _native.active_core(), n / process_wall
+    print(f"the cases file is {size / 1e6:.1f} MB; one detente adjudicate process on it ({core} core),")
+    print(
+        f"with the interpreter's start-up and imports, takes {process_wall:.2f} s wall-clock"
+        f" ({per_second:,.0f} phases/s)"
+    )
     print(f"{marked} of {n} phases read from MILA are marked as adjudicated differently (DATC v3.0)")
     print(f"\nwhole run {time.perf_counter() - began:.1f} s")
     return 0
+
+
+@contextlib.contextmanager
+def core_in_use(core: str) -> Iterator[None]:
+    """Run the block on ``core`` (``COMPILED`` or ``PURE``)."""
+    with _native.pure_python(core == PURE):
+        yield
 
 
 if __name__ == "__main__":

@@ -14,17 +14,22 @@ could never take (not adjacent, not reachable by its type, occupied) is a
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import itertools
 import json
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from engine import _native
+from engine.batch import play_case, play_texts
 from engine.game import adjudicate, parse_orders
-from engine.maps import ARMY, FLEET, LAND, SEA, UNIT_LETTERS, Map, standard_map
+from engine.maps import ARMY, FLEET, LAND, SEA, Map, standard_map
 from engine.orders import Order, OrderSyntaxError, parse_order
-from engine.position import Position
-from formats.jsonio import dumps
+from engine.position import Dislodged, Phase, Position, Unit
+from formats.jsonio import dump_bytes
+from formats.names import MapNames
 
 
 class CaseError(ValueError):
@@ -214,7 +219,8 @@ def answer_text(answer: Any, indent: int | None = None) -> str:
 
 
 def adjudicate_text(data: Any, indent: int | None = None, m: Map | None = None) -> tuple[str, list[dict[str, Any]]]:
-    """What ``detente adjudicate`` prints: the answer to ``data`` as JSON text, and the errors.
+    """What ``detente adjudicate`` prints: the answer to ``data`` as JSON text, and the errors
+    (:func:`adjudicate_json`'s answer as a ``str``).
 
     The same answer and errors as :func:`answer_cases`. Compact (the default), the text is
     written straight from each position, with the names' JSON made once per map: building
@@ -228,38 +234,131 @@ def adjudicate_text(data: Any, indent: int | None = None, m: Map | None = None) 
     >>> json.loads(adjudicate_text(case)[0]) == answer_cases(case)[0]
     True
     """
+    text, errors = adjudicate_json(data, indent, m)
+    return text.decode("utf-8"), errors
+
+
+def adjudicate_json(data: Any, indent: int | None = None, m: Map | None = None) -> tuple[bytes, list[dict[str, Any]]]:
+    """:func:`adjudicate_text`'s answer as UTF-8 bytes, made without a ``str`` in between.
+
+    >>> adjudicate_json({"start": {"phase": "S1901M", "units": {}}, "turns": []})
+    (b'[[]]\\n', [])
+    """
     if indent is not None:
         answer, errors = answer_cases(data, m)
-        return answer_text(answer, indent), errors
+        return answer_text(answer, indent).encode("utf-8"), errors
     m = m or standard_map()
+    t = _tables(m)
     cases = data if isinstance(data, list) else [data]
-    answers: list[Any] = []
-    errors: list[dict[str, Any]] = []
-    for index, case in enumerate(cases):
-        try:
-            answers.append(_case_answer(case, m))
+    # First every case's start and orders, while the file just read is in the processor's
+    # caches; then each case played, its answer written as soon as it is played (while it is
+    # in the caches, and freed then, not read back from memory at the end). What goes wrong
+    # in a case is raised as that case is answered, after the cases before it. With the
+    # compiled core a case is read, played and written in C from its texts once they were all
+    # read before (the memos of ``t``), else its orders are read here and it is played in C.
+    core = _native.core_for(m)
+    prepared: list[Any] = []
+    for case in cases:
+        try:  # with the compiled core, the orders are read as the case is played (in C)
+            prepared.append((_start_of(case, m, t), None) if core is not None else _prepared(case, m, t))
+        except _Unusual:
+            prepared.append(None)
         except StartError as error:
-            answers.append(None)
+            prepared.append(error)
+        except Exception as error:  # noqa: BLE001 - raised again in its turn
+            prepared.append(_Failed(error))
+            break
+    answers: list[bytes] = []
+    errors: list[dict[str, Any]] = []
+    for index, (case, ready) in enumerate(zip(cases, prepared, strict=False)):
+        try:
+            if type(ready) is tuple:
+                played = None
+                if core is not None:
+                    played = _played_texts(ready[0], case, t)
+                    if played is None:  # orders not all read before, or an odd shape
+                        try:
+                            ready = (ready[0], _read_turns(case, m, t))
+                        except _Unusual:
+                            answers.append(dump_bytes(run_case(case, m)))
+                            continue
+                        t.learn(core)
+                        played = _played_in_c(*ready)
+                answers.append(played if played is not None else dump_bytes(_played(*ready, t)))
+            elif ready is None:
+                answers.append(dump_bytes(run_case(case, m)))
+            elif isinstance(ready, _Failed):
+                raise ready.error
+            else:
+                raise ready
+        except StartError as error:
+            answers.append(b"null")
             errors.extend(_start_errors(index, case, error))
-    return dumps(answers) + "\n", errors
+    return b"[" + b",".join(answers) + b"]\n", errors
 
 
-class _Tables:
+class _Tables(MapNames):
     """A map's names by location, and a memo of the orders read on it (None: no order)."""
 
     def __init__(self, m: Map) -> None:
-        count = len(m.locations)
-        #: unit type -> location -> the unit's name (a dict: no location -1 in it)
-        self.units = [{loc: f"{letter} {m.name_of(loc)}" for loc in range(count)} for letter in UNIT_LETTERS]
-        self.places = list(m.locations)
-        self.centres = [p for p in range(count) if m.is_supply_center[p]]
+        super().__init__(m)
         self.orders: dict[str, Order | None] = {}
         #: a power as a case names it -> its full name
         self.powers: dict[str, str] = {}
-        #: the texts in ``orders`` that are orders
-        self.readable: set[str] = set()
+        #: the texts in ``orders`` that are orders, and their orders: read with one lookup each
+        self.readable: dict[str, Order] = {}
+        #: for start positions, the names as :meth:`Position.to_json` writes them: unit -> (type,
+        #: location, province), supply centre -> province, location -> location, phase -> phase
+        self.unit_of: dict[str, tuple[int, int, int]] = {}
+        for unit in self.standing():
+            name = self.units[unit.type][unit.location]
+            self.unit_of[name] = (unit.type, unit.location, m.province_of[unit.location])
+        self.centre_of = {m.locations[p]: p for p in self.centres}
+        self.location_of = {name: m.location(name) for name in m.locations}
+        self.phases = {
+            str(phase): phase
+            for year in range(m.first_year, m.first_year + 200)
+            for phase in (
+                Phase(year, season, kind)
+                for season, kind in (("S", "M"), ("S", "R"), ("F", "M"), ("F", "R"), ("W", "A"))
+            )
+        }
+        #: for the compiled core, what ``orders`` and ``powers`` hold: a text -> its order's
+        #: record (``engine.batch.play_texts``) or, if it is no order, its JSON; a power as
+        #: written -> its index (grown by :meth:`learn`)
+        self.records: dict[str, bytes] = {}
+        self.void_json: dict[str, bytes] = {}
+        self.power_index: dict[str, int] = {}
+        self.learned = 0
         self.last_centers: tuple[str | None, ...] | None = None
         self.last_centers_json: dict[str, list[str]] = {}
+
+    def learn(self, core: Any) -> None:
+        """Add the texts and powers read since the last call to the compiled core's memos."""
+        first = self.map.powers[0]
+        for text in list(itertools.islice(self.orders, self.learned, None)):
+            order = self.orders[text]
+            if order is None:
+                with contextlib.suppress(Exception):  # a text JSON cannot hold stays out: read each time
+                    self.void_json[text] = dump_bytes(text)
+            else:
+                record = core.encode_orders({first: [order]})
+                if record is not None and len(record) == 16:
+                    self.records[text] = record
+        self.learned = len(self.orders)
+        index = {power: i for i, power in enumerate(self.map.powers)}
+        for name, full in list(self.powers.items()):
+            self.power_index[name] = index[full]
+
+    def power_name(self, name: Any) -> str | None:
+        """The full name of the power ``name`` names, None if none (remembered)."""
+        full = self.powers.get(name) if type(name) is str else None
+        if full is None and type(name) is str:
+            try:
+                full = self.powers[name] = self.map.power(name)
+            except KeyError:
+                return None
+        return full
 
 
 @functools.lru_cache(maxsize=8)
@@ -267,33 +366,117 @@ def _tables(m: Map) -> _Tables:
     return _Tables(m)
 
 
+def _plain_start(start: Any, m: Map, t: _Tables) -> Position | None:
+    """The start position, built straight from the tables when every name in it is written as
+    :meth:`Position.to_json` writes it; None when anything is not (:func:`_start_position`
+    then builds it, with its checks and their messages).
+
+    >>> start = {"phase": "S1901M", "units": {"FRANCE": ["A PAR", "F BRE"]}, "centers": {"FRANCE": ["PAR"]}}
+    >>> m = standard_map()
+    >>> _plain_start(start, m, _tables(m)) == Position.build("S1901M", start["units"], start["centers"])
+    True
+    >>> _plain_start(dict(start, units={"FRANCE": ["a par"]}), m, _tables(m)) is None
+    True
+    """
+    if type(start) is not dict or not start.keys() <= _START_KEYS:
+        return None
+    phase_name = start.get("phase")
+    phase = t.phases.get(phase_name) if type(phase_name) is str else None
+    units_of = start.get("units", {})
+    centers_of = start.get("centers", {})
+    dislodged_of = start.get("dislodged", {})
+    if phase is None or type(units_of) is not dict or type(centers_of) is not dict or type(dislodged_of) is not dict:
+        return None
+    full_name = t.power_name
+    unit_of = t.unit_of.get
+    placed = []
+    seen: set[int] = set()
+    for power, names in units_of.items():
+        full = full_name(power)
+        if full is None or type(names) is not list:
+            return None
+        for name in names:
+            known = unit_of(name) if type(name) is str else None
+            if known is None or known[2] in seen:
+                return None
+            seen.add(known[2])
+            placed.append(Unit(full, known[0], known[1]))
+    owners: list[str | None] = [None] * len(m.locations)
+    centre_of = t.centre_of.get
+    for power, names in centers_of.items():
+        full = full_name(power)
+        if full is None or type(names) is not list:
+            return None
+        for name in names:
+            province = centre_of(name) if type(name) is str else None
+            if province is None:
+                return None
+            owners[province] = full
+    gone = []
+    written: dict[str, list[str]] = {}
+    location_of = t.location_of.get
+    for name, d in dislodged_of.items():
+        if type(d) is not dict or not d.keys() <= _DISLODGED_KEYS:
+            return None
+        full = full_name(d.get("power"))
+        known = unit_of(name)
+        retreats = d.get("retreats", [])
+        if full is None or known is None or type(retreats) is not list:
+            return None
+        places = [location_of(r) if type(r) is str else None for r in retreats]
+        if None in places:
+            return None
+        gone.append(Dislodged(Unit(full, known[0], known[1]), frozenset(places)))  # type: ignore[arg-type]
+        written[name] = retreats
+    position = Position(m, phase, tuple(placed), tuple(owners), tuple(gone))
+    if written:
+        problems = retreat_problems(position, written)
+        if problems:
+            raise StartError(problems)
+    return position
+
+
+_START_KEYS = frozenset(("phase", "units", "centers", "dislodged"))
+_DISLODGED_KEYS = frozenset(("power", "retreats"))
+
+
 class _Unusual(Exception):
     """A case the compact path leaves to :func:`run_case` (a shape it does not check itself)."""
 
 
-def _case_answer(case: Any, m: Map) -> list[Any]:
-    """One case's answer, ready for a compact dump (see :func:`adjudicate_text`)."""
-    try:
-        return _played(case, m)
-    except _Unusual:
-        return run_case(case, m)
+class _Failed:
+    """What went wrong reading a case, raised again when that case is answered."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
 
 
-def _played(case: Any, m: Map) -> list[dict[str, Any]]:
+def _prepared(case: Any, m: Map, t: _Tables) -> tuple[Position, list[tuple[dict[str, list[Order]], list[str]]]]:
+    """A case's start position, and each turn's orders with the texts that are no order;
+    :class:`_Unusual` for a case of a shape left to :func:`run_case`."""
+    return _start_of(case, m, t), _read_turns(case, m, t)
+
+
+def _start_of(case: Any, m: Map, t: _Tables) -> Position:
+    """A case's start position (:class:`_Unusual` for a shape left to :func:`run_case`)."""
     if type(case) is not dict or type(case.get("turns", [])) is not list:
         raise _Unusual
-    try:
-        start = Start.model_validate(case["start"])
-    except (KeyError, ValidationError):
-        raise _Unusual from None
-    position = _start_position(start, m)
-    t = _tables(m)
-    memo = t.orders
+    position = _plain_start(case.get("start"), m, t)
+    if position is None:  # anything but names written as answers write them: checked, and worded, by pydantic
+        try:
+            start = Start.model_validate(case["start"])
+        except (KeyError, ValidationError):
+            raise _Unusual from None
+        position = _start_position(start, m)
+    return position
+
+
+def _read_turns(case: dict[str, Any], m: Map, t: _Tables) -> list[tuple[dict[str, list[Order]], list[str]]]:
+    """Each turn's orders, and the texts that are no order (:class:`_Unusual`: an odd shape)."""
     powers = t.powers
-    readable = t.readable
-    read_before = memo.__getitem__
+    read_before = t.readable.__getitem__
     power_of = m.power
-    pieces = []
+    turns = []
     for number, turn in enumerate(case.get("turns", [])):
         if type(turn) is not dict:
             raise _Unusual
@@ -313,34 +496,72 @@ def _played(case: Any, m: Map) -> list[dict[str, Any]]:
                     raise CaseError(f"turns.{number}.orders: unknown power {error}") from None
                 except TypeError:
                     raise _Unusual from None
-            bucket = orders.setdefault(full, [])
-            try:
-                if readable.issuperset(texts):  # the usual case: every text an order read before
-                    bucket.extend(map(read_before, texts))
-                    continue
-            except TypeError:  # unhashable: no string
-                raise _Unusual from None
-            for text in texts:
-                order = memo.get(text, _NOT_READ)
-                if order is _NOT_READ:
-                    if type(text) is not str:
-                        raise _Unusual
-                    try:
-                        order = parse_order(m, text)
-                    except OrderSyntaxError:
-                        order = None
-                    if len(memo) < 100_000:
-                        memo[text] = order
-                        if order is not None:
-                            readable.add(text)
-                if order is None:
-                    unreadable.append(text)
-                else:
-                    bucket.append(order)
+            try:  # the usual case: every text an order read before
+                parsed = list(map(read_before, texts))
+            except (KeyError, TypeError):  # a text not read yet, no order, or no string
+                parsed = _read_orders(texts, unreadable, m, t)
+            if full in orders:  # the same power spelt twice
+                orders[full] += parsed
+            else:
+                orders[full] = parsed
+        turns.append((orders, unreadable))
+    return turns
+
+
+def _played(
+    position: Position, turns: list[tuple[dict[str, list[Order]], list[str]]], t: _Tables
+) -> list[dict[str, Any]]:
+    """A prepared case played: the engine over every turn, then the answers of every turn (a
+    loop each: each loop's code and tables stay in the processor's caches)."""
+    outcomes = []
+    for orders, _ in turns:
         outcome = adjudicate(position, orders)
+        outcomes.append(outcome)
         position = outcome.position
-        pieces.append(_entry(outcome.before, position, outcome.results, unreadable, t))
-    return pieces
+    return [_entry(o.before, o.position, o.results, u, t) for o, (_, u) in zip(outcomes, turns, strict=True)]
+
+
+def _played_in_c(position: Position, turns: list[tuple[dict[str, list[Order]], list[str]]]) -> bytes | None:
+    """A prepared case's answer, played and written by the compiled core (the same bytes as
+    ``dump_bytes(_played(...))``); None where the core declines it."""
+    try:
+        voids = [[dump_bytes(text) for text in unreadable] if unreadable else _NO_TEXTS for _, unreadable in turns]
+    except Exception:  # noqa: BLE001 - a text JSON cannot hold: the Python path raises it
+        return None
+    return play_case(position, [orders for orders, _ in turns], voids, dump_bytes)
+
+
+_NO_TEXTS: list[bytes] = []
+
+
+def _played_texts(position: Position, case: dict[str, Any], t: _Tables) -> bytes | None:
+    """A case's answer, its orders read in C from the texts read before (the same bytes as
+    ``_played_in_c``); None where a text or a power was not read before, or the core declines."""
+    return play_texts(position, case.get("turns", []), t.power_index, t.records, t.void_json, dump_bytes)
+
+
+def _read_orders(texts: list[Any], unreadable: list[str], m: Map, t: _Tables) -> list[Order]:
+    """The orders among ``texts``, read with the memo; the texts that are no order go to ``unreadable``."""
+    memo = t.orders
+    parsed = []
+    for text in texts:
+        order = memo.get(text, _NOT_READ) if type(text) is str else _NOT_READ
+        if order is _NOT_READ:
+            if type(text) is not str:
+                raise _Unusual
+            try:
+                order = parse_order(m, text)
+            except OrderSyntaxError:
+                order = None
+            if len(memo) < 100_000:
+                memo[text] = order
+                if order is not None:
+                    t.readable[text] = order
+        if order is None:
+            unreadable.append(text)
+        else:
+            parsed.append(order)
+    return parsed
 
 
 _NOT_READ: Any = object()
@@ -353,12 +574,7 @@ def _entry(
     names come from the map's tables, the result words stay tuples, and entries share the
     centres' dictionary while no centre changes hands."""
     names = t.units
-    units: dict[str, list[str]] = {}
-    for u in after.units:
-        try:
-            units[u.power].append(names[u.type][u.location])
-        except KeyError:
-            units[u.power] = [names[u.type][u.location]]
+    units = t.units_json(after)
     owners = after.centers
     if owners is t.last_centers:  # the adjudicator hands the same tuple on when no centre changed hands
         centers = t.last_centers_json
@@ -370,13 +586,6 @@ def _entry(
             if owner is not None:
                 centers.setdefault(owner, []).append(places[p])
         t.last_centers, t.last_centers_json = owners, centers
-    dislodged = {
-        names[d.unit.type][d.unit.location]: {
-            "power": d.unit.power,
-            "retreats": sorted(after.map.locations[r] for r in d.retreats),
-        }
-        for d in after.dislodged
-    }
     try:
         said = {names[u.type][u.location]: words for u, words in results.items()}
     except (KeyError, IndexError, TypeError):  # a unit off the map
@@ -387,7 +596,7 @@ def _entry(
         "phase": "COMPLETED" if after.completed else str(after.phase),
         "units": units,
         "centers": centers,
-        "dislodged": dislodged,
+        "dislodged": t.dislodged_json(after),
         "results": said,
     }
 

@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 from formats import FORMATS, FormatError, detect, mila, read
-from formats.jsonio import dumps, loads
+from formats.jsonio import dump_line, dumps, loads, write_stdout
 
 TARGETS = ("mila", "detente")
 
@@ -99,13 +99,13 @@ def run(args: argparse.Namespace) -> int:
             f"detente convert: {marked} phase(s) of {name} adjudicate differently under DATC v3.0;"
             " their recorded outcome is kept and marked (note, differences)\n"
         )
-    output = dumps(converted, args.indent) + "\n"
+    # compact JSON goes out as orjson makes it, UTF-8 bytes, never made a str to be encoded again
+    output = dump_line(converted) if args.indent is None else (dumps(converted, args.indent) + "\n").encode("utf-8")
     try:
         if args.out == "-":
-            sys.stdout.write(output)
-            sys.stdout.flush()
+            write_stdout(output)
         else:
-            with open(args.out, "w", encoding="utf-8") as handle:
+            with open(args.out, "wb") as handle:
                 handle.write(output)
     except BrokenPipeError:  # the reader went away (``| head``): not our error
         sys.stdout = None  # type: ignore[assignment]

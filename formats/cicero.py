@@ -36,8 +36,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.maps import Map
-from formats.common import FormatError, read_saved_game
+from formats.common import FormatError
 from formats.mila import is_mila
+from formats.saved import read_saved_game
 
 __all__ = ["CICERO_KEYS", "is_cicero", "load"]
 

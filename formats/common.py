@@ -7,7 +7,7 @@ package, which differ from détente's (the DAIDE names) for three seas only:
 ('F LON - ENG', 'F STP/SC - GOB', 'A GOL')
 
 A saved game is a list of phases, each with the state *before* it, the orders given in it
-and the messages sent during it; :func:`read_saved_game` turns one into détente's game
+and the messages sent during it; :func:`formats.saved.read_saved_game` turns one into détente's game
 document (the shape of ``games/<n>.json``: phases played, each with the position *after*
 it) and adjudicates every phase again with détente's engine. Where the engine's outcome
 differs from the recorded next state (the formats' engine plays older rules than DATC
@@ -17,20 +17,16 @@ v3.0), the recorded state is kept and the phase gets a ``note`` and its
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.game import adjudicate
-from engine.maps import Map, standard_map
-from engine.orders import Order, OrderSyntaxError, parse_order
-from engine.position import Phase, Position
+from engine.maps import Map
+from engine.position import Phase
 
 __all__ = [
     "FormatError",
     "our_text",
-    "read_saved_game",
     "their_text",
 ]
 
@@ -299,217 +295,6 @@ def write_messages(messages: Iterable[Mapping[str, Any]], m: Map) -> list[tuple[
                 entry["detente"] = extra
             out.append((phase, entry))
     return out
-
-
-# --- reading a saved game -------------------------------------------------------------------
-
-
-class _Tables:
-    """What is read on a map, remembered: MILA order text -> (détente's text, the order, or
-    None when it is no order)."""
-
-    def __init__(self, m: Map) -> None:
-        self.orders: dict[str, tuple[str, Order | None]] = {}
-
-
-@functools.lru_cache(maxsize=8)
-def _tables(m: Map) -> _Tables:
-    return _Tables(m)
-
-
-#: détente's fleets on the three seas named differently, by MILA's names
-_SEA_FLEETS = {f"F {ours}": f"F {theirs}" for ours, theirs in THEIRS.items()}
-_SEA_FLEETS_OURS = frozenset(_SEA_FLEETS)
-_OUR_SEA_FLEETS = {theirs: ours for ours, theirs in _SEA_FLEETS.items()}
-
-
-def _their_view(ours: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What a MILA state shows of détente's position JSON, in MILA's names: phase, units
-    (dislodged ones starred), centres, and the retreats of dislodged units that have any."""
-    units = {p: set(v) for p, v in ours["units"].items() if v}
-    for names in units.values():
-        if not names.isdisjoint(_SEA_FLEETS_OURS):
-            for name in names & _SEA_FLEETS_OURS:
-                names.discard(name)
-                names.add(_SEA_FLEETS[name])
-    retreats: dict[str, frozenset[str]] = {}
-    for unit, d in ours["dislodged"].items():
-        units.setdefault(d["power"], set()).add("*" + their_text(unit))
-        if d["retreats"]:
-            retreats[their_text(unit)] = frozenset(their_text(r) for r in d["retreats"])
-    centers = {p: set(v) for p, v in ours["centers"].items() if v}
-    return ours["phase"], units, centers, retreats
-
-
-def _recorded_view(state: Mapping[str, Any]) -> tuple[Any, ...]:
-    """The same view of a recorded MILA or dipcc state."""
-    retreats: dict[str, frozenset[str]] = {}
-    for key, value in (state.get("retreats") or {}).items():
-        if isinstance(value, Mapping):
-            for unit, places in value.items():
-                if places:
-                    retreats[unit] = frozenset(places)
-        elif value:
-            retreats[key] = frozenset(value)
-    return (
-        state.get("name"),
-        {p: set(v) for p, v in (state.get("units") or {}).items() if v},
-        {p: set(v) for p, v in (state.get("centers") or {}).items() if v},
-        retreats,
-    )
-
-
-def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | None = None) -> dict[str, Any]:
-    """A MILA-shaped saved game (``phases`` of ``name``, ``state``, ``orders``, ``results``,
-    ``messages``) as détente's game document, every phase adjudicated again (see the module)."""
-    m = m or standard_map()
-    if data.get("map", "standard") != "standard":
-        raise FormatError(f"map {data.get('map')!r}: only the standard map is read")
-    phases = data.get("phases")
-    if not isinstance(phases, list) or not phases:
-        raise FormatError("no phases")
-    for phase in phases:
-        if not isinstance(phase, Mapping) or not isinstance(phase.get("state"), Mapping):
-            raise FormatError("a phase without a state")
-    t = _tables(m)
-    first = position_of_state(phases[0]["state"], m)
-    position = _position(first, m)
-    document: dict[str, Any] = {}
-    if position != Position.initial(m):
-        document["start"] = first
-    order_memo = t.orders
-    power_of = m.power
-    records: list[dict[str, Any]] = []
-    for index in range(len(phases) - 1):
-        phase = phases[index]
-        name = str(position.phase)
-        orders: dict[str, list[str]] = {}
-        parsed: dict[str, list[Order]] = {}
-        unreadable: list[str] = []
-        for power, given in (phase.get("orders") or {}).items():
-            if not given:
-                continue
-            try:
-                bucket = parsed.setdefault(power_of(power), [])
-            except KeyError:
-                raise FormatError(f"phase {name}: unknown power {power!r}") from None
-            texts = orders[power] = []
-            for text in given:
-                known = order_memo.get(text)
-                if known is None:
-                    ours = our_text(text)
-                    try:
-                        known = (ours, parse_order(m, ours))
-                    except OrderSyntaxError:
-                        known = (ours, None)
-                    if len(order_memo) < 100_000:
-                        order_memo[text] = known
-                texts.append(known[0])
-                if known[1] is None:
-                    unreadable.append(known[0])
-                else:
-                    bucket.append(known[1])
-        outcome = adjudicate(position, parsed)
-        after = outcome.position
-        recorded_results = phase.get("results")
-        step_results = None
-        if after.phase.kind == "R" and not after.completed and not any(d.retreats for d in after.dislodged):
-            # nowhere to retreat to: MILA disbands such units at once and skips the phase
-            step = adjudicate(after, {})
-            step_results = step.results
-            before_step, after = after, step.position
-        entry: dict[str, Any] = {"phase": name, "orders": orders}
-        if recorded_results:
-            # MILA's "" (or no word) is "ok"; its units are named as détente's but on three seas
-            results = {
-                _OUR_SEA_FLEETS.get(unit, unit): ([w for w in words if w] or ["ok"]) if words else ["ok"]
-                for unit, words in recorded_results.items()
-            }
-        else:  # dipcc writes none: détente's adjudication gives them
-            unit_name = outcome.before.unit_name
-            results = {unit_name(u): [str(w) for w in words] for u, words in outcome.results.items()}
-            for text in unreadable:
-                results.setdefault(text, ["void"])
-            if step_results:
-                for u, words in step_results.items():
-                    results.setdefault(before_step.unit_name(u), []).extend(str(w) for w in words)
-        entry["results"] = results
-        wanted_state = phases[index + 1]["state"]
-        ours = after.to_json()
-        theirs = _recorded_view(wanted_state)
-        if theirs[0] == "COMPLETED" and not after.completed:
-            ours["phase"] = "COMPLETED"  # the game was ended there (a draw agreed, a year limit)
-        if _their_view(ours) == theirs:
-            entry["position"] = ours
-        else:
-            wanted = position_of_state(wanted_state, m)
-            entry["position"] = wanted
-            entry["note"] = NOTE
-            entry["differences"] = differences(wanted, ours)
-            if wanted["phase"] != "COMPLETED":
-                after = _position(wanted, m)
-        records.append(entry)
-        position = after
-    final = records[-1]["position"] if records else first
-    document.update(_summary(records, final, m))
-    document["phases"] = records
-    document["messages"] = read_messages(phases, m)
-    document["events"] = []
-    document["source"] = source
-    kept = data.get("detente")
-    if isinstance(kept, Mapping):  # what détente wrote beside MILA's keys (see mila.dump)
-        for key in ("seed", "settings", "bots", "outcome", "winner", "events"):
-            if key in kept:
-                document[key] = kept[key]
-    return document
-
-
-def _position(recorded: Mapping[str, Any], m: Map) -> Position:
-    try:
-        return Position.from_json(recorded, m)
-    except (KeyError, ValueError) as error:
-        raise FormatError(f"state {recorded['phase']}: {error}") from None
-
-
-def _our_words(words: Iterable[Any]) -> list[str]:
-    """MILA's result words: ``""`` (or none) is détente's ``ok``."""
-    kept = [str(w) for w in words or () if str(w)]
-    return kept or ["ok"]
-
-
-def _summary(records: Sequence[Mapping[str, Any]], final: Mapping[str, Any], m: Map) -> dict[str, Any]:
-    """The game-level fields of a game document, from its phases."""
-    centres: dict[str, dict[str, int]] = {}
-    eliminated: dict[str, str] = {}
-    last_year = int(final["phase"][1:5]) if final["phase"] != "COMPLETED" else None
-    for record in records:
-        year = int(record["phase"][1:5])
-        after = record["position"]
-        counts = {p: len(after.get("centers", {}).get(p, ())) for p in m.powers}
-        done = after["phase"] == "COMPLETED"
-        if done or int(after["phase"][1:5]) > year:
-            centres[str(year)] = counts
-        for p in m.powers:
-            if p not in eliminated and not after.get("units", {}).get(p) and not counts[p]:
-                eliminated[p] = record["phase"]
-        last_year = year
-    final_centres = {p: len(final.get("centers", {}).get(p, ())) for p in m.powers}
-    winner = next((p for p, n in final_centres.items() if n >= m.victory_centers), None)
-    if winner is not None:
-        outcome = "solo"
-    else:
-        outcome = "draw" if final["phase"] == "COMPLETED" else "unfinished"
-    return {
-        "seed": None,
-        "settings": {},
-        "bots": {},
-        "outcome": outcome,
-        "winner": winner,
-        "last_year": last_year if last_year is not None else m.first_year,
-        "final_centres": final_centres,
-        "centres": centres,
-        "eliminated": eliminated,
-    }
 
 
 def phase_sort_key(name: str) -> tuple[int, ...]:

@@ -14,6 +14,8 @@ line and column as :class:`json.JSONDecodeError` does, in the standard library's
 {'a': [1, 2]}
 >>> dumps({"a": [1, "é"]})
 '{"a":[1,"é"]}'
+>>> dump_line({"a": "é"}) == '{"a":"é"}\\n'.encode()
+True
 >>> print(dumps({"a": [1]}, indent=1))
 {
  "a": [
@@ -24,7 +26,9 @@ line and column as :class:`json.JSONDecodeError` does, in the standard library's
 
 from __future__ import annotations
 
+import codecs
 import json
+import sys
 from typing import Any
 
 try:
@@ -32,7 +36,7 @@ try:
 except ImportError:  # pragma: no cover - orjson is a dependency; the standard library still works
     orjson = None  # type: ignore[assignment]
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dump_bytes", "dump_line", "dumps", "loads", "write_stdout"]
 
 
 def loads(text: str | bytes) -> Any:
@@ -60,3 +64,42 @@ def dumps(data: Any, indent: int | None = None) -> str:
         except (TypeError, orjson.JSONEncodeError):
             pass
     return json.dumps(data, indent=indent, ensure_ascii=False)
+
+
+def dump_bytes(data: Any) -> bytes:
+    """Compact JSON as UTF-8 bytes: what :func:`dumps` writes, encoded.
+
+    >>> dump_bytes([1, "é"]) == dumps([1, "é"]).encode()
+    True
+    """
+    if orjson is not None:
+        try:
+            return orjson.dumps(data)
+        except (TypeError, orjson.JSONEncodeError):
+            pass
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def dump_line(data: Any) -> bytes:
+    """Compact JSON and a newline, as UTF-8 bytes: what :func:`dumps` writes, without making a
+    ``str`` of it to encode again when it goes to a file."""
+    if orjson is not None:
+        try:
+            return orjson.dumps(data, option=orjson.OPT_APPEND_NEWLINE)
+        except (TypeError, orjson.JSONEncodeError):
+            pass
+    return (json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_stdout(data: bytes) -> None:
+    """UTF-8 bytes to standard output: straight to its buffer when it writes UTF-8 (a megabyte
+    of JSON is not decoded to be encoded again), as text otherwise."""
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None and codecs.lookup(getattr(out, "encoding", None) or "ascii").name == "utf-8":
+        out.flush()
+        buffer.write(data)
+        buffer.flush()
+    else:
+        out.write(data.decode("utf-8"))
+        out.flush()

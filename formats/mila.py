@@ -47,11 +47,11 @@ from engine.position import Position
 from formats.common import (
     FormatError,
     phase_sort_key,
-    read_saved_game,
     state_of_position,
     their_text,
     write_messages,
 )
+from formats.saved import read_saved_game
 
 __all__ = ["FormatError", "dump", "is_mila", "load"]
 
