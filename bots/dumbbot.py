@@ -88,16 +88,14 @@ from __future__ import annotations
 import bisect
 import functools
 import math
-from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
-from itertools import repeat
-from operator import call, itemgetter, rshift
+from operator import add, itemgetter
 from typing import ClassVar
 
 import engine.orders as eo
 from bots.base import Bot, LegalOrders
+from engine.graph import SpreadGraph, spread
 from engine.maps import ARMY, FLEET, LAND, SEA, Map
 from engine.position import ADJUSTMENTS, MOVEMENT, Position, Unit
 
@@ -235,6 +233,20 @@ def _touches(m: Map) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...]
     )
 
 
+@functools.cache
+def _centres_near(m: Map) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """``centres_near[type][location]``: the supply centres such a unit could move into, its own
+    province left out (the units that threaten a centre)."""
+    centres = set(m.supply_centers)
+    return tuple(  # type: ignore[return-value]
+        tuple(
+            tuple(p for p in m.reach[t][loc] if p != m.province_of[loc] and p in centres)
+            for loc in range(len(m.locations))
+        )
+        for t in (ARMY, FLEET)
+    )
+
+
 def _sweep_totals(g: _Geometry, seeds: Sequence[Number], proximity: tuple[Number, ...]) -> list[Number]:
     """The weighted sum of the proximities of every node, from the seeds of the centre nodes
     (``seeds[i]`` of node ``g.centres[i]``): the sweeps of one power, for any numbers."""
@@ -267,105 +279,16 @@ def _tdiv(a: Number, b: Number) -> Number:
 # --- the sweeps of several powers at once ---------------------------------------------------------
 #
 # Whole-number sweeps cost one Python-level step per node and sweep, the bulk of DumbBot's
-# time. Every power of a phase sweeps the same board, so the sweeps of all of them are made
-# at once on *packed* numbers: power i's level in bits 64*i to 64*i + 63 of one Python int.
-# Sums of packed numbers are the packed sums as long as no field overflows; the bound below
-# makes sure of it. Dividing each field by 5 (rounding down, which for numbers >= 0 is C++'s
-# rounding toward zero) is a multiplication by a fixed-point fifth, a shift and a mask;
-# the better of two coasts is a field-wise max (the SWAR trick of a borrow bit per field).
-# The results are exactly those of the one-power sweeps, which remain for seeds that are
-# not whole numbers >= 0 (a subclass's, as the sanctioning baseline's) or too large.
-
-_FIELD = 64  # bits per power in a packed number
-_SHIFT = 34
-_FIFTH = (1 << _SHIFT) // 5 + 1  # 5 * _FIFTH == 2**34 + 1, so (x * _FIFTH) >> 34 == x // 5 for 0 <= x < 2**34
-_SUM_LIMIT = 1 << 32  # sums below it: x * _FIFTH < 2**64 stays in its field, the quotient in its low 30 bits
-_QUOTIENT = (1 << (_FIELD - _SHIFT)) - 1  # the bits of a field that hold the quotient after the shift
-_FULL = (1 << _FIELD) - 1
-
-
-@dataclass(frozen=True, slots=True)
-class _PackedPlan:
-    """How a packed sweep reads the last level: the level, a spare 0, then one slot per
-    province reached by several coasts (holding the best of them, as the original counts it)."""
-
-    getters: tuple[itemgetter, ...]  # node -> itself, one node or slot per province it reaches (and the spare)
-    slots: tuple[itemgetter, ...]  # slot -> the nodes of the coasts whose best it holds
-    growth: tuple[Fraction, ...]  # growth[k]: the most a sum of sweep k+1 can be, per unit of the largest seed
+# time in pure Python. They are the engine's weighted spread over a graph
+# (:func:`engine.graph.spread`: compiled where built, else all powers of a phase packed into
+# one Python integer), with exactly the numbers of the one-power sweeps above, which remain
+# for seeds that are not whole numbers >= 0 (a subclass's, as the sanctioning baseline's).
 
 
 @functools.cache
-def _packed_plan(g: _Geometry, sweeps: int) -> _PackedPlan:
-    size = len(g.province)
-    spare = size
-    several = sorted({grp for groups in g.groups for grp in groups if len(grp) > 1})
-    slot = {grp: spare + 1 + i for i, grp in enumerate(several)}
-    items = [(n, *(grp[0] if len(grp) == 1 else slot[grp] for grp in groups)) for n, groups in enumerate(g.groups)]
-    getters = tuple(itemgetter(*(it if len(it) > 1 else (*it, spare))) for it in items)  # a tuple, even alone
-    slots = tuple(itemgetter(*grp) for grp in several)
-    # The sweeps without rounding, every centre seeded 1: an upper bound of every sum per unit
-    # of the largest seed (rounding down only lowers a level; sums and maxima are monotone).
-    level = [Fraction(0)] * size
-    for n in g.centres:
-        level[n] = Fraction(1)
-    growth: list[Fraction] = []
-    for _ in range(sweeps):
-        extended = [*level, Fraction(0), *(max(get(level)) for get in slots)]
-        sums = [sum(get(extended)) for get in getters]
-        growth.append(max([*growth[-1:], *sums]))
-        level = [s / 5 for s in sums]
-    return _PackedPlan(getters, slots, tuple(growth))
-
-
-def _field_max(values: tuple[int, ...], high: int) -> int:
-    """The field-wise max of packed numbers whose fields are below 2**63 (``high``: bit 63 of each field)."""
-    best = values[0]
-    for v in values[1:]:
-        # each field of (best | high) - v is 2**63 + best_i - v_i: no borrow between fields,
-        # and its bit 63 is set where best_i >= v_i
-        keep = ((((best | high) - v) & high) >> (_FIELD - 1)) * _FULL
-        best = (best & keep) | (v & ~keep)
-    return best
-
-
-def _packed_totals(g: _Geometry, seeds: Sequence[Sequence[int]], proximity: tuple[int, ...]) -> list[list[int]] | None:
-    """The weighted sum of the proximities of every node, for each list of centre seeds (whole
-    numbers >= 0), as the one-power sweeps make it; None if a field could overflow."""
-    sweeps = len(proximity) - 1
-    plan = _packed_plan(g, sweeps)
-    largest = max(max(s, default=0) for s in seeds)
-    if largest * max(plan.growth, default=1) >= _SUM_LIMIT or sum(proximity) >= _SUM_LIMIT:
-        return None  # every level stays below 2**32, so a total below sum(proximity) * 2**32
-    count = len(seeds)
-    if count == 1:  # plain numbers: Python's own small-number arithmetic is quicker
-        level = [0] * len(g.province)
-        for n, seed in zip(g.centres, seeds[0], strict=True):
-            level[n] = seed
-        levels = [level]
-        for _ in range(sweeps):
-            level.append(0)
-            level += [max(get(level)) for get in plan.slots]
-            level = list(map((5).__rfloordiv__, map(sum, map(call, plan.getters, repeat(level)))))  # sum // 5
-            levels.append(level)
-        return [list(map(sum, zip(*(map(w.__mul__, lv) for w, lv in zip(proximity, levels, strict=True)))))]
-    ones = sum(1 << (_FIELD * i) for i in range(count))
-    quotient, high = ones * _QUOTIENT, ones << (_FIELD - 1)
-    fifth, divided = _FIFTH.__mul__, quotient.__and__
-    level = [0] * len(g.province)
-    for n, column in zip(g.centres, zip(*seeds, strict=True), strict=True):
-        level[n] = int.from_bytes(array("Q", column).tobytes(), "little")
-    levels = [level]
-    for _ in range(sweeps):
-        level.append(0)
-        level += [_field_max(get(level), high) for get in plan.slots]
-        sums = map(sum, map(call, plan.getters, repeat(level)))
-        level = list(map(divided, map(rshift, map(fifth, sums), repeat(_SHIFT))))
-        levels.append(level)
-    # the weighted sum of the levels of each node (the levels but the last carry extra items: zip stops)
-    total = map(sum, zip(*(map(w.__mul__, lv) for w, lv in zip(proximity, levels, strict=True))))
-    packed = b"".join(map(int.to_bytes, total, repeat(8 * count), repeat("little")))
-    flat = memoryview(packed).cast("Q").tolist()
-    return [flat[i::count] for i in range(count)]
+def _spread_graph(g: _Geometry) -> SpreadGraph:
+    """The sweeps as a graph: a node counts itself and the best of its nodes in each province it reaches."""
+    return SpreadGraph.of([((n,), *groups) for n, groups in enumerate(g.groups)], g.centres)
 
 
 def _whole(values: Iterable[object]) -> bool:
@@ -383,11 +306,13 @@ class _Board:
 
     __slots__ = (
         "attack_sizes",
+        "attacks",
         "counts",
         "geometry",
-        "near",
+        "base",
         "owned",
         "position",
+        "present",
         "seeds",
         "size",
         "sizes",
@@ -415,19 +340,28 @@ class _Board:
                     by_power[power] = by_power.get(power, 0) + 1
         self.counts = counts
         # province -> (the power with the most units there, how many, the most of any other
-        # power): the competition a power meets is the second count if it leads, else the first
+        # power): the competition a power meets is the second count if it leads, else the first;
+        # power -> (province, its units there) where it has some, where its competition is not
+        # simply the leader's count
         top: dict[int, tuple[str | None, int, int]] = {}
+        present: dict[str, list[tuple[int, int]]] = {}
         for p, by_power in counts.items():
             leader: str | None = None
             lead = second = 0
             for pw, k in by_power.items():
+                where = present.get(pw)
+                if where is None:
+                    present[pw] = [(p, k)]
+                else:
+                    where.append((p, k))
                 if k > lead:
                     leader, lead, second = pw, k, lead
                 elif k > second:
                     second = k
             top[p] = (leader, lead, second)
         self.top = top
-        self.near = tuple((p, by_power, *top[p]) for p, by_power in counts.items())
+        self.present = present
+        self.base: dict[tuple, list[Number]] = {}
         a, b, c = size
         centre_counts = position.center_counts
         self.sizes = sizes = {pw: a * k * k + b * k + c for pw, k in centre_counts.items()}
@@ -436,12 +370,11 @@ class _Board:
         # owned centre -> the powers of the units next door that could move in, in unit order
         # (a unit on the centre itself is not counted)
         centres = position.centers
-        reach, province_of = m.reach, m.province_of
+        centres_near = _centres_near(m)
         threats: dict[int, list[str]] = {p: [] for p in m.supply_centers if centres[p] is not None}
         for u in position.units:
-            here = province_of[u.location]
-            for p in reach[u.type][u.location]:
-                if p != here and p in threats:
+            for p in centres_near[u.type][u.location]:
+                if p in threats:
                     threats[p].append(u.power)
         self.threats = threats
         # centre node -> the size of its owner (the neutrals' if unowned), what attacking it is worth;
@@ -459,6 +392,7 @@ class _Board:
             if owner is not None:
                 self.owned[owner][1].append((i, p))
         self.seeds: dict[tuple, tuple[dict[int, Number], tuple[Number, ...]]] = {}
+        self.attacks: dict[tuple, list[Number]] = {}
         self.totals: dict[tuple, dict[str, list[int]]] = {}
 
     def seeds_of(self, power: str, weights: Weights) -> tuple[dict[int, Number], tuple[Number, ...]]:
@@ -468,7 +402,10 @@ class _Board:
         found = self.seeds.get(key)
         if found is None:
             sizes, c = self.sizes, self.size[2]
-            seeds = [attack * s for s in self.attack_sizes]
+            attacks = self.attacks.get((attack, type(attack)))  # every power's seeds before defence
+            if attacks is None:
+                attacks = self.attacks[attack, type(attack)] = [attack * s for s in self.attack_sizes]
+            seeds = list(attacks)
             # The defence value of each of our centres: the size of the largest other power with
             # a unit next door that could move in.
             values: dict[int, Number] = {}
@@ -478,6 +415,21 @@ class _Board:
             for i, p in nodes:
                 seeds[i] = defence * values[p]
             found = self.seeds[key] = (values, tuple(seeds))
+        return found
+
+    def base_extra(self, strength: Number, competition: Number) -> list[Number]:
+        """What strength and competition add to each node for a power with no unit in or next
+        to it: none of its own, less ``competition`` times the most units any power has there
+        (do not change the list)."""
+        key = (strength, competition, type(strength), type(competition))
+        found = self.base.get(key)
+        if found is None:
+            found = self.base[key] = [0] * len(self.geometry.province)
+            nodes_of = _nodes_of(self.geometry)
+            for p, (_, lead, _) in self.top.items():
+                e = strength * 0 - competition * lead  # _spread's sum with none of our units there
+                for n in nodes_of[p]:
+                    found[n] = e
         return found
 
     def totals_of(self, power: str, weights: Weights) -> list[int] | None:
@@ -497,14 +449,12 @@ class _Board:
             wanted = [power]
             if _several_powers:
                 wanted += [p for p in self._asking() if p != power and p not in done]
-            seeds = [self.seeds_of(p, weights)[1] for p in wanted]
-            wanted = [p for p, s in zip(wanted, seeds, strict=True) if _whole(s)]
-            seeds = [s for s in seeds if _whole(s)]
+            sown = [(p, seeds) for p in wanted if _whole(seeds := self.seeds_of(p, weights)[1])]
+            wanted = [p for p, _ in sown]
+            seeds = [s for _, s in sown]
             if not wanted or wanted[0] != power:
                 return None
-            totals = _packed_totals(self.geometry, seeds, proximity)
-            if totals is None:
-                return None
+            totals = spread(_spread_graph(self.geometry), seeds, proximity)
             done.update(zip(wanted, totals, strict=True))
             found = done[power]
         return found
@@ -582,34 +532,40 @@ class _Appraisal:
         return self._defence.get(province, 0)
 
     def _proximities(self) -> list[Number]:
-        """The weighted sum of the ten proximities of every node (a new list)."""
+        """The weighted sum of the ten proximities of every node (do not change the list)."""
         seeds = self._seeds
         # The seeds as first computed (a subclass may have changed them), in whole numbers:
         # swept with the other powers' (equal values of another type, 0.0 for 0, would not do).
         if tuple(seeds) == self._standard and set(map(type, seeds)) <= {int}:
             totals = self._board.totals_of(self._power, self._weights)
             if totals is not None:
-                return list(totals)
+                return totals
         return _sweep_totals(self.geometry, seeds, self._weights.proximity)
 
     def _spread(self) -> list[Number]:
         """The value of every node: the weighted proximities, then strength, competition and defence."""
         g = self.geometry
         w = self._weights
-        total = self._proximities()
-        extra: dict[int, Number] = {}  # province -> what strength, competition and defence add
+        board = self._board
+        nodes_of = _nodes_of(g)
+        # node -> what strength, competition and defence add (the same for every node of a province)
         if w.strength or w.competition:
+            # where we have no unit, the leader's count is the competition: the board's base
+            extra = list(board.base_extra(w.strength, w.competition))
             power = self._power
-            for p, by_power, leader, lead, second in self._board.near:
-                extra[p] = w.strength * by_power.get(power, 0) - w.competition * (second if leader == power else lead)
+            top = board.top
+            for p, mine in board.present.get(power, ()):
+                leader, lead, second = top[p]
+                e = w.strength * mine - w.competition * (second if leader == power else lead)
+                for n in nodes_of[p]:
+                    extra[n] = e
+        else:
+            extra = [0] * len(g.province)
         if w.home_defence:
             for p, defence in self._defence.items():
-                extra[p] = extra.get(p, 0) + w.home_defence * defence
-        nodes_of = _nodes_of(g)
-        for p, e in extra.items():
-            for n in nodes_of[p]:
-                total[n] += e
-        return total
+                for n in nodes_of[p]:
+                    extra[n] += w.home_defence * defence
+        return list(map(add, self._proximities(), extra))
 
     def __call__(self, node: int) -> Number:
         if self._values is None:
@@ -696,63 +652,69 @@ class DumbBot(Bot):
         # for another to the key of that unit less one; the gaps between our keys are as wide.
         queue: list[tuple[int, Unit]] = [((i + 1) << 32, u) for i, u in enumerate(order)]
         ours = {province_of[u.location]: u for u in units}
-        orders: dict[Unit, eo.Order] = {}
+        # our unit's location -> its order (a location, an int, hashes in C; a Unit in Python)
+        orders: dict[int, eo.Order] = {}
         moving: dict[int, Unit] = {}  # province -> our unit moving there
-        waits = dict.fromkeys(units, 0)
+        waits = dict.fromkeys([u.location for u in units], 0)
         while queue:
             _, unit = queue.pop(0)
             here = g.node[unit.type][unit.location]
             # Holding is offered last and one better than standing, so a hold wins a tie with a move.
-            ranked = _keyed([*((value(n), n) for n in g.neighbours[here]), (value(here) + 1, here)])
+            candidates = [(value(n), n) for n in g.neighbours[here]]  # (a comprehension: no generator to resume)
+            candidates.append((value(here) + 1, here))
+            ranked = _keyed(candidates)
             while True:
                 if not ranked:  # every option struck off (see the module docstring)
-                    orders[unit] = eo.Hold(unit.type, unit.location)
+                    orders[unit.location] = eo.Hold(unit.type, unit.location)
                     break
                 i = self._choose(ranked)
                 n = ranked[i][1]
                 if n == here:
-                    orders[unit] = eo.Hold(unit.type, unit.location)
+                    orders[unit.location] = eo.Hold(unit.type, unit.location)
                     break
                 target = g.province[n]
                 occupant = ours.get(target)
-                if occupant is not None and occupant not in orders:
+                if occupant is not None and occupant.location not in orders:
                     # We cannot know yet whether it leaves: choose again once it has chosen.
-                    if waits[unit] < self.MAX_WAITS:
-                        waits[unit] += 1
+                    if waits[unit.location] < self.MAX_WAITS:
+                        waits[unit.location] += 1
                         key = next(k for k, u in queue if u is occupant) + 1  # our keys are the negated ones
                         bisect.insort_right(queue, (key, unit), key=lambda ku: ku[0])
                     else:
-                        orders[unit] = eo.Hold(unit.type, unit.location)
+                        orders[unit.location] = eo.Hold(unit.type, unit.location)
                     break
-                if occupant is not None and not isinstance(orders[occupant], eo.Move):
+                if occupant is not None and not isinstance(orders[occupant.location], eo.Move):
                     if value.competition(target) > 1:
-                        orders[unit] = eo.SupportHold(unit.type, unit.location, occupant.type, occupant.location)
+                        support = eo.SupportHold(unit.type, unit.location, occupant.type, occupant.location)
+                        orders[unit.location] = support
                         break
                     del ranked[i]
                     continue
                 mover = moving.get(target)
                 if mover is not None:
                     if value.competition(target) > 0:
-                        orders[unit] = eo.SupportMove(unit.type, unit.location, mover.type, mover.location, target)
+                        moved = eo.SupportMove(unit.type, unit.location, mover.type, mover.location, target)
+                        orders[unit.location] = moved
                         break
                     del ranked[i]
                     continue
-                orders[unit] = eo.Move(unit.type, unit.location, g.location[n])
+                orders[unit.location] = eo.Move(unit.type, unit.location, g.location[n])
                 moving[target] = unit
                 break
         self._support_from_holds(position, units, orders, ours, moving, value)
-        return [orders[u] for u in units]
+        return [orders[u.location] for u in units]
 
     def _support_from_holds(
         self,
         position: Position,
         units: list[Unit],
-        orders: dict[Unit, eo.Order],
+        orders: dict[int, eo.Order],
         ours: dict[int, Unit],
         moving: dict[int, Unit],
         value: _Appraisal,
     ) -> None:
-        """Each unit left holding supports the move or stay next to it worth most to it, if above 0.
+        """Each unit left holding supports the move or stay next to it worth most to it, if above 0
+        (``orders`` by the location of each of ``units``).
 
         Units are taken in DAIDE province order and neighbours in DAIDE order, the first of
         equal worth kept; a unit already turned into a support still counts as staying.
@@ -760,7 +722,7 @@ class DumbBot(Bot):
         g = value.geometry
         province_of = position.map.province_of
         for unit in sorted(units, key=lambda u: g.rank[province_of[u.location]]):
-            if not isinstance(orders[unit], eo.Hold):
+            if not isinstance(orders[unit.location], eo.Hold):
                 continue
             best: Number = 0
             support: eo.Order | None = None
@@ -773,13 +735,13 @@ class DumbBot(Bot):
                         support = eo.SupportMove(unit.type, unit.location, mover.type, mover.location, q)
                     continue
                 other = ours.get(q)
-                if other is None or isinstance(orders[other], eo.Move):
+                if other is None or isinstance(orders[other.location], eo.Move):
                     continue
                 if value.competition(q) > 1 and value(n) > best:
                     best = value(n)
                     support = eo.SupportHold(unit.type, unit.location, other.type, other.location)
             if support is not None:
-                orders[unit] = support
+                orders[unit.location] = support
 
     # --- retreats and adjustments ----------------------------------------------------------
 

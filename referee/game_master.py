@@ -68,6 +68,7 @@ them is game state: nothing about them is recorded, and a restart resets them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -82,6 +83,7 @@ from protocol.daide.messages import (
     SERVER_NAME,
     Adm,
     Ccd,
+    DaideUnit,
     Drw,
     Frm,
     Gof,
@@ -121,7 +123,6 @@ from protocol.daide.messages import (
 from protocol.daide.orders import (
     location_from_engine,
     map_definition,
-    order_from_engine,
     turn_from_phase,
     unit_from_engine,
 )
@@ -131,7 +132,7 @@ from referee.deadlines import remaining_seconds
 from referee.effects import Close, Effect, Notify, Record, Send, Step
 from referee.guesses import SEAT_GUESSES, WINDOW, Guesses
 from referee.notices import Notice, OverNotice, PhaseNotice, PressNotice, ResultsNotice
-from referee.orders import check_order, order_key
+from referee.orders import check_order, daide_order, daide_text, order_key
 from referee.players import Client, Player, Role, Roster, draw_passcode, new_session_token, session_digest
 from referee.settings import GameSettings, keeps
 
@@ -268,11 +269,19 @@ class GameMaster:
         self.eliminated: dict[str, int] = {}  # power -> year it was eliminated
         self._effects: list[Effect] = []
         self._records: list[Record] = []
+        self._owed_cache: tuple[Position, dict[str, frozenset[str]]] | None = None  # see _owed
+        self._last_json: tuple[Position, dict[str, Any]] | None = None  # see _json
+        self._last_sorted: tuple[Position, list[Unit]] | None = None  # see _by_power
+        self._last_turn: tuple[Position, Turn] | None = None  # see _turn
         # not game state (never recorded): the limits against hostile clients
         self._closed: set[str] = set()  # connections this game master closed: their input is ignored
         self._adm_buckets: dict[str, _Bucket] = {}  # conn -> its ADM bucket
         self._message_buckets: dict[str, _Bucket] = {}  # conn -> its bucket of inputs
         self._iam_failures = Guesses()  # by power: not game state, never recorded
+        # connections whose client said it reads no phase results (ORD): they are not sent
+        # them. Only a game kept in memory sets it (:mod:`bots.inprocess`: most of what a
+        # phase says, 10,000 messages a game of DumbBots, none read); a server never does.
+        self.results_unread: frozenset[str] = frozenset()
 
     # --- public inputs ------------------------------------------------------------------------
 
@@ -487,6 +496,14 @@ class GameMaster:
         for conn in self.roster.watching():
             if conn != exclude:
                 self._to(conn, message)
+
+    def _broadcast_all(self, messages: Iterable[Value]) -> None:
+        """Each of ``messages`` to every player and observer, in order (a phase's results),
+        but those in :attr:`results_unread`."""
+        watching = self.roster.watching()
+        if self.results_unread:
+            watching = [conn for conn in watching if conn not in self.results_unread]
+        self._effects += [Send(conn, message) for message in messages for conn in watching]
 
     def _close(self, conn: str) -> None:
         """Close ``conn`` after what was sent it; until it is gone, nothing it says is heard."""
@@ -732,20 +749,22 @@ class GameMaster:
 
     def _sco(self, position: Position | None = None) -> Sco:
         position = position or self.position
-        groups = [Ownership(self._abbr(p), position.centers_of(p)) for p in self.powers if position.centers_of(p)]
         names = self.map.locations
-        neutral = tuple(sorted(names[p] for p in self.map.supply_centers if position.centers[p] is None))
-        if neutral:
-            groups.append(Ownership("UNO", neutral))
+        owned: dict[str | None, list[str]] = {}  # owner (None: nobody) -> its centres' names
+        for p in self.map.supply_centers:
+            owned.setdefault(position.centers[p], []).append(names[p])
+        groups = [Ownership(self._abbr(p), tuple(sorted(owned[p]))) for p in self.powers if p in owned]
+        if None in owned:
+            groups.append(Ownership("UNO", tuple(sorted(owned[None]))))
         return Sco(tuple(groups))
 
     def _now(self, position: Position | None = None) -> Now:
         position = position or self.position
         m = self.map
-        units: list[Any] = [unit_from_engine(u, m) for u in _by_power(position.units, self.powers)]
+        units: list[Any] = [_daide_unit(u, m) for u in self._by_power(position)]
         for d in position.dislodged:
             retreats = tuple(sorted((location_from_engine(r, m) for r in d.retreats), key=str))
-            units.append(MrtUnit(unit_from_engine(d.unit, m), retreats))
+            units.append(MrtUnit(_daide_unit(d.unit, m), retreats))
         return Now(turn_from_phase(position.phase), tuple(units))
 
     def _hst(self, conn: str, msg: Hst) -> None:
@@ -836,17 +855,32 @@ class GameMaster:
 
     def must_order(self) -> tuple[str, ...]:
         """The powers that have orders to give this phase."""
-        position = self.position
-        kind = position.phase.kind
         if self.state != PLAYING:
             return ()
+        return tuple(self._owed())
+
+    def _owed(self) -> dict[str, frozenset[str]]:
+        """The powers that have orders to give this phase, in power order, each with the keys
+        (:func:`~referee.orders.order_key`) of its units to order (none in an adjustment
+        phase); worked out once per position, as every ``SUB`` asks."""
+        position = self.position
+        cached = self._owed_cache
+        if cached is not None and cached[0] is position:
+            return cached[1]
+        kind = position.phase.kind
+        keys: dict[str, set[str]] = {}
+        m = self.map
         if kind == MOVEMENT:
-            owners = {u.power for u in position.units}
+            for u in position.units:
+                keys.setdefault(u.power, set()).add(order_key(m, u.location))
         elif kind == RETREATS:
-            owners = {d.unit.power for d in position.dislodged}
+            for d in position.dislodged:
+                keys.setdefault(d.unit.power, set()).add(order_key(m, d.unit.location))
         else:
-            owners = set(position.adjustments)
-        return tuple(p for p in self.powers if p in owners)
+            keys = {power: set() for power in position.adjustments}
+        owed = {p: frozenset(keys[p]) for p in self.powers if p in keys}
+        self._owed_cache = (position, owed)
+        return owed
 
     def missing(self, power: str) -> Mis:
         """What ``power`` has still to order, as ``MIS`` (bare when nothing)."""
@@ -874,22 +908,27 @@ class GameMaster:
         return Mis(count=-left if owed > 0 else left)  # negative: builds owed, positive: removals
 
     def _complete(self, power: str) -> bool:
-        mis = self._mis(power)
-        return not mis.units and mis.count is None
+        """Whether ``power`` has nothing left to order (its ``MIS`` would be bare)."""
+        given = self.pending.get(power, {})
+        position = self.position
+        if position.phase.kind == ADJUSTMENTS:
+            return abs(position.adjustments.get(power, 0)) <= len(given)
+        return self._owed().get(power, frozenset()) <= given.keys()
 
     def _sub(self, conn: str, power: str, msg: Sub, now: float) -> None:
         if self.state != PLAYING or power in self.eliminated:
             self._to(conn, Rej(msg))
             return
-        if msg.turn is not None and msg.turn != turn_from_phase(self.position.phase):
+        if msg.turn is not None and msg.turn != self._turn():
             self._to(conn, Rej(msg))
             return
         accepted = []
+        effects = self._effects
         for order in msg.orders:
             note = self._store(power, order)
-            self._to(conn, Thx(order, note))
+            effects.append(Send(conn, Thx(order, note)))
             if note == "MBV":
-                accepted.append(str(order))
+                accepted.append(daide_text(order))
         if accepted:
             self._record("orders", now, power=power, orders=accepted)
         if not self._complete(power):
@@ -952,7 +991,7 @@ class GameMaster:
         if self.state != PLAYING:
             return
         due = self.must_order()
-        if all(self._complete(p) for p in due) and not (self.holding & set(due)):
+        if all(self._complete(p) for p in due) and not self.holding.intersection(due):
             self._process(now, at_deadline=False)
 
     # --- processing a phase -------------------------------------------------------------------
@@ -979,38 +1018,46 @@ class GameMaster:
                 if not self._complete(power):
                     self._broadcast(Ccd(self._abbr(power), turn))
         orders = {power: [s.order for s in given.values()] for power, given in self.pending.items()}
-        if self.settings.binding and self.binding:
+        bound = bool(self.settings.binding and self.binding)
+        if bound:
             orders = apply_binding(before, orders, self.binding)
         outcome = adjudicate(before, orders)
         outcome = self._check_stored(outcome, stored)
         results = tuple(Ord(turn, order, result, ret) for order, result, ret in self._results(before, outcome.results))
         after = outcome.position
         self.position = after
+        counts = after.center_counts
         for power in self.powers:
-            if power not in self.eliminated and not after.units_of(power) and not after.centers_of(power):
+            if power not in self.eliminated and not counts[power] and not after.units_of(power):
                 self.eliminated[power] = before.phase.year
-        for message in results:
-            self._broadcast(message)
+        self._broadcast_all(results)
         sco, now_message = self._sco(), self._now()
         centres_changed = before.phase.season in ("F", "W") and after.phase.kind != RETREATS
         if centres_changed or after.completed:
             self._broadcast(sco)
+        m = self.map
         given = {
-            power: tuple(eo.format_order(self.map, s.order) for s in submitted.values())
+            power: tuple(eo.format_order(m, s.order) for s in submitted.values())
             for power, submitted in self.pending.items()
             if submitted
         }
         self.history.append(Turned(turn, before.phase.kind, results, sco, now_message, given, outcome))
-        adjudicated = {p: [eo.format_order(self.map, o) for o in os] for p, os in orders.items() if os}
+        # without a binding the orders adjudicated are those given, in the same order
+        adjudicated = (
+            {p: tuple(eo.format_order(m, o) for o in os) for p, os in orders.items() if os} if bound else given
+        )
+        unit_results = [(before.unit_name(u), words) for u, words in outcome.results.items()]
+        before_json = self._json(before)
+        after_json = self._json(after)  # one dict for the record and the notice: neither is changed
         self._record(
             "adjudicate",
             at,
             phase=str(before.phase),
             deadline=at_deadline,
             given={p: list(texts) for p, texts in given.items()},
-            orders=adjudicated,
-            results={before.unit_name(u): list(words) for u, words in outcome.results.items()},
-            after=after.to_json(),
+            orders={p: list(texts) for p, texts in adjudicated.items()},
+            results={name: list(words) for name, words in unit_results},
+            after=after_json,
         )
         if after.completed and after.winner is not None:
             self._end(Slo(self._abbr(after.winner)))
@@ -1020,10 +1067,10 @@ class GameMaster:
             ResultsNotice(
                 self.game_id,
                 str(before.phase),
-                {p: tuple(eo.format_order(self.map, o) for o in given) for p, given in orders.items() if given},
-                {before.unit_name(u): tuple(words) for u, words in outcome.results.items()},
-                before.to_json(),
-                after.to_json(),
+                dict(adjudicated),
+                {name: tuple(words) for name, words in unit_results},
+                before_json,
+                after_json,
             )
         )
         if self.state == PLAYING:
@@ -1032,6 +1079,30 @@ class GameMaster:
         self._send_tme(at)
         if self.state == PLAYING:
             self._notify_phase()
+
+    def _turn(self) -> Turn:
+        """The turn of the current position, made once per position (every ``SUB`` names it)."""
+        last = self._last_turn
+        position = self.position
+        if last is None or last[0] is not position:
+            last = self._last_turn = (position, turn_from_phase(position.phase))
+        return last[1]
+
+    def _by_power(self, position: Position) -> list[Unit]:
+        """The units of ``position`` by power, then location, as ``NOW`` and ``ORD`` list them
+        (sorted once: a phase's position after is the next one's before)."""
+        last = self._last_sorted
+        if last is None or last[0] is not position:
+            rank = {power: i for i, power in enumerate(self.powers)}
+            last = self._last_sorted = (position, sorted(position.units, key=lambda u: (rank[u.power], u.location)))
+        return last[1]
+
+    def _json(self, position: Position) -> dict[str, Any]:
+        """``position.to_json()``, made once: a phase's position after is the next one's before."""
+        last = self._last_json
+        if last is None or last[0] is not position:
+            last = self._last_json = (position, position.to_json())
+        return last[1]
 
     def _check_stored(self, outcome: Adjudication, stored: Mapping[str, Any] | None) -> Adjudication:
         """``outcome`` if it is what ``stored`` (an adjudicate record's payload) says, else the
@@ -1064,18 +1135,18 @@ class GameMaster:
         kind = before.phase.kind
         out: list[tuple[Order, str | None, bool]] = []
         if kind == MOVEMENT:
-            for unit in _by_power(before.units, self.powers):
+            for unit in self._by_power(before):
                 given = self.pending.get(unit.power, {}).get(order_key(m, unit.location))
                 order = given.order if given is not None else eo.Hold(unit.type, unit.location)
                 result, ret = _movement_result(results.get(unit, ()))
-                out.append((order_from_engine(unit.power, order, before), result, ret))
+                out.append((daide_order(unit.power, order, before), result, ret))
         elif kind == RETREATS:
             for d in before.dislodged:
                 given = self.pending.get(d.unit.power, {}).get(order_key(m, d.unit.location))
                 order = given.order if given is not None else eo.Disband(d.unit.type, d.unit.location)
                 words = results.get(d.unit, ())
                 result = "SUC" if words in ((Result.OK,), (Result.DISBAND,)) else "BNC" if Result.BOUNCE in words else "NSO"
-                out.append((order_from_engine(d.unit.power, order, before), result, False))
+                out.append((daide_order(d.unit.power, order, before), result, False))
         else:
             removed_by_order: set[Unit | None] = set()
             for power in self.powers:
@@ -1090,11 +1161,11 @@ class GameMaster:
                         result = "SUC" if removed is not None and results.get(removed) == (Result.OK,) else "NSO"
                     else:
                         result = "SUC"
-                    out.append((order_from_engine(power, order, before), result, False))
+                    out.append((daide_order(power, order, before), result, False))
             for unit, words in results.items():
                 if words == (Result.DISBAND,) and unit not in removed_by_order:  # civil disorder removal
                     order = eo.Disband(unit.type, unit.location)
-                    out.append((order_from_engine(unit.power, order, before), "SUC", False))
+                    out.append((daide_order(unit.power, order, before), "SUC", False))
         return out
 
     def _end(self, result: Value) -> None:
@@ -1233,8 +1304,20 @@ def _order(text: str) -> Order:
     return sub.orders[0]
 
 
-def _by_power(units: Iterable[Unit], powers: tuple[str, ...]) -> list[Unit]:
-    return sorted(units, key=lambda u: (powers.index(u.power), u.location))
+_DAIDE_UNITS: dict[tuple[Map, str, int, int], DaideUnit] = {}
+
+
+def _daide_unit(unit: Unit, m: Map) -> DaideUnit:
+    """``unit`` in DAIDE (cached: a game names the same few hundred units over and over).
+
+    Keyed by the unit's plain fields: a tuple of them hashes and compares in C, a ``Unit``
+    (a dataclass) in Python, and each position holds units of its own, equal but not the same.
+    """
+    key = (m, unit.power, unit.type, unit.location)
+    found = _DAIDE_UNITS.get(key)
+    if found is None:
+        found = _DAIDE_UNITS[key] = unit_from_engine(unit, m)
+    return found
 
 
 #: The DAIDE result of an order (``ORD``) for the engine's first result word.
@@ -1248,6 +1331,7 @@ DAIDE_RESULTS = {
 }
 
 
+@functools.cache  # a handful of different results, thousands of times a game
 def _movement_result(words: tuple[str, ...]) -> tuple[str | None, bool]:
     ret = Result.DISLODGED in words
     base = [w for w in words if w not in (Result.DISLODGED, Result.DISBAND)]

@@ -17,6 +17,7 @@ DAIDE syntax document), the key the order is kept under, and the engine's order;
 from __future__ import annotations
 
 from dataclasses import fields, replace
+from collections.abc import Sequence
 from typing import Any
 
 import engine.orders as eo
@@ -38,9 +39,9 @@ from protocol.daide.messages import (
     SupportMove,
     Waive,
 )
-from protocol.daide.orders import DaideOrderError, order_to_engine
+from protocol.daide.orders import DaideOrderError, order_from_engine, order_to_engine
 
-__all__ = ["NOTES", "check_order", "order_key"]
+__all__ = ["NOTES", "check_order", "daide_order", "daide_text", "listed", "order_key"]
 
 NOTES = {
     "FAR": "the unit cannot reach that place (not adjacent, or no convoy can carry it)",
@@ -116,7 +117,7 @@ def check_order(position: Position, power: str, order: Order) -> tuple[str, str 
     if order.unit.power not in (None, short):
         return "NYU", None, None
     try:
-        _, engine_order = order_to_engine(order, m, power)
+        _, engine_order = _to_engine(order, m, power)
     except DaideOrderError:
         return "NSP", None, None
     assert not isinstance(engine_order, eo.Waive)
@@ -134,7 +135,7 @@ def check_order(position: Position, power: str, order: Order) -> tuple[str, str 
             return "NYU", None, None
         if not _same_unit(m, engine_order, dislodged.unit):
             return "NSU", None, None
-        normal = replace(engine_order, type=dislodged.unit.type, location=dislodged.unit.location)
+        normal = _normal(engine_order, dislodged.unit)
         if any(_matches(normal, legal, m) for legal in legal_orders_for(position, dislodged.unit)):
             return "MBV", key, normal
         return "NVR", None, None
@@ -165,6 +166,104 @@ def check_order(position: Position, power: str, order: Order) -> tuple[str, str 
     return "MBV", key, eo.Disband(unit.type, unit.location)
 
 
+#: The DAIDE form of the orders :func:`daide_order` keeps, by their plain fields.
+_DAIDE_ORDERS: dict[tuple[Any, ...], Order] = {}
+#: The ids of those DAIDE orders (kept alive there, so no other object ever has one of these
+#: ids), and what :func:`order_to_engine` made of them, by (id, map, power).
+_OURS: set[int] = set()
+_ENGINE_ORDERS: dict[tuple[int, Map, str], tuple[str, eo.Order]] = {}
+
+
+def _to_engine(order: Order, m: Map, power: str) -> tuple[str, eo.Order]:
+    """``order_to_engine(order, m, power)``, made once for each order :func:`daide_order` made:
+    the sessions of a game in this process send those very objects back, again and again
+    (an order from elsewhere is converted each time: hashing a DAIDE order, nested
+    dataclasses, costs what converting it does)."""
+    if id(order) not in _OURS:
+        return order_to_engine(order, m, power)
+    key = (id(order), m, power)
+    found = _ENGINE_ORDERS.get(key)
+    if found is None:
+        found = _ENGINE_ORDERS[key] = order_to_engine(order, m, power)
+    return found
+
+
+#: The text of those DAIDE orders, by id.
+_TEXTS: dict[int, str] = {}
+
+
+def daide_text(order: Order) -> str:
+    """``str(order)``, made once for each order :func:`daide_order` made (the record of a
+    ``SUB`` keeps its orders' texts)."""
+    if id(order) not in _OURS:
+        return str(order)
+    text = _TEXTS.get(id(order))
+    if text is None:
+        text = _TEXTS[id(order)] = str(order)
+    return text
+
+
+def daide_order(power: str, order: eo.Order, position: Position) -> Order:
+    """``order_from_engine(power, order, position)``, kept where it depends on nothing but the
+    order's fields, ``power``, the map and the kind of phase: a hold, a disband, a build, a
+    retreat or a move not by convoy, naming its unit's type (a support or a convoy names
+    another unit as the position shows it; a convoyed move, a route through its fleets).
+
+    Those are most orders, and a game gives the same few thousand again and again: the
+    sessions convert each order they send, the game master each order's result. Keyed by a
+    tuple of plain fields, which hashes in C (an engine order, a dataclass, in Python).
+
+    >>> from engine import Position
+    >>> start = Position.initial()
+    >>> move = eo.Move(0, start.map.location("PAR"), start.map.location("BUR"))
+    >>> str(daide_order("FRANCE", move, start))
+    '(FRA AMY PAR) MTO BUR'
+    >>> daide_order("FRANCE", move, start) is daide_order("FRANCE", eo.Move(0, move.location, move.destination), start)
+    True
+    """
+    kind = type(order)
+    if kind is eo.Move or kind is eo.Retreat:
+        if order.type is None or (kind is eo.Move and order.via_convoy):
+            return order_from_engine(power, order, position)
+        key: tuple[Any, ...] = (position.map, power, kind, order.type, order.location, order.destination)
+    elif kind is eo.Hold or kind is eo.Disband or kind is eo.Build:
+        if order.type is None:
+            return order_from_engine(power, order, position)
+        key = (position.map, power, kind, order.type, order.location, position.phase.kind)
+    else:
+        return order_from_engine(power, order, position)
+    found = _DAIDE_ORDERS.get(key)
+    if found is None:
+        found = _DAIDE_ORDERS[key] = order_from_engine(power, order, position)
+        _OURS.add(id(found))
+    return found
+
+
+def listed(order: eo.Order, options: Sequence[eo.Order]) -> bool:
+    """``order in options``, comparing only options of its type: ``in`` runs the dataclasses'
+    ``__eq__`` (in Python) both ways on every option of another type before the one it finds,
+    and a unit's list has dozens of supports after its moves. (A dataclass equals only an
+    instance of its very class, so the answer is the same.)
+
+    >>> hold, move = eo.Hold(0, 1), eo.Move(0, 1, 2)
+    >>> listed(eo.Move(0, 1, 2), [hold, move]), listed(eo.Move(0, 1, 3), [hold, move])
+    (True, False)
+    """
+    kind = type(order)
+    for option in options:
+        if type(option) is kind and option == order:
+            return True
+    return False
+
+
+def _normal(order: Any, unit: Unit) -> Any:
+    """``order`` with the type and location of the unit it names (the order itself if it
+    names them so already, as nearly every order does)."""
+    if order.type == unit.type and order.location == unit.location:
+        return order
+    return replace(order, type=unit.type, location=unit.location)
+
+
 def _same_unit(m: Map, order: Any, unit: Unit) -> bool:
     """The order names ``unit``: its type if given, and its coast if the order names one."""
     if order.type is not None and order.type != unit.type:
@@ -180,9 +279,9 @@ def _check_movement(
         return "NSU", None, None
     if unit.power != power:
         return "NYU", None, None
-    normal = replace(order, type=unit.type, location=unit.location)
+    normal = _normal(order, unit)
     legal_orders = legal_orders_for(position, unit)
-    if normal in legal_orders or any(_matches(normal, legal, m) for legal in legal_orders):
+    if listed(normal, legal_orders) or any(_matches(normal, legal, m) for legal in legal_orders):
         return "MBV", key, normal
     if isinstance(normal, eo.Move) and normal.via_convoy:
         return ("NSA" if unit.type != ARMY else "FAR"), None, None

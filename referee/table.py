@@ -21,7 +21,7 @@ for the powers that read L (:attr:`Negotiation.readers`). Experiments
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from protocol.daide.messages import PressMessage, Value
@@ -48,10 +48,19 @@ class Table:
     negotiation's ``confirmed``, ``conflict``, ``expired`` and ``compliance`` frames.
     """
 
-    def __init__(self, gm: GameMaster, negotiation: Negotiation | None, connection: Connection) -> None:
+    def __init__(
+        self,
+        gm: GameMaster,
+        negotiation: Negotiation | None,
+        connection: Connection,
+        receivers: Mapping[str, Callable[[Value], Iterable[Value]]] | None = None,
+    ) -> None:
+        """``receivers``, if given, is each connection's own receiver, which ``connection``
+        calls: the game master's messages go to it directly (thousands a game: a call less each)."""
         self.gm = gm
         self.negotiation = negotiation
         self.connection = connection
+        self.receivers = receivers
         self.inbox: dict[str, list[dict[str, Any]]] = {}  # power token -> frames not yet read
         self.press: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
@@ -60,7 +69,7 @@ class Table:
         """Messages from ``conn`` to the game master, and everything that follows from them,
         until no message is left in flight."""
         queue: deque[tuple[str, Value]] = deque((conn, m) for m in messages)
-        gm = self.gm
+        gm, connection, negotiation, receivers = self.gm, self.connection, self.negotiation, self.receivers
         while queue:
             sender, message = queue.popleft()
             step = gm.receive(sender, message, 0.0)
@@ -69,10 +78,13 @@ class Table:
                     fields = {k: v for k, v in record.payload.items() if k != "at"}
                     self.press.append({"phase": str(gm.position.phase), **fields})
             for effect in step.effects:
-                if isinstance(effect, Send):
-                    queue.extend((effect.to, reply) for reply in self.connection(effect.to, effect.message))
-                elif isinstance(effect, Notify) and self.negotiation is not None:
-                    self._negotiated(self.negotiation.feed(effect.notice))
+                if type(effect) is Send:  # nearly every effect: hundreds a phase
+                    to = effect.to
+                    replies = receivers[to](effect.message) if receivers is not None else connection(to, effect.message)
+                    if replies:
+                        queue.extend((to, reply) for reply in replies)
+                elif isinstance(effect, Notify) and negotiation is not None:
+                    self._negotiated(negotiation.feed(effect.notice))
 
     def say(self, power: str, text: str) -> None:
         """``power`` (a DAIDE token) says ``text`` in L; a refusal waits in its inbox."""

@@ -1,22 +1,32 @@
 """DumbBot's shortcuts give exactly the values of the plain computation.
 
-The sweeps of all powers of a phase are made at once on packed numbers, and what every power
-shares is worked out once per position (:class:`bots.dumbbot._Board`); these tests hold them
-to the one-power sweeps (:func:`bots.dumbbot._sweep_totals`) and the plain counts.
+The sweeps of all powers of a phase are made at once by the engine's spread over a graph
+(compiled, or packed numbers in pure Python), and what every power shares is worked out once
+per position (:class:`bots.dumbbot._Board`); these tests hold them to the one-power sweeps
+(:func:`bots.dumbbot._sweep_totals`) and the plain counts, under both cores.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
-from bots.dumbbot import DumbBot, Weights, _Appraisal, _geometry, _packed_plan, _packed_totals, _sweep_totals
-from engine import Position, adjudicate, legal_orders, standard_map
+from bots.dumbbot import DumbBot, Weights, _Appraisal, _geometry, _spread_graph, _sweep_totals
+from engine import Position, _native, adjudicate, legal_orders, standard_map
+from engine.graph import _packed, _packed_plan, spread
 
 M = standard_map()
 G = _geometry(M)
-LIMIT = int((1 << 32) / _packed_plan(G, 9).growth[-1])  # the largest seed the packed sweeps take
+LIMIT = int((1 << 32) / _packed_plan(_spread_graph(G), 9, 5).growth)  # the largest seed the packed sweeps take
+
+
+@pytest.fixture(params=["compiled", "pure"])
+def core(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run the test on the compiled spread (where built) and on the pure-Python one."""
+    with _native.pure_python(request.param == "pure"):
+        yield request.param
 
 
 def positions(seed: int, last_year: int) -> list[Position]:
@@ -35,20 +45,21 @@ def positions(seed: int, last_year: int) -> list[Position]:
 
 @pytest.mark.parametrize("count", [1, 2, 7])
 @pytest.mark.parametrize("proximity", [DumbBot.SPRING.proximity, DumbBot.FALL.proximity, (3, 1, 4, 1, 5), (7,)])
-def test_packed_sweeps_are_the_one_power_sweeps(count: int, proximity: tuple[int, ...]) -> None:
+def test_swept_together_are_the_one_power_sweeps(core: str, count: int, proximity: tuple[int, ...]) -> None:
     rng = random.Random(count * 31 + len(proximity))
-    for top in (1, 1000, 300_000, LIMIT - 1):
+    for top in (1, 1000, 300_000, LIMIT - 1, LIMIT * 1000):
         seeds = [[rng.choice((0, rng.randrange(top + 1), top)) for _ in G.centres] for _ in range(count)]
-        totals = _packed_totals(G, seeds, proximity)
+        totals = spread(_spread_graph(G), seeds, proximity)
         assert totals == [_sweep_totals(G, s, proximity) for s in seeds]
 
 
 def test_packed_sweeps_refuse_seeds_that_could_overflow() -> None:
     seeds = [[LIMIT + 1] * len(G.centres), [0] * len(G.centres)]
-    assert _packed_totals(G, seeds, DumbBot.SPRING.proximity) is None
+    assert _packed(_spread_graph(G), seeds, DumbBot.SPRING.proximity, 5) is None
+    assert _packed(_spread_graph(G), [[LIMIT - 1] * len(G.centres)] * 2, DumbBot.SPRING.proximity, 5) is not None
 
 
-def test_every_appraisal_of_a_game_is_the_plain_computation() -> None:
+def test_every_appraisal_of_a_game_is_the_plain_computation(core: str) -> None:
     """Values (whole numbers), strength, competition and defence of every power in every phase,
     against the one-power sweeps and counts made from scratch."""
     moves = (M.army_moves, M.fleet_moves)
