@@ -80,6 +80,17 @@ class Bot:
         """A negotiation-server event (``expired``, ``confirmed``, ``compliance``, ...)."""
         return ()
 
+    def revised_orders(self, position: Position, legal: LegalOrders) -> list[eo.Order] | None:
+        """Over the network, after each negotiation message or event once this phase's orders
+        went in: the orders that should replace them, or ``None`` to keep them.
+
+        The network client asks for the orders as the phase opens and negotiates after them;
+        a bot whose deals change what it plays answers here, and the client sends a new
+        ``SUB`` if the answer differs from what it sent. In process the orders are asked at the
+        deadline, after the negotiation, and this is never called.
+        """
+        return None
+
     def on_results(self, before: Position, orders: Results, after: Position) -> None:
         """A phase was adjudicated: what every power ordered, and the position it led to."""
 

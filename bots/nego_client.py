@@ -6,8 +6,12 @@ power and the session token the game server gave at join (the token finds the ga
 negotiation server goes to the bot (``message`` frames through :meth:`Bot.on_message`,
 the others through :meth:`Bot.on_event`) and what it answers is said; at each phase, before
 its orders are sent, the bot's :meth:`Bot.on_phase` is said too. Over the network there is
-no round: the bot answers as the frames come. The negotiation link reconnects after a
-dropped connection, and a lost link never stops the game: the bot plays on without it.
+no round: the bot answers as the frames come, and since its orders went in as the phase
+opened, after each frame it is asked whether it revises them (:meth:`Bot.revised_orders`);
+if so the game client sends the replacing ``SUB`` before the bot's answer is said (so a
+deal it accepts is in its orders before its partner hears of the acceptance). The
+negotiation link reconnects after a dropped connection, and a lost link never stops the
+game: the bot plays on without it.
 """
 
 from __future__ import annotations
@@ -32,12 +36,19 @@ log = structlog.get_logger("detente.bots")
 
 
 class NegoLink:
-    """One bot's connection to ``/nego``: ``welcome`` (the frame), then frames to the bot."""
+    """One bot's connection to ``/nego``: ``welcome`` (the frame), then frames to the bot.
 
-    def __init__(self, session: BotSession, url: str, retries: int = 5) -> None:
+    ``client`` is the bot's game client, which sends the orders the bot revises; without
+    one the link only negotiates. :meth:`before_orders` is the game client's hook (it opens
+    the link at the first phase) and :meth:`close` ends the link.
+    """
+
+    def __init__(self, session: BotSession, url: str, retries: int = 5, client: WsClient | None = None) -> None:
         self.session = session
         self.url = url
         self.retries = retries
+        self.client = client
+        self._task: asyncio.Task[None] | None = None
         self.welcome: dict[str, Any] | None = None
         self.errors: list[dict[str, Any]] = []
         self._ws: Any = None
@@ -80,6 +91,22 @@ class NegoLink:
             await asyncio.sleep(min(5.0, 0.2 * 2**failures))
         self._ready.set()
 
+    async def before_orders(self, client: WsClient) -> None:
+        """A phase opens and the orders are due: open the link (once), then say the bot's
+        opening messages of the phase."""
+        if self._task is None:
+            self.client = client
+            self._task = asyncio.create_task(self.run())
+            await self.ready()
+        if self.session.position is not None:
+            await self.say(self.session.bot.on_phase(self.session.position))
+
+    async def close(self) -> None:
+        """End the link (the game is over, or the player leaves)."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
     async def ready(self, timeout: float = 10.0) -> bool:
         """Wait until the link is welcomed (or has given up); whether it is up."""
         with contextlib.suppress(TimeoutError):
@@ -104,29 +131,21 @@ class NegoLink:
                 message = parse(frame["text"])
             except LError:
                 return
-            await self.say(bot.on_message(self.session.map.power(frame["from"]), message, position))
+            said = bot.on_message(self.session.map.power(frame["from"]), message, position)
         elif frame["type"] != "ack":
-            await self.say(bot.on_event(frame, position))
+            said = bot.on_event(frame, position)
+        else:
+            return
+        if self.client is not None:
+            await self.client.resubmit()
+        await self.say(said)
 
 
 async def play_negotiating(bot: Bot, url: str, nego_url: str, game: str | None = None, retries: int = 5) -> BotSession:
     """Play ``bot`` on the game server at ``url``, negotiating on ``nego_url`` (see the module)."""
     session = BotSession(bot)
-    link: NegoLink | None = None
-    task: asyncio.Task[None] | None = None
-
-    async def before_orders(client: WsClient) -> None:
-        nonlocal link, task
-        if link is None:
-            link = NegoLink(session, nego_url, retries)
-            task = asyncio.create_task(link.run())
-            await link.ready()
-        if session.position is not None:
-            await link.say(bot.on_phase(session.position))
-
+    link = NegoLink(session, nego_url, retries)
     try:
-        return await WsClient(session, url, game, before_orders=before_orders, retries=retries).run()
+        return await WsClient(session, url, game, before_orders=link.before_orders, retries=retries).run()
     finally:
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await link.close()

@@ -6,7 +6,9 @@ it each message of the server with :meth:`BotSession.receive` and sends what com
 when :attr:`BotSession.due` is true it calls :meth:`BotSession.submit` and sends the
 ``SUB`` it returns. Keeping the choice of *when* to submit with the transport is the seam
 for negotiation: a transport may run negotiation rounds between the ``NOW`` of a phase
-and the orders.
+and the orders, or (over the network, where the orders go in as the phase opens) call
+:meth:`BotSession.resubmit` after each negotiation event and send the replacing ``SUB``
+it returns when the bot revised its orders (:meth:`Bot.revised_orders`).
 
 The session keeps the game as the engine sees it: ``SCO`` and ``NOW`` become a
 :class:`~engine.position.Position` on the standard map (``MRT`` units become the
@@ -35,7 +37,8 @@ for complete orders; this makes sure it always gets them.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, cast
 
 import engine.orders as eo
 from bots.base import Bot, LegalOrders
@@ -51,6 +54,7 @@ from protocol.daide.messages import (
     MapMessage,
     MrtUnit,
     Nme,
+    Not,
     Now,
     Obs,
     Off,
@@ -68,14 +72,16 @@ from protocol.daide.messages import (
 from protocol.daide.orders import (
     DaideOrderError,
     location_to_engine,
-    order_from_engine,
     order_to_engine,
     phase_from_turn,
     turn_from_phase,
     unit_to_engine,
 )
+from referee.orders import daide_order, listed
 
 __all__ = ["BotSession", "complete_orders", "position_from"]
+
+T = TypeVar("T")
 
 
 class BotSession:
@@ -113,8 +119,13 @@ class BotSession:
         self.discarded: list[eo.Order] = []
         self._results: list[Ord] = []
         self._submitted: Sub | None = None  # sent again after a rejoin in the same phase
-        # reading every result back into engine orders is a good part of a phase's work
-        self._listens = type(bot).on_results is not Bot.on_results
+        self._replaced = False  # the phase's SUB was replaced (an adjustment's needs NOT (SUB) first)
+        self.unacknowledged = 0  # orders sent that the server has not answered (THX) yet
+        #: Whether the bot reads a phase's results (:meth:`Bot.on_results`). Results are kept
+        #: only for a bot that does: they are most of what a phase says, and reading them back
+        #: into engine orders is a good part of a phase's work; an in-process game does not
+        #: even send them to the others.
+        self.reads_results = type(bot).on_results is not Bot.on_results
 
     @property
     def over(self) -> bool:
@@ -137,6 +148,7 @@ class BotSession:
         carries the session token when the server gave one (it takes the seat even if the
         server still holds the lost connection), else the passcode.
         """
+        self.unacknowledged = 0  # what was sent on the lost connection is answered no more
         if self.power is None or self.passcode is None:
             return self.start()
         short = self.map.abbreviation_of[self.power]
@@ -152,8 +164,64 @@ class BotSession:
         chosen = self.bot.orders(position, self.legal)
         orders, discarded = complete_orders(position, power, self.legal, chosen)
         self.discarded.extend(discarded)
-        sub = Sub(tuple(order_from_engine(power, order, position) for order in orders), turn_from_phase(position.phase))
-        self._submitted = sub
+        sub = Sub(tuple(daide_order(power, order, position) for order in orders), turn_from_phase(position.phase))
+        self._submitted, self._replaced = sub, False
+        self.unacknowledged += len(sub.orders)
+        return [sub]
+
+    def resubmit(self) -> list[Value]:
+        """The ``SUB`` replacing the phase's, if the bot revised its orders; else nothing.
+
+        Asked after each negotiation message or event (:meth:`Bot.revised_orders`): at most
+        one ``SUB`` each, and only when the cleaned orders differ from those sent. The game
+        server takes a later order for a unit in place of the earlier one until the phase
+        ends (after it, the ``SUB`` names a gone turn and is refused). In an adjustment phase
+        builds and removals are counted, not replaced: ``NOT (SUB)`` clears them first.
+
+        >>> from bots.base import HoldBot
+        >>> from engine import format_order
+        >>> from protocol.daide.parser import parse
+        >>> class ToYork(HoldBot):  # holds, then (after a deal, say) moves to York
+        ...     def revised_orders(self, position, legal):
+        ...         return [o for os in legal.values() for o in os if format_order(position.map, o) == "A LVP - YOR"]
+        >>> session = BotSession(ToYork())
+        >>> _ = session.receive(parse("HLO (ENG) (1) ((LVL 0))"))
+        >>> _ = session.receive(parse("NOW (SPR 1901) (ENG AMY LVP) (ENG FLT LON)"))
+        >>> session.resubmit()  # nothing sent yet: the orders are still to come
+        []
+        >>> for message in [*session.submit(), *session.resubmit()]:
+        ...     print(message)
+        SUB (SPR 1901) ((ENG AMY LVP) HLD) ((ENG FLT LON) HLD)
+        SUB (SPR 1901) ((ENG AMY LVP) MTO YOR) ((ENG FLT LON) HLD)
+        >>> session.resubmit()  # the same orders again: nothing to send
+        []
+        """
+        position, power, sent = self.position, self.power, self._submitted
+        if self.due or self.over or self.result is not None or position is None or power is None:
+            return []
+        if sent is None or sent.turn != turn_from_phase(position.phase):
+            return []
+        chosen = self.bot.revised_orders(position, self.legal)
+        if chosen is None:
+            return []
+        orders, discarded = complete_orders(position, power, self.legal, chosen)
+        sub = Sub(tuple(daide_order(power, order, position) for order in orders), sent.turn)
+        if set(sub.orders) == set(sent.orders):
+            return []
+        self.discarded.extend(discarded)
+        self._submitted, self._replaced = sub, True
+        return self._replacing(sub)
+
+    @property
+    def acknowledged(self) -> bool:
+        """Whether the server has answered every order sent (so it took or refused them)."""
+        return self.unacknowledged == 0
+
+    def _replacing(self, sub: Sub) -> list[Value]:
+        self.unacknowledged += len(sub.orders)
+        position = self.position
+        if self._replaced and position is not None and position.phase.kind == ADJUSTMENTS:
+            return [Not(Sub()), sub]
         return [sub]
 
     # --- what the server says --------------------------------------------------------------------
@@ -165,13 +233,16 @@ class BotSession:
         of a game need, and, after a rejoin, the ``SUB`` already sent for the phase. New
         orders wait for :meth:`submit`.
         """
+        if type(message) is Ord:  # most of what a phase says: every result, to everyone
+            if message.turn is not None and self.reads_results:
+                self._results.append(message)
+            return []
         if isinstance(message, Now) and message.turn is not None:
             return self._now(message)
-        if isinstance(message, Ord) and message.turn is not None:
-            self._results.append(message)
-        elif isinstance(message, Sco) and message.ownership:
+        if isinstance(message, Sco) and message.ownership:
             self.centres = centres_from(message, self.map)
         elif isinstance(message, Thx):
+            self.unacknowledged = max(0, self.unacknowledged - 1)
             if message.note != "MBV":
                 self.rejected.append(message)
         elif isinstance(message, Hlo) and message.power is not None:
@@ -193,6 +264,8 @@ class BotSession:
             return [Sco(), Now()]  # an observer may come in during the game
         elif isinstance(message, Rej) and isinstance(message.content, Nme | Obs | Iam):
             self.refused = message.content
+        elif isinstance(message, Rej) and isinstance(message.content, Sub):  # a phase gone by
+            self.unacknowledged = max(0, self.unacknowledged - len(message.content.orders))
         return []
 
     def _hello(self, hlo: Hlo) -> None:
@@ -208,16 +281,17 @@ class BotSession:
             return []
         before = self.position
         after = position_from(now, self.centres, self.map)
-        if before is not None and self._results and before.phase != after.phase and self._listens:
+        if before is not None and self._results and before.phase != after.phase:
             self.bot.on_results(before, self._orders_given(), after)
         self._results = []
         self.position = after
+        self.unacknowledged = 0  # the server answers a phase's orders before it ends the phase
         if self.summary is not None:
             self.finished = True
         if self.observer or self.power is None or self.result is not None or self.over:
             return []
         if self._submitted is not None and self._submitted.turn == now.turn:
-            return [self._submitted]  # back after a lost connection, in the phase already ordered
+            return self._replacing(self._submitted)  # back after a lost connection, in the phase already ordered
         self.legal = legal_orders(after, self.power)
         self.due = bool(self.legal)
         return []
@@ -239,6 +313,28 @@ class BotSession:
 # --- positions from messages ---------------------------------------------------------------------
 
 
+def _same_as_last(function: Callable[..., T]) -> Callable[..., T]:
+    """``function`` (a cached one), answering at once when given the very objects of its last call.
+
+    In one process the sessions of a game are handed the same message objects; a frozen
+    message hashes all its parts again each time, which costs a cache lookup more than the
+    rest of a phase's reading of ``NOW`` and ``SCO``.
+    """
+    last: list[Any] = [(), None]
+
+    @functools.wraps(function)
+    def wrapper(*args: Any) -> T:
+        before, result = last
+        if len(before) == len(args) and all(a is b for a, b in zip(args, before)):
+            return cast(T, result)
+        result = function(*args)
+        last[:] = [args, result]
+        return result
+
+    return wrapper
+
+
+@_same_as_last
 @functools.lru_cache(maxsize=64)
 def centres_from(sco: Sco, m: Map) -> tuple[str | None, ...]:
     """The engine's centre owners (by province) of an ``SCO`` message."""
@@ -250,6 +346,7 @@ def centres_from(sco: Sco, m: Map) -> tuple[str | None, ...]:
     return tuple(owners)
 
 
+@_same_as_last
 @functools.lru_cache(maxsize=64)
 def position_from(now: Now, centres: tuple[str | None, ...], m: Map) -> Position:
     """The position of a ``NOW`` message with the centres of the last ``SCO``.
@@ -284,26 +381,26 @@ def complete_orders(
     """
     if position.phase.kind == ADJUSTMENTS:
         return _complete_adjustments(position, power, legal.get(None, ()), chosen)
-    unit_of: dict[eo.Order, Unit] = {}
+    # A unit's orders all name its location, and no two units share one: the location of an
+    # order finds the only unit it can be legal for (no need to hash every legal order).
+    options_at: dict[int, Sequence[eo.Order]] = {}
     for unit, options in legal.items():
         assert unit is not None
-        for option in options:
-            unit_of.setdefault(option, unit)
-    ordered: dict[Unit, eo.Order] = {}
+        options_at[unit.location] = options
+    ordered: dict[int, eo.Order] = {}  # location -> the order of the unit there
     discarded: list[eo.Order] = []
     for order in chosen:
-        unit = unit_of.get(order)
-        if unit is None or unit in ordered:
+        location = getattr(order, "location", None)  # None for a waive
+        options = options_at.get(location)
+        if options is None or location in ordered or not listed(order, options):
             discarded.append(order)
         else:
-            ordered[unit] = order
+            ordered[location] = order
     out: list[eo.Order] = []
     for unit, options in legal.items():
         assert unit is not None
-        if unit in ordered:
-            out.append(ordered[unit])
-        else:
-            out.append(next(o for o in options if isinstance(o, eo.Hold | eo.Disband)))
+        order = ordered.get(unit.location)
+        out.append(order if order is not None else next(o for o in options if isinstance(o, eo.Hold | eo.Disband)))
     return out, discarded
 
 

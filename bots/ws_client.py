@@ -3,7 +3,8 @@
 One DAIDE message in text form per websocket text frame, as ``/daide`` of
 :mod:`server.app` speaks it. The client parses what comes in, hands it to the session,
 and sends what the session answers; when the session owes orders it awaits
-``before_orders`` (the seam where negotiation will run) and sends the ``SUB``.
+``before_orders`` (the seam where negotiation will run) and sends the ``SUB``; later in the
+phase :meth:`WsClient.resubmit` sends a replacement when the bot revises its orders.
 
 A connection lost before the game ends is opened again: with a seat the session says
 ``IAM`` with its power and session token (its passcode on a server that gave none) and
@@ -23,6 +24,7 @@ game) ends the client.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -40,6 +42,8 @@ __all__ = ["ConnectionFailed", "WsClient", "observe", "play"]
 AsyncPhaseHook = Callable[["WsClient"], Awaitable[None]]
 
 OPEN_TIMEOUT = 15.0
+#: Seconds a replacing ``SUB`` waits for the server's answer before the negotiation goes on.
+ANSWER_TIMEOUT = 5.0
 
 
 class ConnectionFailed(ConnectionError):
@@ -75,6 +79,10 @@ class WsClient:
         self.ws: Any = None
         self.connections = 0
         self.heard = False  # the server has said something on this connection
+        # a SUB is made and sent under this lock, so that a replacement (:meth:`resubmit`, from
+        # the negotiation's task) never reaches the server ahead of the SUB it replaces
+        self._ordering = asyncio.Lock()
+        self._answered = asyncio.Event()  # set when the server has answered every order sent
 
     async def run(self) -> BotSession:
         """Play (or watch) until the game is over; the session, with the result."""
@@ -132,10 +140,30 @@ class WsClient:
             except DaideSyntaxError:
                 continue  # nothing a bot could do about it
             await self._send(session.receive(message))
+            if session.acknowledged:
+                self._answered.set()
             if session.due:
                 if self.before_orders is not None:
                     await self.before_orders(self)
-                await self._send(session.submit())
+                async with self._ordering:
+                    await self._send(session.submit())
+
+    async def resubmit(self, timeout: float = ANSWER_TIMEOUT) -> None:
+        """Send the ``SUB`` replacing the phase's if the bot revised its orders
+        (:meth:`BotSession.resubmit`), and wait (at most ``timeout`` seconds) until the server
+        has answered it: the game server reads each connection on its own, so a player who
+        hears of the change (a deal accepted) can only then be sure to order after it.
+        Without a connection the replacement is not lost: it is the ``SUB`` the session
+        sends again when it is back in the phase."""
+        async with self._ordering:
+            messages = self.session.resubmit()
+            if not messages or self.ws is None:
+                return
+            self._answered.clear()
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await self._send(messages)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._answered.wait(), timeout)
 
     async def _send(self, messages: list[Value]) -> None:
         for message in messages:

@@ -296,6 +296,13 @@ def _block_signals(block: bool) -> None:
         signal.pthread_sigmask(signal.SIG_BLOCK if block else signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
+def _free_port(host: str = "127.0.0.1") -> int:
+    """A port no server listens on now, as the system picks one for a bind to port 0."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
 def _port_in_use(port: int, host: str = "127.0.0.1") -> bool:
     """Whether a server listens on ``port`` already (bound as uvicorn binds, with SO_REUSEADDR,
     so connections of a server that just stopped do not count)."""
@@ -390,9 +397,7 @@ class _Bot:
     name: str
     session: BotSession
     client: WsClient
-    nego_url: str
-    link: NegoLink | None = None
-    link_task: asyncio.Task[None] | None = None
+    link: NegoLink | None = None  # for a negotiating bot
 
     @classmethod
     def seat(cls, name: str, seed: int, ws: str, nego: str, game: str, kept: dict[str, Any] | None) -> _Bot:
@@ -400,30 +405,23 @@ class _Bot:
         bot = make_bot(name, seed)
         session = BotSession(bot)
         client = WsClient(session, ws, game)
-        me = cls(name, session, client, nego)
+        me = cls(name, session, client)
         if bot.negotiates:
-            client.before_orders = me._before_orders
+            # the link opens at the first phase, and sends the orders the bot revises on ``client``
+            me.link = NegoLink(session, nego, client=client)
+            client.before_orders = me.link.before_orders
         if kept is not None:
             session.power, session.passcode, session.session = kept["power"], int(kept["passcode"]), kept["session"]
             bot.start(kept["power"], session.map)
             client.connections = 1  # not the first connection: the session says IAM with its token
         return me
 
-    async def _before_orders(self, client: WsClient) -> None:
-        if self.link is None:
-            self.link = NegoLink(self.session, self.nego_url)
-            self.link_task = asyncio.create_task(self.link.run())
-            await self.link.ready()
-        if self.session.position is not None:
-            await self.link.say(self.session.bot.on_phase(self.session.position))
-
     async def play(self) -> BotSession:
         try:
             return await self.client.run()
         finally:
-            if self.link_task is not None:
-                self.link_task.cancel()
-                await asyncio.gather(self.link_task, return_exceptions=True)
+            if self.link is not None:
+                await self.link.close()
 
     def kept(self) -> dict[str, Any] | None:
         session = self.session
@@ -478,14 +476,16 @@ class _Session:
 
         args, data = self.args, self.data
         now = time.time()
-        nego_port = args.port + 1 if args.port else 0
+        # with --port 0 the negotiation server's port is picked now, not when it starts: the game
+        # server tells the page where it is, and it starts first
+        nego_port = args.port + 1 if args.port else _free_port()
         settings, messages = load_settings(
             # max_open_games 0: no game for strangers; the person's game is created below and named by id
             {
                 "port": args.port,
                 "daide_port": 0,
                 "data_dir": str(data),
-                "nego_url": f"ws://127.0.0.1:{nego_port}/nego" if nego_port else None,
+                "nego_url": f"ws://127.0.0.1:{nego_port}/nego",
                 "deadlines": "none",
                 "max_open_games": 0,
             },

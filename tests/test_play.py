@@ -55,6 +55,10 @@ async def test_play_seats_six_bots_and_keeps_the_chosen_power_for_the_person(tmp
             games = json.loads(body)["games"]
             [listed] = [g for g in games if g["id"] == game]
             assert listed["settings"]["reserved"] == {"FRANCE": ""} and token not in json.dumps(games)
+            # with --port 0 too, the page is told where the negotiation server is, and it answers there
+            config = json.loads(await asyncio.to_thread(lambda: urllib.request.urlopen(f"{base}/api/config").read()))
+            assert config["nego_url"] and config["nego_url"].startswith("ws://127.0.0.1:")
+            await (await websockets.connect(config["nego_url"])).close()
             # the link takes the seat: the holder detente play kept is closed
             person = DaideClient(await websockets.connect(f"ws{base[4:]}/daide?game={game}"))
             await person.send(f"IAM (FRA) ('{token}')")
