@@ -16,9 +16,12 @@ D-Brane keeps its word and takes its partners to keep theirs (trust is beyond th
 
 **Negotiating a phase.** When a movement phase starts (and again when the coalition grows)
 NB³ (:mod:`bots.dbrane.nb3`) fills a repository of deals rational for every power they
-commit. A deal goes out as ``propose(me, [others], [Commit(p, [others], Do(action)) ...])``,
-one ``Commit`` per order; a battle-plan proposal from a partner is accepted when its gain to
-us reaches the aspiration level. Both follow the time-based strategy of section 5.3.3: the
+commit, spending the search budget (:mod:`bots.dbrane.budget`; a constructor argument,
+``BUDGET`` by default) one round at a time: today's budget searches once, in the round
+it starts in; ``dbrane:x4`` and ``dbrane:deep`` search on while their deals can be
+proposed. A deal goes out as ``propose(me, [others], [Commit(p, [others], Do(action))
+...])``, one ``Commit`` per order; a battle-plan proposal from a partner is accepted when
+its gain to us reaches the aspiration level. Both follow the time-based strategy of section 5.3.3: the
 aspiration falls linearly from the best gain in the repository at the start to
 ``MIN_GAIN`` at the deadline, and among the deals above it we propose those maximising
 ``(1 - t) * our gain + t * the least gain of the others`` (more generous near the deadline),
@@ -46,7 +49,8 @@ from typing import ClassVar
 
 import engine.orders as eo
 from bots.base import LegalOrders, Outgoing
-from bots.dbrane.nb3 import Candidate, Evaluator, Ledger, search, supports_of
+from bots.dbrane.budget import DEEP, TODAY, X4, Budget
+from bots.dbrane.nb3 import Candidate, Evaluator, Ledger, Search, supports_of
 from bots.dbrane.tactics import Key, Tactics, apply_orders, key_of_order, order_of_key
 from bots.dumbbot import DumbBot
 from engine.position import MOVEMENT, RETREATS, Phase, Position
@@ -55,7 +59,7 @@ from protocol.l import ast as a
 from protocol.l.actions import ActionError, action_from_order, order_from_action
 from referee.binding import phase_of_turn
 
-__all__ = ["DBrane", "DBraneNoNego"]
+__all__ = ["DBrane", "DBraneDeep", "DBraneNoNego", "DBraneX4"]
 
 
 class DBraneNoNego(DumbBot):
@@ -64,9 +68,11 @@ class DBraneNoNego(DumbBot):
     name = "dbrane:nonego"
     negotiates = False
     IMPLICIT: ClassVar[bool] = False
+    BUDGET: ClassVar[Budget] = TODAY  # the search budget when the constructor is given none
 
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self, rng: random.Random | None = None, budget: Budget | None = None) -> None:
         super().__init__(rng)
+        self.budget = self.BUDGET if budget is None else budget
         self.partners: frozenset[str] = frozenset()  # full names of the coalition partners
         self.commitments: dict[int, Key] = {}  # confirmed orders of ``self.committed_in``, by unit province
         self.committed: dict[int, eo.Order] = {}  # the exact orders our own units are committed to
@@ -76,7 +82,7 @@ class DBraneNoNego(DumbBot):
     def tactics(self, position: Position) -> Tactics:
         """The strategic component on ``position``, made once per phase (its caches last the phase)."""
         if self._tactics is None or self._tactics[0] is not position:
-            self._tactics = (position, Tactics(position, self.rng))
+            self._tactics = (position, Tactics(position, self.rng, self.budget.solve_nodes))
         return self._tactics[1]
 
     def alive_partners(self, position: Position) -> frozenset[str]:
@@ -110,15 +116,12 @@ class DBrane(DBraneNoNego):
     name = "dbrane"
     negotiates = True
     IMPLICIT: ClassVar[bool] = True
-    MAX_EVALUATIONS: ClassVar[int] = 16  # NB³: deals evaluated per search (a strategic solve per power committed)
-    MAX_PLANS: ClassVar[int] = 2  # battle plans per deal
-    MAX_CANDIDATES: ClassVar[int] = 12  # joint battle plans the search draws from
     PROPOSALS_PER_ROUND: ClassVar[int] = 2
     MIN_GAIN: ClassVar[float] = 0.05  # the aspiration at the deadline: a deal must gain something
     NETWORK_MOMENTS: ClassVar[int] = 4  # without rounds: messages until the deadline is taken as reached
 
-    def __init__(self, rng: random.Random | None = None) -> None:
-        super().__init__(rng)
+    def __init__(self, rng: random.Random | None = None, budget: Budget | None = None) -> None:
+        super().__init__(rng, budget)
         self.ledger = Ledger()
         self._greeted = False
         self._greetings: set[a.Agree] = set()  # the coalition deals we proposed
@@ -126,6 +129,8 @@ class DBrane(DBraneNoNego):
         self._round = 0
         self._last_round: int | None = None  # known from round events (in process)
         self._search_due = False
+        self._search: Search | None = None
+        self._search_rounds = 0  # the rounds the search has run for
         self._repository: list[Candidate] = []
         self._proposed: set[tuple[tuple[int, Key], ...]] = set()
         self._evaluator: Evaluator | None = None
@@ -137,6 +142,7 @@ class DBrane(DBraneNoNego):
     def on_phase(self, position: Position) -> Outgoing:
         self.commitments, self.committed, self.committed_in = {}, {}, position.phase
         self._time, self._round, self._last_round, self._search_due = 0.0, 0, None, False
+        self._search, self._search_rounds = None, 0
         self._repository, self._proposed, self._evaluator, self._best = [], set(), None, 0.0
         self._endorsed = {}
         if position.phase.kind != MOVEMENT:
@@ -150,7 +156,7 @@ class DBrane(DBraneNoNego):
                     handshake = self._handshake(frozenset({me, self._token(other)}))
                     self._greetings.add(handshake)
                     out.append(a.Propose(me, frozenset({self._token(other)}), handshake))
-        self._search(position)
+        self._start_search(position)
         out += self._proposals(position)
         return out
 
@@ -161,7 +167,9 @@ class DBrane(DBraneNoNego):
             self._last_round = last = int(str(event["rounds"])) - 1
             self._time = min(1.0, self._round / max(1, last))
             if self._search_due:
-                self._search(position)
+                self._start_search(position)
+            elif self._search is not None and self._may(2) and self._rounds_left():
+                self._run_search(position)
             return self._proposals(position)
         self._tick()
         if kind == "confirmed" and isinstance(event.get("deal"), str):
@@ -211,20 +219,26 @@ class DBrane(DBraneNoNego):
 
     # --- deals -------------------------------------------------------------------------------------
 
-    def _search(self, position: Position) -> None:
-        """NB³ for the phase (again when the coalition grows during it)."""
+    def _start_search(self, position: Position) -> None:
+        """NB³ for the phase (again when the coalition grows during it), run for this round."""
         self._search_due = False
         if self.alive_partners(position):
-            tactics = self.tactics(position)
-            self._repository = search(
-                tactics,
-                self.power,
-                self._evaluation(position),
-                self.MAX_EVALUATIONS,
-                self.MAX_PLANS,
-                self.MAX_CANDIDATES,
-            )
-            self._best = max((c.gain(self.power) for c in self._repository), default=0.0)
+            evaluator = self._evaluation(position)
+            budget = self.budget
+            self._search = Search(self.tactics(position), self.power, evaluator, budget.depth, budget.width)
+            self._search_rounds, self._repository = 0, []
+            self._run_search(position)
+
+    def _rounds_left(self) -> bool:
+        rounds = self.budget.rounds
+        return rounds is None or self._search_rounds < rounds
+
+    def _run_search(self, position: Position) -> None:
+        """One round's budget of the search: its deals join the repository."""
+        assert self._search is not None
+        self._search_rounds += 1
+        self._repository += self._search.run(self._evaluation(position), self.budget.nodes)
+        self._best = max((c.gain(self.power) for c in self._repository), default=0.0)
 
     def _evaluation(self, position: Position) -> Evaluator:
         """Gains on top of the deals confirmed so far (a new evaluator when they change)."""
@@ -331,6 +345,20 @@ class DBrane(DBraneNoNego):
     def _token(self, power: str) -> str:
         assert self.map is not None
         return self.map.abbreviation_of[power].lower()
+
+
+class DBraneX4(DBrane):
+    """D-Brane with four times today's search budget (:data:`bots.dbrane.budget.X4`)."""
+
+    name = "dbrane:x4"
+    BUDGET: ClassVar[Budget] = X4
+
+
+class DBraneDeep(DBrane):
+    """D-Brane with sixteen times today's search budget (:data:`bots.dbrane.budget.DEEP`)."""
+
+    name = "dbrane:deep"
+    BUDGET: ClassVar[Budget] = DEEP
 
 
 def _orders_of(deal: a.Deal, position: Position) -> list[tuple[str, eo.Order | None]]:

@@ -17,17 +17,18 @@ one only for a centre, and prefers returning favours when it owes.
 **The search (section 5.3.1).** Nodes are deals: sets of compatible coalition battle plans,
 each plan a target, an attacker of one coalition power and supports or cuts by units of
 others (the strategic component's plans with the units of the whole coalition). The
-candidate plans are the ``max_candidates`` best *joint* plans (units of two powers at
-least), by a cheap estimate: the attacker's chance with the plan less what it expects
-there without it. A child adds one plan of a later candidate in that order (the plans
-skipped are the paper's empty plan), so each deal is met once, and holds ``max_plans``
-plans at most. The search is best first: the node expanded next is the one worth most to
-us, and each child is evaluated for every power it commits, one strategic solve each (the
-expensive part, hence the cap ``max_evaluations``). A node is not expanded when, for some
-power it commits, its gain plus what the plans still to come could add (``BEST_PLAN``
-each) stays at or below nothing: no deal below it would be rational (the paper's upper
-bounds). Rational deals that commit us go to the repository the negotiation strategy
-proposes from.
+candidate plans are the ``width`` best *joint* plans (units of two powers at least), by a
+cheap estimate: the attacker's chance with the plan less what it expects there without it.
+A child adds one plan of a later candidate in that order (the plans skipped are the paper's
+empty plan), so each deal is met once, and holds ``depth`` plans at most. The search is
+best first: the node expanded next is the one worth most to us, and each child is
+evaluated for every power it commits, one strategic solve each (the expensive part: the
+budget counts these evaluations, :mod:`bots.dbrane.budget`). A node is not expanded when,
+for some power it commits, its gain plus what the plans still to come could add
+(``BEST_PLAN`` each) stays at or below nothing: no deal below it would be rational (the
+paper's upper bounds). Rational deals that commit us go to the repository the negotiation
+strategy proposes from. Where the paper searches until the deadline, :class:`Search` runs a
+number of nodes at a time, one negotiation round's budget, and goes on in the next round.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 
 from bots.dbrane.tactics import Key, Plan, Solution, Tactics, apply_orders, near_provinces
 
-__all__ = ["Candidate", "Evaluator", "Ledger", "credit", "search", "supports_of"]
+__all__ = ["Candidate", "Evaluator", "Ledger", "Search", "credit", "supports_of"]
 
 GIVE, OWE = 0.4, 0.6  # equation 3: the slopes of Cr for a positive and a negative balance
 #: A joint plan is worth a search only if it adds more than a support costs its attacker in credit.
@@ -187,47 +188,67 @@ def joint_plans(tactics: Tactics, evaluator: Evaluator) -> list[tuple[float, Pla
     return found
 
 
-def search(
-    tactics: Tactics,
-    me: str,
-    evaluator: Evaluator,
-    max_evaluations: int,
-    max_plans: int,
-    max_candidates: int,
-) -> list[Candidate]:
-    """NB³'s best-first search from the empty deal: the rational deals that commit ``me``.
+#: A node of the tree: (-its value to us, a tie-break, the index of the next plan a child may
+#: add, the plans chosen, their orders).
+Node = tuple[float, int, int, tuple[Plan, ...], dict[int, Key]]
 
-    At most ``max_evaluations`` deals are evaluated, each of at most ``max_plans`` plans
-    drawn from the ``max_candidates`` best joint plans.
+
+class Search:
+    """NB³'s best-first search from the empty deal, run a number of nodes at a time.
+
+    ``run`` evaluates at most the nodes it is given and returns the rational deals found
+    that commit ``me``; the next ``run`` goes on where it stopped, in the middle of a node's
+    children if it stopped there. Deals hold at most ``depth`` plans, drawn from the
+    ``width`` best joint plans. ``nodes`` counts the deals evaluated so far; ``exhausted``:
+    the tree has no node left.
     """
-    plans = [plan for _, plan in joint_plans(tactics, evaluator)[:max_candidates]]
-    found: list[Candidate] = []
-    counter = itertools.count()
-    # (-value to me, tie, next plan index, plans chosen, their orders)
-    frontier: list[tuple[float, int, int, tuple[Plan, ...], dict[int, Key]]] = [(0.0, next(counter), 0, (), {})]
-    evaluations = 0
-    while frontier and evaluations < max_evaluations:
-        _, _, start, chosen, orders = heapq.heappop(frontier)
-        if len(chosen) >= max_plans:
-            continue
-        targets = {plan.target for plan in chosen}
-        for index in range(start, len(plans)):
-            if evaluations >= max_evaluations:
-                break
-            plan = plans[index]
-            if plan.target in targets:
-                continue
-            child = dict(orders)
-            moved = {int(k[1]): u for u, k in {**evaluator.confirmed, **child}.items() if k[0] == "-"}
-            assigned = {**evaluator.confirmed, **child}
-            if apply_orders(plan.orders, plan.moves, assigned, moved) is None:
-                continue
-            child.update((unit, key) for unit, key in plan.orders)
-            evaluations += 1
-            gains = evaluator.gains(child)
-            if me in gains and all(gain > 0 for gain in gains.values()):
-                found.append(Candidate(tuple(sorted(child.items())), tuple(sorted(gains.items()))))
-            upper = (max_plans - len(chosen) - 1) * BEST_PLAN  # what the plans still to come could add
-            if all(gain + upper > 0 for gain in gains.values()):  # else nothing below it is rational
-                heapq.heappush(frontier, (-gains.get(me, 0.0), next(counter), index + 1, (*chosen, plan), child))
-    return found
+
+    def __init__(self, tactics: Tactics, me: str, evaluator: Evaluator, depth: int, width: int) -> None:
+        self.me = me
+        self.depth = depth
+        self.plans = [plan for _, plan in joint_plans(tactics, evaluator)[:width]]
+        self.nodes = 0
+        self._counter = itertools.count()
+        self._frontier: list[Node] = [(0.0, next(self._counter), 0, (), {})]
+        self._open: tuple[Node, int] | None = None  # the node being expanded, and its next child's plan
+
+    @property
+    def exhausted(self) -> bool:
+        return self._open is None and not self._frontier
+
+    def run(self, evaluator: Evaluator, nodes: int) -> list[Candidate]:
+        """Evaluate at most ``nodes`` more deals (gains on top of ``evaluator``'s confirmed deals)."""
+        found: list[Candidate] = []
+        spent = 0
+        while spent < nodes:
+            if self._open is None:
+                if not self._frontier:
+                    break
+                node = heapq.heappop(self._frontier)
+                if len(node[3]) >= self.depth:
+                    continue
+                self._open = (node, node[2])
+            (_, _, _, chosen, orders), index = self._open
+            targets = {plan.target for plan in chosen}
+            while index < len(self.plans) and spent < nodes:
+                plan = self.plans[index]
+                index += 1
+                if plan.target in targets:
+                    continue
+                child = dict(orders)
+                assigned = {**evaluator.confirmed, **child}
+                moved = {int(k[1]): u for u, k in assigned.items() if k[0] == "-"}
+                if apply_orders(plan.orders, plan.moves, assigned, moved) is None:
+                    continue
+                child.update((unit, key) for unit, key in plan.orders)
+                spent += 1
+                gains = evaluator.gains(child)
+                if self.me in gains and all(gain > 0 for gain in gains.values()):
+                    found.append(Candidate(tuple(sorted(child.items())), tuple(sorted(gains.items()))))
+                upper = (self.depth - len(chosen) - 1) * BEST_PLAN  # what the plans still to come could add
+                if all(gain + upper > 0 for gain in gains.values()):  # else nothing below it is rational
+                    child_node = (-gains.get(self.me, 0.0), next(self._counter), index, (*chosen, plan), child)
+                    heapq.heappush(self._frontier, child_node)
+            self._open = (self._open[0], index) if index < len(self.plans) else None
+        self.nodes += spent
+        return found

@@ -65,7 +65,8 @@ which keeps two units from bouncing off each other every turn.
 Caps that keep a phase bounded: ``MAX_EVALUATIONS`` plan evaluations per centre and
 attacker, ``MAX_CUTS`` cutting moves per plan, ``WEAK_PLANS`` non-invincible plans kept per
 centre, ``PAIR_PLANS`` of them per centre tried in pairs and ``MAX_PAIRS`` pairs per solve,
-``MAX_NODES`` branch-and-bound nodes per group of centres.
+and the search budget's ``solve_nodes`` branch-and-bound nodes per group of centres
+(:mod:`bots.dbrane.budget`; ``largest_search`` keeps the most one search took).
 
 >>> from engine import Position, format_order
 >>> start = Position.initial()
@@ -85,6 +86,7 @@ from dataclasses import dataclass, field
 import engine.orders as eo
 from engine.convoys import ConvoyRoutes
 from engine.maps import ARMY, FLEET, Map
+from bots.dbrane.budget import TODAY
 from engine.position import Position, Unit
 
 __all__ = [
@@ -433,7 +435,6 @@ class Tactics:
     WEAK_PLANS = 4  # non-invincible plans kept per centre (for steps 4-5 and pairs)
     PAIR_PLANS = 2  # of them, tried in pairs
     MAX_PAIRS = 120  # pairs tried per solve
-    MAX_NODES = 4000  # branch-and-bound nodes per group of centres
     # The odds of an adversary unit acting against us, for spring and fall. Fitted in games
     # against DumbBot (100 games a setting, 2 and 3 D-Branes): an occupant stays more often
     # in the fall, when staying takes the centre; a unit moves into a given province next to
@@ -445,9 +446,11 @@ class Tactics:
     DECAY = 0.5  # step 6: a centre ``d`` moves away is worth ``DECAY ** d``
     ALTERNATIVE, SPREAD = 0.5, 5.0  # step 6 with an rng: DumbBot's odds of taking the next best place
 
-    def __init__(self, position: Position, rng: random.Random | None = None) -> None:
+    def __init__(self, position: Position, rng: random.Random | None = None, nodes: int = TODAY.solve_nodes) -> None:
         self.board = Board(position)
         self.rng = rng
+        self.nodes = nodes  # branch-and-bound nodes per search (a solve's group of centres)
+        self.largest_search = 0  # the most nodes one branch and bound took, this phase
         fall = position.phase.season != "S"
         self.odds = Odds(self.STAY[fall], self.MOVE[fall], self.HELP)
         self._views: dict[tuple[str, frozenset[str], bool, frozenset[int]], View] = {}
@@ -694,7 +697,9 @@ class Tactics:
             groups.setdefault(find(item.targets[0]), []).append(item)
         chosen: list[Item] = []
         for root in sorted(groups):
-            chosen += _branch_and_bound(groups[root], baseline, assigned, moved, self.MAX_NODES)
+            items, nodes = _branch_and_bound(groups[root], baseline, assigned, moved, self.nodes)
+            chosen += items
+            self.largest_search = max(self.largest_search, nodes)
         return chosen
 
     def solve(
@@ -937,8 +942,9 @@ def _branch_and_bound(
     assigned: dict[int, Key],
     moved: dict[int, int],
     max_nodes: int,
-) -> list[Item]:
-    """The compatible items of most gain (ties: fewest orders), depth first over the centres.
+) -> tuple[list[Item], int]:
+    """The compatible items of most gain (ties: fewest orders), depth first over the centres,
+    visiting at most ``max_nodes`` nodes; and the nodes it visited.
 
     Centres with the fewest candidates come first; an item is tried at the first of its
     centres (the paper's footnote 6, for pairs); a centre may also be left empty. The bound
@@ -968,11 +974,13 @@ def _branch_and_bound(
 
     def search(i: int, gain: float, size: int) -> None:
         nonlocal best, best_score, nodes
+        if nodes >= max_nodes:
+            return
         nodes += 1
         score = (round(gain, 9), -size)
         if score > best_score:
             best, best_score = list(path), score
-        if i == len(order) or nodes > max_nodes or gain + left[i] <= best_score[0] + 1e-9:
+        if i == len(order) or gain + left[i] <= best_score[0] + 1e-9:
             return
         target = order[i]
         if target not in covered:
@@ -991,7 +999,7 @@ def _branch_and_bound(
         search(i + 1, gain, size)
 
     search(0, 0.0, 0)
-    return best
+    return best, nodes
 
 
 # --- orders ----------------------------------------------------------------------------------------
