@@ -51,10 +51,15 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=4242)
     parser.add_argument("--opponents", default="", help="only these opponents, comma-separated")
+    parser.add_argument(
+        "--bots", default=",".join(UNDER_TEST), help=f"the bots under test, comma-separated ({','.join(UNDER_TEST)})"
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     if args.quick:
         args.games, args.daide_games = 7, 2
+    # DumbBot in the same seats is what every bot is compared with: it is always played
+    under_test = [*dict.fromkeys([*(b for b in args.bots.split(",") if b), REFERENCE])]
     daide = daide_dumbbot()
     opponents = [*OPPONENTS, *([daide] if daide else [])]
     if args.opponents:
@@ -72,7 +77,7 @@ def main() -> None:
             games = args.daide_games if opponent.startswith("daide:") else args.games
             label = "C++ DumbBot (daide)" if opponent.startswith("daide:") else opponent
             print(f"vs 6 {label}  [n = {games} games, seed {args.seed}, seats rotated]")
-            for bot in UNDER_TEST:
+            for bot in under_test:
                 experiment = Experiment(
                     slots_from([bot, opponent]),
                     games,
@@ -98,7 +103,7 @@ def main() -> None:
     for opponent in opponents:
         label = "C++ DumbBot" if opponent.startswith("daide:") else opponent
         reference = runs.get((REFERENCE, opponent))
-        for bot in UNDER_TEST:
+        for bot in under_test:
             run = runs.get((bot, opponent))
             if bot == REFERENCE or run is None or reference is None:
                 continue

@@ -32,6 +32,8 @@ BOTS: dict[str, str] = {
     "dipblue:naive": "bots.dipblue:DipBlueNaive",
     "dbrane": "bots.dbrane:DBrane",
     "dbrane:nonego": "bots.dbrane:DBraneNoNego",
+    "dbrane:x4": "bots.dbrane:DBraneX4",
+    "dbrane:deep": "bots.dbrane:DBraneDeep",
     "thesis66": "bots.thesis66:Thesis66",
     "thesis66:nonego": "bots.thesis66:Thesis66NoNego",
     "always-accept": "bots.baselines:AlwaysAccept",
@@ -39,6 +41,13 @@ BOTS: dict[str, str] = {
     "deal-breaker": "bots.baselines:DealBreaker",
     "sanctioning": "bots.baselines:Sanctioning",
     "dipgame-random": "bots.baselines:DipGameRandom",
+    "hana": "bots.hana:Hana",
+    "hana:revenger": "bots.hana:HanaRevenger",
+    "hana:pacifist": "bots.hana:HanaPacifist",
+    "hana:wait": "bots.hana:HanaWait",
+    "hana:nonego": "bots.hana:HanaNoNego",
+    "hana:informative": "bots.hana:HanaInformative",
+    "hana:dynamic": "bots.hana:HanaDynamic",
 }
 
 

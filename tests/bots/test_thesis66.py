@@ -18,16 +18,8 @@ from engine.position import MOVEMENT, Unit
 from protocol.l import ast as a
 from protocol.l import parse, to_text
 from referee.settings import GameSettings
+from tests.bots.helpers import CENTRES
 
-CENTRES = {
-    "FRANCE": ["PAR", "MAR", "BRE", "SPA", "POR"],
-    "GERMANY": ["MUN", "BER", "KIE", "HOL", "BEL", "DEN"],
-    "ITALY": ["ROM", "NAP", "VEN", "TUN"],
-    "AUSTRIA": ["VIE", "BUD", "TRI", "SER"],
-    "ENGLAND": ["LON", "EDI", "LVP", "NWY"],
-    "RUSSIA": ["MOS", "WAR", "SEV", "STP", "SWE", "RUM"],
-    "TURKEY": ["ANK", "CON", "SMY", "BUL", "GRE"],
-}
 #: Italy asks France's army in Kiel to support its army from Tyrolia into Munich.
 ITALY_ASKS = (
     "propose(ita, [fra], [Commit(fra, [ita], Do(sup(Unit(fra, Region(kie, amy)), mto(Unit(ita, Region(tyr, amy)),"
