@@ -48,6 +48,7 @@ from engine.position import ADJUSTMENTS, Dislodged
 from engine.position import Unit
 from protocol.daide.messages import (
     Adm,
+    DaideUnit,
     Drw,
     Hlo,
     Iam,
@@ -360,10 +361,28 @@ def position_from(now: Now, centres: tuple[str | None, ...], m: Map) -> Position
     for unit in now.units:
         if isinstance(unit, MrtUnit):
             retreats = frozenset(location_to_engine(r, m) for r in unit.retreats)
-            dislodged.append(Dislodged(unit_to_engine(unit.unit, m), retreats))
+            dislodged.append(Dislodged(_unit(unit.unit, m), retreats))
         else:
-            units.append(unit_to_engine(unit, m))
+            units.append(_unit(unit, m))
     return Position(m, phase_from_turn(now.turn), tuple(units), centres, tuple(dislodged))
+
+
+#: The engine's unit of each DAIDE unit read, by (id, map), with the DAIDE unit itself: kept
+#: alive here, no other object has its id while the entry stands.
+_UNITS: dict[tuple[int, Map], tuple[DaideUnit, Unit]] = {}
+_UNITS_KEPT = 4096
+
+
+def _unit(unit: DaideUnit, m: Map) -> Unit:
+    """``unit_to_engine(unit, m)``, made once per DAIDE unit object: in one process the game
+    master names the very same unit objects in every ``NOW`` (a dataclass would hash in
+    Python). Bounded: units parsed from a socket's text are new objects each time."""
+    found = _UNITS.get((id(unit), m))
+    if found is None:
+        if len(_UNITS) >= _UNITS_KEPT:
+            _UNITS.clear()
+        found = _UNITS[id(unit), m] = (unit, unit_to_engine(unit, m))
+    return found[1]
 
 
 # --- cleaning a bot's orders ---------------------------------------------------------------------

@@ -105,6 +105,18 @@ def check_order(position: Position, power: str, order: Order) -> tuple[str, str 
     """
     m = position.map
     kind = position.phase.kind
+    if kind == MOVEMENT and id(order) in _OURS:
+        plain = _plain(order, m, power)
+        if plain is not None:
+            engine_order, province, key = plain
+            unit = position.unit_at.get(province)
+            if (
+                unit is not None
+                and unit.power == power
+                and unit.type == engine_order.type
+                and unit.location == engine_order.location
+            ):
+                return "MBV", key, engine_order  # what the check below finds, without the unit's list
     short = m.abbreviation_of[power]
     if not isinstance(order, _PHASE_ORDERS[kind]):
         return "NRS", None, None
@@ -185,6 +197,39 @@ def _to_engine(order: Order, m: Map, power: str) -> tuple[str, eo.Order]:
     found = _ENGINE_ORDERS.get(key)
     if found is None:
         found = _ENGINE_ORDERS[key] = order_to_engine(order, m, power)
+    return found
+
+
+#: For those DAIDE orders that are a hold or a move over land or along a coast, by (id, map,
+#: power): the engine's order, its unit's province and the key it is kept under; None for the others.
+_PLAIN: dict[tuple[int, Map, str], tuple[eo.Hold | eo.Move, int, str] | None] = {}
+
+
+def _plain(order: Order, m: Map, power: str) -> tuple[eo.Hold | eo.Move, int, str] | None:
+    """For an order :func:`daide_order` made, of ``power``'s own unit, which is legal in any
+    position where that very unit (type, location, power) stands: a hold, or a move not by
+    convoy to a place next to it (the first orders of every unit's legal list, made from the
+    map alone), its engine order, province and key; else None. Made once per order."""
+    cached = (id(order), m, power)
+    if cached in _PLAIN:
+        return _PLAIN[cached]
+    found: tuple[eo.Hold | eo.Move, int, str] | None = None
+    if isinstance(order, Hold | Move) and order.unit.power in (None, m.abbreviation_of[power]):
+        try:
+            _, engine_order = _to_engine(order, m, power)
+        except DaideOrderError:
+            engine_order = None
+        if engine_order is not None and engine_order.type is not None:
+            t, location = engine_order.type, engine_order.location
+            moves = m.army_moves if t == ARMY else m.fleet_moves
+            if type(engine_order) is eo.Hold or (
+                type(engine_order) is eo.Move
+                and not engine_order.via_convoy
+                and engine_order.destination in moves[location]
+            ):
+                province = m.province_of[location]
+                found = (engine_order, province, m.locations[province])
+    _PLAIN[cached] = found
     return found
 
 

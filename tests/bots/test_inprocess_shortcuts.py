@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 import engine.orders as eo
 from bots.base import Bot, HoldBot, Results
 from bots.dumbbot import DumbBot
 from bots.inprocess import InProcessGame
+from bots.session import _unit
 from engine import Position, legal_orders
 from protocol.daide.messages import Ord, Value
-from protocol.daide.orders import order_from_engine, order_to_engine
-from referee.orders import _to_engine, daide_order, daide_text
+from protocol.daide.messages import Order
+from protocol.daide.orders import order_from_engine, order_to_engine, unit_from_engine, unit_to_engine
+from referee.orders import _to_engine, check_order, daide_order, daide_text
 from referee.settings import GameSettings
 
 
@@ -96,6 +99,47 @@ def test_the_kept_conversions_are_those_of_the_protocol() -> None:
                     assert _to_engine(kept, m, power) == order_to_engine(kept, m, power)
                     checked += 1
     assert checked > 1000
+
+
+def test_the_quick_check_answers_as_the_full_one() -> None:
+    """The game master's check of a kept hold or move (the unit's province, type, location and
+    power, no legal list) gives what the check of an equal order from elsewhere gives: for
+    every legal order of every power on the positions of a short game, checked on each of
+    those positions (where its unit may be gone, moved or another's) by its power and another."""
+    bots = [DumbBot(random.Random(seed)) for seed in range(7)]
+    game = InProcessGame(bots, seed=8, settings=GameSettings(year_limit=1902))
+    positions: list[Position] = []
+
+    def keep(g: InProcessGame) -> None:
+        position = g.sessions[0].position
+        assert position is not None
+        positions.append(position)
+
+    game.before_orders = keep
+    game.play()
+    assert len(positions) >= 5
+    kept: dict[int, tuple[str, Order]] = {}
+    for position in positions:
+        for power in position.map.powers:
+            for options in legal_orders(position, power).values():
+                for order in options:
+                    daide = daide_order(power, order, position)
+                    kept[id(daide)] = (power, daide)
+    powers = positions[0].map.powers
+    notes: set[str] = set()
+    for position in positions:
+        for power, daide in kept.values():
+            other = powers[(powers.index(power) + 1) % len(powers)]
+            for asking in (power, other):
+                answer = check_order(position, asking, daide)
+                assert answer == check_order(position, asking, replace(daide))
+                notes.add(answer[0])
+    assert {"MBV", "NSU", "NYU", "NRS"} <= notes
+    for position in positions:  # a session reads each unit of a NOW once, as the protocol does
+        for unit in position.units:
+            daide_unit = unit_from_engine(unit, position.map)
+            assert _unit(daide_unit, position.map) == unit_to_engine(daide_unit, position.map) == unit
+            assert _unit(daide_unit, position.map) is _unit(daide_unit, position.map)
 
 
 def _plain(order: eo.Order) -> bool:
