@@ -330,8 +330,6 @@ class _Tables(MapNames):
         self.void_json: dict[str, bytes] = {}
         self.power_index: dict[str, int] = {}
         self.learned = 0
-        self.last_centers: tuple[str | None, ...] | None = None
-        self.last_centers_json: dict[str, list[str]] = {}
 
     def learn(self, core: Any) -> None:
         """Add the texts and powers read since the last call to the compiled core's memos."""
@@ -575,17 +573,7 @@ def _entry(
     centres' dictionary while no centre changes hands."""
     names = t.units
     units = t.units_json(after)
-    owners = after.centers
-    if owners is t.last_centers:  # the adjudicator hands the same tuple on when no centre changed hands
-        centers = t.last_centers_json
-    else:
-        centers = {}
-        places = t.places
-        for p in t.centres:
-            owner = owners[p]
-            if owner is not None:
-                centers.setdefault(owner, []).append(places[p])
-        t.last_centers, t.last_centers_json = owners, centers
+    centers = t.centres_json(after)
     try:
         said = {names[u.type][u.location]: words for u, words in results.items()}
     except (KeyError, IndexError, TypeError):  # a unit off the map

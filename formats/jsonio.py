@@ -57,7 +57,7 @@ def dumps(data: Any, indent: int | None = None) -> str:
                 return orjson.dumps(data).decode("utf-8")
             except (TypeError, orjson.JSONEncodeError):
                 pass
-        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        return _compact(data)
     if indent == 2 and orjson is not None:
         try:
             return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8")
@@ -77,7 +77,7 @@ def dump_bytes(data: Any) -> bytes:
             return orjson.dumps(data)
         except (TypeError, orjson.JSONEncodeError):
             pass
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _compact(data).encode("utf-8")
 
 
 def dump_line(data: Any) -> bytes:
@@ -88,7 +88,7 @@ def dump_line(data: Any) -> bytes:
             return orjson.dumps(data, option=orjson.OPT_APPEND_NEWLINE)
         except (TypeError, orjson.JSONEncodeError):
             pass
-    return (json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+    return (_compact(data) + "\n").encode("utf-8")
 
 
 def write_stdout(data: bytes) -> None:
@@ -103,3 +103,8 @@ def write_stdout(data: bytes) -> None:
     else:
         out.write(data.decode("utf-8"))
         out.flush()
+
+
+def _compact(data: Any) -> str:
+    """The standard library's compact JSON: what orjson declines (NaN, big integers) or is missing for."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)

@@ -7,6 +7,8 @@ adjudication cases write a position every phase, so neither names a unit twice.
 >>> names = MapNames(start.map)
 >>> names.units_json(start) == start.to_json()["units"]
 True
+>>> names.centres_json(start) == start.to_json()["centers"]
+True
 >>> standing = {names.units[u.type][u.location] for u in names.standing()}
 >>> ("F STP/NC" in standing, "F STP" in standing, "A MAO" in standing)  # a fleet on a coast, no army at sea
 (True, False, False)
@@ -32,6 +34,9 @@ class MapNames:
         self.units = [{loc: f"{letter} {m.name_of(loc)}" for loc in range(count)} for letter in UNIT_LETTERS]
         self.places = list(m.locations)
         self.centres = [p for p in range(count) if m.is_supply_center[p]]
+        # the last centres written, (owners, as JSON): one attribute, set in one step, as the
+        # server reads games in threads
+        self._last_centres: tuple[tuple[str | None, ...] | None, dict[str, list[str]]] = (None, {})
 
     def standing(self) -> Iterator[Unit]:
         """Every unit that can stand on the map, of no power (``""``)."""
@@ -53,6 +58,25 @@ class MapNames:
             else:
                 units[power] = [names[u.type][u.location]]
         return units
+
+    def centres_json(self, position: Position) -> dict[str, list[str]]:
+        """``position.to_json()["centers"]``: power -> its centres' names. The same dict again
+        (do not change it) while the owners are the very same tuple, as the adjudicator hands
+        it on while no centre changes hands."""
+        owners = position.centers
+        last, written = self._last_centres
+        if owners is not last:
+            written = {}
+            places = self.places
+            for p in self.centres:
+                owner = owners[p]
+                if owner is not None:
+                    if owner in written:
+                        written[owner].append(places[p])
+                    else:
+                        written[owner] = [places[p]]
+            self._last_centres = (owners, written)
+        return written
 
     def dislodged_json(self, position: Position) -> dict[str, Any]:
         """``position.to_json()["dislodged"]``: a dislodged unit's name -> its power and retreats."""

@@ -64,29 +64,14 @@ class _Tables(MapNames):
         self.unreadable: set[str] = set()  # MILA order texts that are no order
         #: MILA's result words, as a tuple -> détente's (``""`` or none is ``ok``)
         self.words: dict[tuple[Any, ...], tuple[str, ...]] = {}
-        # Both caches are one attribute each, set in one step: the server reads games in threads.
-        #: the last centres written: (owners, as JSON)
-        self.last_centers: tuple[tuple[str | None, ...] | None, dict[str, list[str]]] = (None, {})
+        # One attribute, set in one step: the server reads games in threads.
         #: the last centres found the same as a recorded state's: (owners, the recorded centres)
         self.same_centers: tuple[tuple[str | None, ...] | None, Any] = (None, None)
 
     def position_json(self, position: Position) -> dict[str, Any]:
         """``position.to_json()``, from the tables (every list a new one: the document is the caller's)."""
         units = self.units_json(position)
-        owners = position.centers
-        last, written = self.last_centers
-        if owners is not last:  # the adjudicator hands the tuple on while no centre changes hands
-            written = {}
-            places = self.places
-            for p in self.centres:
-                owner = owners[p]
-                if owner is not None:
-                    if owner in written:
-                        written[owner].append(places[p])
-                    else:
-                        written[owner] = [places[p]]
-            self.last_centers = (owners, written)
-        centers = {power: held.copy() for power, held in written.items()}
+        centers = {power: held.copy() for power, held in self.centres_json(position).items()}
         return {
             "phase": "COMPLETED" if position.completed else str(position.phase),
             "units": units,

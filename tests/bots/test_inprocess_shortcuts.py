@@ -72,18 +72,7 @@ def test_results_go_only_to_the_sessions_whose_bots_read_them() -> None:
 
 def test_the_kept_conversions_are_those_of_the_protocol() -> None:
     """Every legal order of every power, on the positions of a short game of DumbBots."""
-    bots = [DumbBot(random.Random(seed)) for seed in range(7)]
-    game = InProcessGame(bots, seed=5, settings=GameSettings(year_limit=1902))
-    positions: list[Position] = []
-
-    def keep(g: InProcessGame) -> None:
-        position = g.sessions[0].position
-        assert position is not None
-        positions.append(position)
-
-    game.before_orders = keep
-    game.play()
-    assert len(positions) >= 5
+    positions = _positions_of_a_short_game(seed=5)
     checked = 0
     for position in positions:
         m = position.map
@@ -106,18 +95,7 @@ def test_the_quick_check_answers_as_the_full_one() -> None:
     power, no legal list) gives what the check of an equal order from elsewhere gives: for
     every legal order of every power on the positions of a short game, checked on each of
     those positions (where its unit may be gone, moved or another's) by its power and another."""
-    bots = [DumbBot(random.Random(seed)) for seed in range(7)]
-    game = InProcessGame(bots, seed=8, settings=GameSettings(year_limit=1902))
-    positions: list[Position] = []
-
-    def keep(g: InProcessGame) -> None:
-        position = g.sessions[0].position
-        assert position is not None
-        positions.append(position)
-
-    game.before_orders = keep
-    game.play()
-    assert len(positions) >= 5
+    positions = _positions_of_a_short_game(seed=8)
     kept: dict[int, tuple[str, Order]] = {}
     for position in positions:
         for power in position.map.powers:
@@ -147,3 +125,20 @@ def _plain(order: eo.Order) -> bool:
     if isinstance(order, eo.Move):
         return not order.via_convoy and order.type is not None
     return isinstance(order, eo.Hold | eo.Retreat | eo.Disband | eo.Build) and order.type is not None
+
+
+def _positions_of_a_short_game(seed: int) -> list[Position]:
+    """The position before each phase's orders of a game of seven DumbBots to 1902."""
+    bots: list[Bot] = [DumbBot(random.Random(s)) for s in range(7)]
+    game = InProcessGame(bots, seed=seed, settings=GameSettings(year_limit=1902))
+    positions: list[Position] = []
+
+    def keep(g: InProcessGame) -> None:
+        position = g.sessions[0].position
+        assert position is not None
+        positions.append(position)
+
+    game.before_orders = keep
+    game.play()
+    assert len(positions) >= 5
+    return positions
