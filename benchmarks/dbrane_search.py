@@ -60,9 +60,7 @@ class Games:
 def read_games(run: Run) -> Games:
     deals: dict[int, float] = {}
     orders: dict[int, str] = {}
-    for line in run.lines:
-        with open(run.experiment.out / "games" / f"{line['game']}.json", encoding="utf-8") as file:
-            record = json.load(file)
+    for line, record in zip(run.lines, run.records(), strict=True):
         confirmed = [e for e in record["events"] if e["type"] == "confirmed" and "Commit" in e["deal"]]
         deals[line["seed"]] = float(len(confirmed))
         orders[line["seed"]] = json.dumps([[p["phase"], p["orders"]] for p in record["phases"]], sort_keys=True)

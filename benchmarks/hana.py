@@ -35,7 +35,6 @@ phase); *attacks on breakers* the orders of P that attack a deal-breaker's unit 
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -48,22 +47,13 @@ from detente.experiments import Experiment, slots_from
 from detente.stats import estimate
 from engine import Position, parse_order
 from engine.position import MOVEMENT, Phase
+from engine.powers import Power
 from referee.compliance import attacks
 from referee.settings import GameSettings
 
-TOKENS = {"AUSTRIA": "AUS", "ENGLAND": "ENG", "FRANCE": "FRA", "GERMANY": "GER", "ITALY": "ITA", "RUSSIA": "RUS",
-          "TURKEY": "TUR"}  # fmt: skip
-
-
-def game_files(run: Run) -> list[dict[str, Any]]:
-    out = []
-    for line in run.lines:
-        out.append(json.loads((run.experiment.out / "games" / f"{line['game']}.json").read_text(encoding="utf-8")))
-    return out
-
 
 def seats(game: Mapping[str, Any], bot: str) -> set[str]:
-    return {TOKENS[p] for p, b in game["bots"].items() if b == bot}
+    return {Power(p).token for p, b in game["bots"].items() if b == bot}
 
 
 def deals(game: Mapping[str, Any], bot: str) -> int:
@@ -95,7 +85,7 @@ def revenge_attacks(game: Mapping[str, Any], bot: str, breaker: str) -> int:
     """Attacks by ``bot``'s powers on ``breaker``'s after that breaker first broke a deal with it."""
     mine = {p for p, b in game["bots"].items() if b == bot}
     theirs = {p for p, b in game["bots"].items() if b == breaker}
-    low = {TOKENS[p].lower() for p in mine}
+    low = {Power(p).l_name for p in mine}
     first: Phase | None = None
     for e in game["events"]:
         if e.get("type") == "compliance" and low & {str(p).lower() for p in e.get("participants", ())}:
@@ -116,7 +106,7 @@ def revenge_attacks(game: Mapping[str, Any], bot: str, breaker: str) -> int:
 
 
 def per_game(run: Run, measure: Any) -> dict[int, float]:
-    return {game["seed"]: float(measure(game)) for game in game_files(run)}
+    return {game["seed"]: float(measure(game)) for game in run.records()}
 
 
 def talks(run: Run, bot: str) -> dict[str, dict[int, float]]:

@@ -228,35 +228,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             # kept: on a busy machine a slow spell then spoils one pass of each, not every
             # pass of one. Each core's measurements run with that core in use.
             times: dict[tuple[str, str], list[float]] = {}
-            measured: list[tuple[str, Callable[[], Any], int]] = [
-                ("engine", lambda: None, args.repeats),  # timed inside: fresh positions, untimed
-                ("adjudicate", lambda: cli.adjudicate_command(str(cases_path)), args.repeats),
-                ("indented", lambda: cli.adjudicate_command(str(cases_path), 1), max(1, args.repeats // 2)),
-                ("convert", lambda: [convert_command.run(a) for a in convert_args], args.repeats),
-                ("back", lambda: [convert_command.run(a) for a in back_args], args.repeats),
+            # each measurement is one pass returning the seconds it spent in the timed code
+
+            def timing(run: Callable[[], Any]) -> Callable[[], float]:
+                return lambda: timed(1, run)
+
+            measured: list[tuple[str, Callable[[], float], int]] = [
+                ("engine", lambda: passes(1, engine_seconds, phases)[0], args.repeats),  # fresh positions, untimed
+                ("adjudicate", timing(lambda: cli.adjudicate_command(str(cases_path))), args.repeats),
+                ("indented", timing(lambda: cli.adjudicate_command(str(cases_path), 1)), max(1, args.repeats // 2)),
+                ("convert", timing(lambda: [convert_command.run(a) for a in convert_args]), args.repeats),
+                ("back", timing(lambda: [convert_command.run(a) for a in back_args]), args.repeats),
             ]
-            theirs: list[tuple[str, Callable[[], Any], int]] = [
-                ("process", lambda: None, their_repeats),  # timed inside: orders set, untimed
-                ("package", package_round_trip, their_repeats),
+            theirs: list[tuple[str, Callable[[], float], int]] = [
+                ("process", lambda: passes(1, process_seconds, games)[0], their_repeats),  # orders set, untimed
+                ("package", timing(package_round_trip), their_repeats),
             ]
             with contextlib.redirect_stderr(io.StringIO()):
                 for round_number in range(args.repeats):
                     for core in cores:
                         with core_in_use(core):
-                            for name, run, rounds in measured:
+                            for name, one_pass, rounds in measured:
                                 if round_number < rounds:
-                                    if name == "engine":
-                                        seconds = passes(1, engine_seconds, phases)[0]
-                                    else:
-                                        seconds = timed(1, run)
-                                    times.setdefault((core, name), []).append(seconds)
-                    for name, run, rounds in theirs:
+                                    times.setdefault((core, name), []).append(one_pass())
+                    for name, one_pass, rounds in theirs:
                         if round_number < rounds:
-                            if name == "process":
-                                seconds = passes(1, process_seconds, games)[0]
-                            else:
-                                seconds = timed(1, run)
-                            times.setdefault(("", name), []).append(seconds)
+                            times.setdefault(("", name), []).append(one_pass())
         best = {key: min(values) for key, values in times.items()}
         marked = sum(1 for path in ours_paths for phase in json.loads(path.read_text())["phases"] if "note" in phase)
         start = time.perf_counter()

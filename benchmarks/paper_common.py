@@ -87,6 +87,11 @@ class Run:
             return [100 * v for v in per_game(self.lines, bot, lambda s: s["win"])]
         raise ValueError(measure)
 
+    def records(self) -> list[dict[str, Any]]:
+        """The record of each game (``games/<game>.json``), in the order of :attr:`lines`."""
+        folder = self.experiment.out / "games"
+        return [json.loads((folder / f"{line['game']}.json").read_text(encoding="utf-8")) for line in self.lines]
+
     def estimate(self, bot: str, measure: str) -> Estimate:
         return estimate(self.values(bot, measure))
 

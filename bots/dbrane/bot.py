@@ -224,8 +224,7 @@ class DBrane(DBraneNoNego):
         self._search_due = False
         if self.alive_partners(position):
             evaluator = self._evaluation(position)
-            budget = self.budget
-            self._search = Search(self.tactics(position), self.power, evaluator, budget.depth, budget.width)
+            self._search = Search(self.tactics(position), self.power, evaluator, self.budget.depth, self.budget.width)
             self._search_rounds, self._repository = 0, []
             self._run_search(position)
 

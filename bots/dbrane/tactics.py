@@ -84,9 +84,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import engine.orders as eo
+from bots.dbrane.budget import TODAY
 from engine.convoys import ConvoyRoutes
 from engine.maps import ARMY, FLEET, Map
-from bots.dbrane.budget import TODAY
 from engine.position import Position, Unit
 
 __all__ = [

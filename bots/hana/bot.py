@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import engine.orders as eo
 from bots.base import LegalOrders, Outgoing, Results
-from bots.dumbbot import DumbBot
+from bots.dumbbot import DumbBot, _Appraisal
 from bots.hana.bdi import Intentions, basic_intentions, desires, intentions
 from bots.hana.beliefs import Beliefs, candidates, prior
 from bots.hana.emotions import ATTACK, BROKEN_DEAL, REJECTION, Moods
@@ -40,6 +40,13 @@ def _same(one: Position, other: Position) -> bool:
     return one.phase == other.phase and one.units == other.units
 
 
+def _worth(value: _Appraisal, unit: Unit, order: eo.Order) -> float:
+    """DumbBot's value of a hold or a move of ``unit``: where it ends, a hold one more."""
+    if isinstance(order, eo.Move):
+        return value(value.geometry.node[unit.type][order.destination])
+    return value(value.geometry.node[unit.type][unit.location]) + 1
+
+
 @dataclass
 class _Phase:
     """The negotiation state of one movement phase (definition 24), kept between rounds."""
@@ -65,6 +72,11 @@ class _Phase:
     # message or event (:meth:`Hana.revised_orders`), and sends them if they changed
     given: bool = False
     lasting: set[str] = field(default_factory=set)  # the lasting deals first bound in this phase
+
+
+def _bounds(terms: Collection[Terms]) -> tuple[set[str], set[int]]:
+    """The powers at peace with us and the provinces demilitarised, over all of ``terms``."""
+    return {p for t in terms for p in t.peace}, {p for t in terms for p in t.dmz}
 
 
 def _clash(position: Position, x: Terms, y: Terms) -> bool:
@@ -112,8 +124,7 @@ class Hana(DumbBot):
     # --- the world model ---------------------------------------------------------------------------
 
     def _me(self) -> str:
-        assert self.map is not None
-        return self.map.abbreviation_of[self.power].lower()
+        return self._token(self.power)
 
     def _intentions(self, position: Position) -> Intentions:
         powers = [p for p in position.map.powers if p != self.power]
@@ -140,15 +151,9 @@ class Hana(DumbBot):
             v = appraisals.get(unit.power)
             if v is None:
                 v = appraisals[unit.power] = values_of(position, unit.power)
-            g = v.geometry
-            here = g.node[unit.type][unit.location]
-
-            def worth(order: eo.Order) -> float:
-                if isinstance(order, eo.Move):
-                    return v(g.node[unit.type][order.destination])
-                return v(here) + 1  # DumbBot values a hold one more than its place
-
-            ranked = sorted(candidates(position, unit), key=lambda o: (-worth(o), eo.format_order(position.map, o)))
+            ranked = sorted(
+                candidates(position, unit), key=lambda o: (-_worth(v, unit, o), eo.format_order(position.map, o))
+            )
             ranks[unit] = ranked
             r = self.mean_rank.get(unit.power, FIRST_RANK)
             dists[unit] = prior(ranked, r / (1.0 + r))
@@ -175,8 +180,7 @@ class Hana(DumbBot):
 
     def _genes(self, s: _Phase, extra: Sequence[Terms] = ()) -> dict[Unit, list[eo.Order]]:
         terms = [*self._constraints(s), *extra]
-        partners = {p for t in terms for p in t.peace}
-        dmz = {p for t in terms for p in t.dmz}
+        partners, dmz = _bounds(terms)
         promised: dict[Unit, eo.Order] = {}
         for t in terms:
             promised.update(t.ours)
@@ -247,23 +251,16 @@ class Hana(DumbBot):
         dumb = DumbBot._movement(self, position, list(units), s.evaluator.value)
         by_location = {o.location: o for o in dumb}
         plans = [Plan(tuple((u, by_location.get(u.location, genes[u][0])) for u in units))]
-        g = s.evaluator.value.geometry
         value = s.evaluator.value
-
-        def worth(unit: Unit, order: eo.Order) -> float:
-            place = order.destination if isinstance(order, eo.Move) else unit.location
-            node = g.node[unit.type][place]
-            return value(node) + (0 if isinstance(order, eo.Move) else 1)
-
+        province_of = position.map.province_of
         taken: set[int] = set()
         greedy = []
         for u in units:
             options = [o for o in genes[u] if isinstance(o, eo.Move | eo.Hold)]
-            options.sort(key=lambda o: -worth(u, o))
-            province_of = position.map.province_of
+            options.sort(key=lambda o: -_worth(value, u, o))
             free = [o for o in options if province_of[getattr(o, "destination", u.location)] not in taken]
             pick = free[0] if free else genes[u][0]
-            taken.add(position.map.province_of[getattr(pick, "destination", u.location)])
+            taken.add(province_of[getattr(pick, "destination", u.location)])
             greedy.append((u, pick))
         plans.append(Plan(tuple(greedy)))
         plans.append(Plan(tuple((u, genes[u][0]) for u in units)))
@@ -553,8 +550,7 @@ class Hana(DumbBot):
         """Whether ``terms`` fit the commitments so far (no unit promised two orders, no
         promised order against a peace or dmz of the other)."""
         held = self._constraints(s)
-        partners = {p for t in held for p in t.peace}
-        dmz = {p for t in held for p in t.dmz}
+        partners, dmz = _bounds(held)
         for unit, order in terms.ours.items():
             if self._promised(s, unit, order) or forbidden(s.position, order, partners, dmz):
                 return False
@@ -719,7 +715,7 @@ class Hana(DumbBot):
                 silent_lately = self.clock - self.accepted_at.get(hit.attacker, -10) > 3
                 self.moods.feel(hit.attacker, ATTACK * (2.0 if silent_lately else 1.0))
         s = self.state
-        if s is None or s.position.phase != before.phase or s.position.units != before.units:
+        if s is None or not _same(s.position, before):
             return
         ranks: dict[str, list[int]] = {}
         given = {o.location: o for power_orders in orders.values() for o in power_orders}
@@ -751,8 +747,7 @@ class Hana(DumbBot):
     def _allowed(self, position: Position, legal: LegalOrders) -> LegalOrders:
         """The retreats and builds the lasting peace and dmz leave (a retreat into a partner's
         centre attacks it, as the referee judges; a disband or a waive is always left)."""
-        partners = {p for t in self.lasting.values() for p in t.peace}
-        dmz = {p for t in self.lasting.values() for p in t.dmz}
+        partners, dmz = _bounds(self.lasting.values())
         if not (partners or dmz):
             return legal
         return {u: [o for o in orders if not forbidden(position, o, partners, dmz)] for u, orders in legal.items()}
@@ -781,8 +776,7 @@ class Hana(DumbBot):
             for unit, order in t.ours.items():
                 if unit in chosen and order in s.legal.get(unit, frozenset()):
                     chosen[unit] = order
-        partners = {p for t in terms for p in t.peace}
-        dmz = {p for t in terms for p in t.dmz}
+        partners, dmz = _bounds(terms)
         for unit, order in list(chosen.items()):
             if forbidden(s.position, order, partners, dmz) and not any(unit in t.ours for t in terms):
                 chosen[unit] = eo.Hold(unit.type, unit.location)
