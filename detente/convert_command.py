@@ -22,7 +22,7 @@ import json
 import sys
 from typing import Any
 
-from formats import FORMATS, FormatError, detect, mila, read
+from formats import FORMATS, FormatError, detect, mila, onepass, read
 from formats.jsonio import dump_line, dumps, loads, write_stdout
 
 TARGETS = ("mila", "detente")
@@ -65,15 +65,24 @@ class InputError(Exception):
 
 def read_input(path: str) -> Any:
     """The JSON of the file at ``path`` (``-``: standard input); :class:`InputError` if it cannot be read."""
+    return parse_input(path, read_bytes(path))
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of the file at ``path`` (``-``: standard input); :class:`InputError` if it cannot be read."""
     name = "standard input" if path == "-" else path
     try:
         if path == "-":
-            text: str | bytes = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as handle:
-                text = handle.read()
+            return sys.stdin.buffer.read()
+        with open(path, "rb", buffering=0) as handle:  # one read of the whole file, no buffer between
+            return handle.readall()
     except OSError as error:
         raise InputError(f"cannot read {name}: {error.strerror}") from None
+
+
+def parse_input(path: str, text: bytes) -> Any:
+    """The JSON of ``text``, read from ``path``; :class:`InputError` if it is not JSON."""
+    name = "standard input" if path == "-" else path
     try:
         return loads(text)
     except json.JSONDecodeError as error:
@@ -85,28 +94,37 @@ def read_input(path: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     name = "standard input" if args.input == "-" else args.input
     try:
-        data = read_input(args.input)
+        text = read_bytes(args.input)
     except InputError as error:
         return error.report()
-    try:
-        converted, _, marked = convert(data, args.to, args.source)
-    except FormatError as error:
-        return _error(f"{name}: {error}")
-    except (KeyError, TypeError, AttributeError, ValueError) as error:  # a known shape with wrong insides
-        return _error(f"{name}: not a game of the format it looks like: {type(error).__name__}: {error}")
-    if marked:
-        sys.stderr.write(
-            f"detente convert: {marked} phase(s) of {name} adjudicate differently under DATC v3.0;"
-            " their recorded outcome is kept and marked (note, differences)\n"
-        )
-    # compact JSON goes out as orjson makes it, UTF-8 bytes, never made a str to be encoded again
-    output = dump_line(converted) if args.indent is None else (dumps(converted, args.indent) + "\n").encode("utf-8")
+    # a MILA game to détente's compact document: in one pass of the compiled core, if it takes it
+    output = onepass.game_line(text) if args.to == "detente" and args.indent is None and args.source in (None, "mila") else None
+    if output is None:
+        try:
+            data = parse_input(args.input, text)
+        except InputError as error:
+            return error.report()
+        try:
+            converted, _, marked = convert(data, args.to, args.source)
+        except FormatError as error:
+            return _error(f"{name}: {error}")
+        except (KeyError, TypeError, AttributeError, ValueError) as error:  # a known shape with wrong insides
+            return _error(f"{name}: not a game of the format it looks like: {type(error).__name__}: {error}")
+        if marked:
+            sys.stderr.write(
+                f"detente convert: {marked} phase(s) of {name} adjudicate differently under DATC v3.0;"
+                " their recorded outcome is kept and marked (note, differences)\n"
+            )
+        # compact JSON goes out as orjson makes it, UTF-8 bytes, never made a str to be encoded again
+        output = dump_line(converted) if args.indent is None else (dumps(converted, args.indent) + "\n").encode("utf-8")
     try:
         if args.out == "-":
             write_stdout(output)
         else:
-            with open(args.out, "wb") as handle:
-                handle.write(output)
+            with open(args.out, "wb", buffering=0) as handle:  # the bytes as they are, no buffer between
+                rest = memoryview(output)
+                while rest:
+                    rest = rest[handle.write(rest) :]
     except BrokenPipeError:  # the reader went away (``| head``): not our error
         sys.stdout = None  # type: ignore[assignment]
     except OSError as error:

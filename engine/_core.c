@@ -1036,6 +1036,7 @@ typedef struct {
     PyObject *other_orders;  /* dict: packed code -> order (convoyed moves, convoys) */
     PyObject *unit_cache;    /* dict: packed code -> Unit of a map power */
     PyObject *names;         /* bytes holding a CaseNames: the names' JSON, for play_case (set_case_names) */
+    PyObject *saved;         /* capsule of the SavedTables that replay_saved reads names and orders with */
 } MapCoreObject;
 
 static PyObject *s_power, *s_type, *s_location, *s_destination, *s_via_convoy, *s_supported_location, *s_army_location,
@@ -1061,7 +1062,7 @@ static void MapCore_dealloc(MapCoreObject *self) {
         PyMem_Free(self->m);
     }
     Py_XDECREF(self->other_orders); Py_XDECREF(self->unit_cache);
-    Py_XDECREF(self->names);
+    Py_XDECREF(self->names); Py_XDECREF(self->saved);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1250,6 +1251,9 @@ static int opt_type_attr(PyObject *o, int *out) {
 }
 
 /* the units of a position: 0, 1 to fall back, -1 error; ``objs`` borrows the units */
+/* the object in a slot of an instance (a member descriptor of its exact type), or NULL if unset */
+#define SLOT(obj, descr) (*(PyObject **)((char *)(obj) + ((PyMemberDescrObject *)(descr))->d_member->offset))
+
 static int read_units(MapCoreObject *self, PyObject *units, PowerTable *pt, Units *U, PyObject **objs) {
     if (!PyTuple_CheckExact(units)) return 1;
     Py_ssize_t n = PyTuple_GET_SIZE(units);
@@ -1259,17 +1263,18 @@ static int read_units(MapCoreObject *self, PyObject *units, PowerTable *pt, Unit
         PyObject *u = PyTuple_GET_ITEM(units, i);
         if (Py_TYPE(u) != (PyTypeObject *)self->unit_type) return 1;
         objs[i] = u;
-        PyObject *power = PyObject_GetAttr(u, s_power);
-        if (!power) return -1;
+        /* the slots read in place (the exact type checked above): no attribute lookup */
+        PyObject *power = SLOT(u, self->descr_power), *type = SLOT(u, self->descr_type), *loc = SLOT(u, self->descr_location);
+        if (!power || !type || !loc || !PyLong_CheckExact(type) || !PyLong_CheckExact(loc)) return 1;
         int w = power_index(pt, power);
-        Py_DECREF(power);
         if (w == -2) return -1;
         if (w < 0) return 1;
         U->power[i] = w;
-        int r = int_attr(u, s_type, 0, 1, &U->type[i]);
-        if (r) return r;
-        r = int_attr(u, s_location, 0, self->m->n - 1, &U->loc[i]);
-        if (r) return r;
+        int ov;
+        long t = PyLong_AsLongAndOverflow(type, &ov), l = ov ? -1 : PyLong_AsLongAndOverflow(loc, &ov);
+        if (ov || t < 0 || t > 1 || l < 0 || l >= self->m->n) return 1;
+        U->type[i] = (int)t;
+        U->loc[i] = (int)l;
     }
     return units_index(self->m, U) < 0 ? 1 : 0;
 }
@@ -1540,15 +1545,75 @@ static PyObject *unit_object(MapCoreObject *self, const PowerTable *pt, const Un
     return u;
 }
 
+/* a position's dislodged units (a tuple of Dislodged): 0, 1 to fall back, -1 error; ``dobjs``
+ * borrows their units */
+static int read_dislodged(MapCoreObject *self, PyObject *dislodged, PowerTable *pt, DislodgedRec *dis, int *count,
+                          PyObject **dobjs) {
+    static PyObject *s_unit = NULL, *s_retreats = NULL;
+    if (!s_unit && !(s_unit = PyUnicode_InternFromString("unit"))) return -1;
+    if (!s_retreats && !(s_retreats = PyUnicode_InternFromString("retreats"))) return -1;
+    const MapData *m = self->m;
+    int rc = 0, ndis = 0;
+    if (!PyTuple_CheckExact(dislodged) || PyTuple_GET_SIZE(dislodged) > MAXN) return 1;
+    for (Py_ssize_t i = 0; rc == 0 && i < PyTuple_GET_SIZE(dislodged); i++) {
+        PyObject *d = PyTuple_GET_ITEM(dislodged, i);
+        if (Py_TYPE(d) != (PyTypeObject *)self->dislodged_type) { rc = 1; break; }
+        PyObject *u = PyObject_GetAttr(d, s_unit);
+        if (!u) { rc = -1; break; }
+        dobjs[ndis] = u;  /* the Dislodged holds it: borrowed from here on */
+        Py_DECREF(u);
+        if (Py_TYPE(u) != (PyTypeObject *)self->unit_type) { rc = 1; break; }
+        PyObject *power = PyObject_GetAttr(u, s_power);
+        if (!power) { rc = -1; break; }
+        int w = power_index(pt, power);
+        Py_DECREF(power);
+        if (w < 0) { rc = w == -2 ? -1 : 1; break; }
+        DislodgedRec *x = &dis[ndis];
+        x->power = w;
+        if ((rc = int_attr(u, s_type, 0, 1, &x->type)) || (rc = int_attr(u, s_location, 0, m->n - 1, &x->loc))) break;
+        PyObject *options = PyObject_GetAttr(d, s_retreats);
+        if (!options) { rc = -1; break; }
+        x->retreats.w[0] = x->retreats.w[1] = 0;
+        if (!PyFrozenSet_CheckExact(options)) rc = 1;
+        else {
+            Py_ssize_t pos = 0;
+            PyObject *key;
+            Py_hash_t hash;
+            while (rc == 0 && _PySet_NextEntry(options, &pos, &key, &hash)) {
+                int ov;
+                long v = PyLong_CheckExact(key) ? PyLong_AsLongAndOverflow(key, &ov) : -1;
+                if (!PyLong_CheckExact(key) || ov || v < 0 || v >= m->n) rc = 1;
+                else bset(&x->retreats, (int)v);
+            }
+        }
+        Py_DECREF(options);
+        ndis++;
+    }
+    *count = ndis;
+    return rc;
+}
+
+/* a position's centres (a tuple of owners by location, None for none): 0, 1 to fall back, -1 error */
+static int read_centers(MapCoreObject *self, PyObject *centers, PowerTable *pt, int *cent) {
+    const MapData *m = self->m;
+    if (!PyTuple_CheckExact(centers) || PyTuple_GET_SIZE(centers) != m->n) return 1;
+    for (int p = 0; p < m->n; p++) {
+        PyObject *owner = PyTuple_GET_ITEM(centers, p);
+        if (owner == Py_None) { cent[p] = -1; continue; }
+        int w = power_index(pt, owner);
+        if (w == -2) return -1;
+        if (w < 0 || w >= m->npowers) return 1;
+        cent[p] = w;
+    }
+    return 0;
+}
+
 /* MapCore.adjudicate_other(units, dislodged, centers, orders, adjustments) -> (units, results),
  * adjudicate_retreats's or adjudicate_adjustments's, or None where the reference must answer */
 static PyObject *MapCore_adjudicate_other(MapCoreObject *self, PyObject *args) {
     PyObject *units, *dislodged, *centers, *orders;
     int adjustments;
     if (!PyArg_ParseTuple(args, "OOOOp", &units, &dislodged, &centers, &orders, &adjustments)) return NULL;
-    static PyObject *s_unit = NULL, *s_retreats = NULL;
-    if (!s_unit && !(s_unit = PyUnicode_InternFromString("unit"))) return NULL;
-    if (!s_retreats && !(s_retreats = PyUnicode_InternFromString("retreats"))) return NULL;
     const MapData *m = self->m;
     PowerTable pt;
     powers_init(&pt, self);
@@ -1561,54 +1626,8 @@ static PyObject *MapCore_adjudicate_other(MapCoreObject *self, PyObject *args) {
     Results rs = {NULL, 0, 0};
     int norders = 0;
     int rc = read_units(self, units, &pt, &U, uobjs);
-    if (rc == 0 && !adjustments) {
-        if (!PyTuple_CheckExact(dislodged) || PyTuple_GET_SIZE(dislodged) > MAXN) rc = 1;
-        for (Py_ssize_t i = 0; rc == 0 && i < PyTuple_GET_SIZE(dislodged); i++) {
-            PyObject *d = PyTuple_GET_ITEM(dislodged, i);
-            if (Py_TYPE(d) != (PyTypeObject *)self->dislodged_type) { rc = 1; break; }
-            PyObject *u = PyObject_GetAttr(d, s_unit);
-            if (!u) { rc = -1; break; }
-            dobjs[ndis] = u;  /* the Dislodged holds it: borrowed from here on */
-            Py_DECREF(u);
-            if (Py_TYPE(u) != (PyTypeObject *)self->unit_type) { rc = 1; break; }
-            PyObject *power = PyObject_GetAttr(u, s_power);
-            if (!power) { rc = -1; break; }
-            int w = power_index(&pt, power);
-            Py_DECREF(power);
-            if (w < 0) { rc = w == -2 ? -1 : 1; break; }
-            DislodgedRec *x = &dis[ndis];
-            x->power = w;
-            if ((rc = int_attr(u, s_type, 0, 1, &x->type)) || (rc = int_attr(u, s_location, 0, m->n - 1, &x->loc))) break;
-            PyObject *options = PyObject_GetAttr(d, s_retreats);
-            if (!options) { rc = -1; break; }
-            x->retreats.w[0] = x->retreats.w[1] = 0;
-            if (!PyFrozenSet_CheckExact(options)) rc = 1;
-            else {
-                Py_ssize_t pos = 0;
-                PyObject *key;
-                Py_hash_t hash;
-                while (rc == 0 && _PySet_NextEntry(options, &pos, &key, &hash)) {
-                    int ov;
-                    long v = PyLong_CheckExact(key) ? PyLong_AsLongAndOverflow(key, &ov) : -1;
-                    if (!PyLong_CheckExact(key) || ov || v < 0 || v >= m->n) rc = 1;
-                    else bset(&x->retreats, (int)v);
-                }
-            }
-            Py_DECREF(options);
-            ndis++;
-        }
-    }
-    if (rc == 0 && adjustments) {
-        if (!PyTuple_CheckExact(centers) || PyTuple_GET_SIZE(centers) != m->n) rc = 1;
-        for (int p = 0; rc == 0 && p < m->n; p++) {
-            PyObject *owner = PyTuple_GET_ITEM(centers, p);
-            if (owner == Py_None) { cent[p] = -1; continue; }
-            int w = power_index(&pt, owner);
-            if (w == -2) rc = -1;
-            else if (w < 0 || w >= m->npowers) rc = 1;
-            else cent[p] = w;
-        }
-    }
+    if (rc == 0 && !adjustments) rc = read_dislodged(self, dislodged, &pt, dis, &ndis, dobjs);
+    if (rc == 0 && adjustments) rc = read_centers(self, centers, &pt, cent);
     if (rc == 0) rc = read_orders(self, orders, &pt, &recs, &objs, &pows, &norders, 1);
     for (int i = 0; rc == 0 && i < norders; i++) if (recs[i].kind == O_OTHER) rc = 1;  /* isinstance() in the reference */
     if (rc < 0) goto done;
@@ -2291,17 +2310,35 @@ typedef struct CaseNames {
 
 typedef struct { char *p; size_t n, cap; int failed; } JBuf;
 
-static void jput(JBuf *b, const char *s, size_t len) {
+static void jgrow(JBuf *b, size_t len) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->n + len) cap *= 2;
+    char *grown = PyMem_RawRealloc(b->p, cap);
+    if (!grown) { b->failed = 1; return; }
+    b->p = grown; b->cap = cap;
+}
+
+/* names are short: copied byte by byte, not through a call to memcpy */
+static inline void jput(JBuf *b, const char *s, size_t len) {
     if (b->failed) return;
-    if (b->n + len > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + len) cap *= 2;
-        char *grown = PyMem_RawRealloc(b->p, cap);
-        if (!grown) { b->failed = 1; return; }
-        b->p = grown; b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, len);
+    if (b->n + len > b->cap) { jgrow(b, len); if (b->failed) return; }
+    char *d = b->p + b->n;
+    if (len <= 16) for (size_t i = 0; i < len; i++) d[i] = s[i];
+    else memcpy(d, s, len);
     b->n += len;
+}
+
+/* a phase's name (``S1901M``) at ``out``: its length */
+static int phase_text(char *out, int season, int year, int kind) {
+    if (year < 0 || year > 9999) return snprintf(out, 16, "%c%d%c", "SFW"[season], year, "MRA"[kind]);
+    char digits[4];
+    int n = 0;
+    do { digits[n++] = (char)('0' + year % 10); year /= 10; } while (year);
+    int k = 0;
+    out[k++] = "SFW"[season];
+    while (n) out[k++] = digits[--n];
+    out[k++] = "MRA"[kind];
+    return k;
 }
 #define JLIT(b, s) jput((b), (s), sizeof(s) - 1)
 #define JNAME(b, nm, kind, i) jput((b), (nm)->text + (nm)->kind##_off i, (size_t)(nm)->kind##_len i)
@@ -2373,37 +2410,39 @@ static Py_ssize_t board_encode(const MapData *m, const Board *b, int16_t *v) {
 
 /* the keys of a dict made by appending names to lists under their power (Position.to_json) */
 static void json_groups(JBuf *j, const CaseNames *nm, int count, const int *power, const int *type, const int *loc) {
-    char seen[MAXPOWERS] = {0};
-    int first = 1;
+    /* the powers in the order they first come, each with its items in order */
+    int order[MAXPOWERS], norder = 0, head[MAXPOWERS], tail[MAXPOWERS], next[2 * MAXN];
+    for (int w = 0; w < MAXPOWERS; w++) head[w] = -1;
     for (int i = 0; i < count; i++) {
         int w = power[i];
-        if (seen[w]) continue;
-        seen[w] = 1;
-        if (!first) JLIT(j, ",");
-        first = 0;
+        next[i] = -1;
+        if (head[w] < 0) { head[w] = i; order[norder++] = w; }
+        else next[tail[w]] = i;
+        tail[w] = i;
+    }
+    for (int k = 0; k < norder; k++) {
+        int w = order[k];
+        if (k) JLIT(j, ",");
         JNAME(j, nm, power, [w]);
         JLIT(j, ":[");
-        int firstname = 1;
-        for (int k = i; k < count; k++) {
-            if (power[k] != w) continue;
-            if (!firstname) JLIT(j, ",");
-            firstname = 0;
-            if (type) JNAME(j, nm, unit, [type[k]][loc[k]]);
-            else JNAME(j, nm, loc, [loc[k]]);
+        for (int i = head[w]; i >= 0; i = next[i]) {
+            if (i != head[w]) JLIT(j, ",");
+            if (type) JNAME(j, nm, unit, [type[i]][loc[i]]);
+            else JNAME(j, nm, loc, [loc[i]]);
         }
         JLIT(j, "]");
     }
 }
 
-/* one entry of the answer: the position after the turn and its results (an outcome's
- * records, power, type, loc, code), then the texts that were no orders (void) */
-static void json_entry(JBuf *j, const MapData *m, const CaseNames *nm, const CaseState *s, const int16_t *res, int nres,
-                       PyObject **voids, int nvoids) {
+/* a position as Position.to_json writes it, its closing brace left to write; COMPLETED as its
+ * phase if ``completed`` */
+static void json_position(JBuf *j, const MapData *m, const CaseNames *nm, const CaseState *s, int completed) {
     char phase[48];
-    if (s->completed) JLIT(j, "{\"phase\":\"COMPLETED\",\"units\":{");
+    if (completed) JLIT(j, "{\"phase\":\"COMPLETED\",\"units\":{");
     else {
-        int len = snprintf(phase, sizeof phase, "{\"phase\":\"%c%d%c\",\"units\":{", "SFW"[s->season], s->year, "MRA"[s->b.kind]);
-        jput(j, phase, (size_t)len);
+        JLIT(j, "{\"phase\":\"");
+        jput(j, phase, (size_t)phase_text(phase, s->season, s->year, s->b.kind));
+        JLIT(j, "\",\"units\":{");
     }
     json_groups(j, nm, s->b.U.n, s->b.U.power, s->b.U.type, s->b.U.loc);
     JLIT(j, "},\"centers\":{");
@@ -2427,7 +2466,15 @@ static void json_entry(JBuf *j, const MapData *m, const CaseNames *nm, const Cas
         for (int k = 0; k < n; k++) { if (k) JLIT(j, ","); JNAME(j, nm, loc, [locs[k]]); }
         JLIT(j, "]}");
     }
-    JLIT(j, "},\"results\":{");
+    JLIT(j, "}");
+}
+
+/* one entry of the answer: the position after the turn and its results (an outcome's
+ * records, power, type, loc, code), then the texts that were no orders (void) */
+static void json_entry(JBuf *j, const MapData *m, const CaseNames *nm, const CaseState *s, const int16_t *res, int nres,
+                       PyObject **voids, int nvoids) {
+    json_position(j, m, nm, s, s->completed);
+    JLIT(j, ",\"results\":{");
     /* a dict by name: two units of one name (two powers' orders for one place) keep the
      * first one's place and the last one's words */
     int last[2][MAXN];
@@ -2791,6 +2838,8 @@ done:
     return result;
 }
 
+#include "_saved.c"
+
 static PyMethodDef MapCore_methods[] = {
     {"encode_units", (PyCFunction)MapCore_encode_units, METH_O, "encode_units(units) -> bytes, or None"},
     {"encode_orders", (PyCFunction)MapCore_encode_orders, METH_O, "encode_orders(orders) -> bytes, or None"},
@@ -2810,6 +2859,14 @@ static PyMethodDef MapCore_methods[] = {
      "play_case(board, year, season, turns, voids) -> the adjudication-case answer's JSON, or None"},
     {"play_texts", (PyCFunction)MapCore_play_texts, METH_VARARGS,
      "play_texts(board, year, season, turns, powers, records, voids) -> play_case's answer from texts, or None"},
+    {"set_saved_names", (PyCFunction)MapCore_set_saved_names, METH_VARARGS,
+     "set_saved_names(powers, their_armies, their_fleets, their_locations, locations, armies, fleets): for replay_saved"},
+    {"saved_learn", (PyCFunction)MapCore_saved_learn, METH_O,
+     "saved_learn([(text, record or None, JSON of its text in détente's names)]): orders for replay_saved"},
+    {"saved_start", (PyCFunction)MapCore_saved_start, METH_O,
+     "saved_start(text) -> (start, end, key) of the first phase's state in a saved game's JSON, or None"},
+    {"replay_saved", (PyCFunction)MapCore_replay_saved, METH_VARARGS,
+     "replay_saved(text, board, year, season) -> (phases JSON, rows, top-level keys, messages), [texts to learn] or None"},
     {"legal_many", (PyCFunction)MapCore_legal_many, METH_O,
      "legal_many(boards) -> [legal-order bytes or None], the GIL released"},
     {NULL, NULL, 0, NULL},
@@ -2832,6 +2889,7 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void) {
     if (PyType_Ready(&MapCoreType) < 0 || PyType_Ready(&LegalBoardType) < 0) return NULL;
+    js_classes();
 #define INTERN(var, text) if (!(var = PyUnicode_InternFromString(text))) return NULL;
     INTERN(s_power, "power") INTERN(s_type, "type") INTERN(s_location, "location") INTERN(s_destination, "destination")
     INTERN(s_via_convoy, "via_convoy") INTERN(s_supported_location, "supported_location")

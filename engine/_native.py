@@ -99,7 +99,13 @@ _cores: dict[Map, Any] = {}
 
 def core_for(m: Map) -> Any:
     """The compiled core's tables for map ``m`` (built once per map), or None for the reference."""
-    if not _enabled:
+    return compiled_tables(m) if _enabled else None
+
+
+def compiled_tables(m: Map) -> Any:
+    """The compiled module's tables for map ``m`` whichever core adjudicates (its readers and
+    writers of files serve the pure-Python engine too), or None where it is not loaded."""
+    if _compiled is None:
         return None
     try:
         return _cores[m]

@@ -211,7 +211,7 @@ def play_case(
     >>> answer is None or json.loads(answer)[0]["results"]["A PAR"] == ["ok"]
     True
     """
-    start = _case_start(position, dump)
+    start = case_start(position, dump)
     if start is None:
         return None
     core, board, season = start
@@ -243,18 +243,20 @@ def play_texts(
     >>> answer is None or json.loads(answer)[0]["results"] == {"A PAR": ["ok"], "bad": ["void"]}
     True
     """
-    start = _case_start(position, dump)
+    start = case_start(position, dump)
     if start is None:
         return None
     core, board, season = start
     return core.play_texts(board, position.phase.year, season, turns, powers, records, voids)
 
 
-def _case_start(position: Position, dump: Callable[[Any], bytes]) -> tuple[Any, bytes, int] | None:
-    """What a case in C starts from: the map's core (its names written by ``dump``), the
-    board's bytes and the season's number; None where the core cannot play ``position``."""
+def case_start(position: Position, dump: Callable[[Any], bytes], core: Any = None) -> tuple[Any, bytes, int] | None:
+    """What a case (or a saved game, :mod:`formats.onepass`) played in C starts from: the map's
+    core (its names written by ``dump``), the board's bytes and the season's number; None where
+    the core cannot play ``position``. ``core``: the compiled tables to write with when the
+    pure-Python engine plays (``engine._native.compiled_tables``); by default the active core."""
     m = position.map
-    core = _native.core_for(m)
+    core = core or _native.core_for(m)
     season = _SEASONS.get(position.phase.season)
     if core is None or season is None or position.completed or position.phase.kind not in KINDS:
         return None

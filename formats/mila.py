@@ -53,7 +53,7 @@ from formats.common import (
 )
 from formats.saved import read_saved_game
 
-__all__ = ["FormatError", "dump", "is_mila", "load"]
+__all__ = ["FormatError", "dump", "is_mila", "load", "source_of"]
 
 
 def is_mila(data: Any) -> bool:
@@ -80,13 +80,12 @@ def load(data: Mapping[str, Any], m: Map | None = None) -> dict[str, Any]:
     """
     if not is_mila(data):
         raise FormatError("not a MILA saved game: no phases with a name and a state")
-    source = {
-        "format": "mila",
-        "id": data.get("id"),
-        "map": data.get("map", "standard"),
-        "rules": data.get("rules", []),
-    }
-    return read_saved_game(data, source, m)
+    return read_saved_game(data, source_of(data), m)
+
+
+def source_of(data: Mapping[str, Any]) -> dict[str, Any]:
+    """What a game document keeps of a MILA saved game under ``source`` (its top-level keys)."""
+    return {"format": "mila", "id": data.get("id"), "map": data.get("map", "standard"), "rules": data.get("rules", [])}
 
 
 def dump(record: Any, m: Map | None = None) -> dict[str, Any]:

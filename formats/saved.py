@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from engine.game import adjudicate
+from engine.game import Adjudication, adjudicate
 from engine.maps import Map, standard_map
 from engine.orders import Order, OrderSyntaxError, parse_order
 from engine.position import RETREATS, Position
@@ -44,7 +44,7 @@ from formats.common import (
 )
 from formats.names import MapNames
 
-__all__ = ["read_saved_game"]
+__all__ = ["Row", "game_document", "play_turn", "read_saved_game"]
 
 
 class _Tables(MapNames):
@@ -105,6 +105,9 @@ class _Tables(MapNames):
 @functools.lru_cache(maxsize=8)
 def _tables(m: Map) -> _Tables:
     return _Tables(m)
+
+
+_initial = functools.lru_cache(maxsize=8)(Position.initial)
 
 
 #: détente's fleets on the three seas named differently, by MILA's names
@@ -287,6 +290,19 @@ def _read_texts(given: Any, unreadable: list[str], m: Map, t: _Tables) -> tuple[
     return texts, found
 
 
+def play_turn(position: Position, orders: Mapping[str, Sequence[Order]]) -> tuple[Adjudication, Adjudication | None, Position]:
+    """A saved game's turn played: its outcome, the outcome of the retreats skipped after it
+    (None if none), and the position after both."""
+    outcome = adjudicate(position, orders)
+    after = outcome.position
+    step = None
+    if after.phase.kind == RETREATS and not after.completed and not any(d.retreats for d in after.dislodged):
+        # nowhere to retreat to: MILA disbands such units at once and skips the phase
+        step = adjudicate(after, {})
+        after = step.position
+    return outcome, step, after
+
+
 def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | None = None) -> dict[str, Any]:
     """A MILA-shaped saved game (``phases`` of ``name``, ``state``, ``orders``, ``results``,
     ``messages``) as détente's game document, every phase adjudicated again (see the module)."""
@@ -301,10 +317,7 @@ def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | No
             raise FormatError("a phase without a state")
     t = _tables(m)
     first = position_of_state(phases[0]["state"], m)
-    position = _position(first, m)
-    document: dict[str, Any] = {}
-    if position != Position.initial(m):
-        document["start"] = first
+    position = start = _position(first, m)
     read = _read_orders(phases, m, t)
     records: list[dict[str, Any]] = []
     index = 0
@@ -316,13 +329,7 @@ def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | No
         for turn in read[index:]:
             if not isinstance(turn, tuple):
                 break
-            outcome = adjudicate(position, turn[1])
-            after = outcome.position
-            step = None
-            if after.phase.kind == RETREATS and not after.completed and not any(d.retreats for d in after.dislodged):
-                # nowhere to retreat to: MILA disbands such units at once and skips the phase
-                step = adjudicate(after, {})
-                after = step.position
+            outcome, step, after = play_turn(position, turn[1])
             played.append((outcome, step, after))
             position = after
         for outcome, step, after in played:
@@ -370,46 +377,94 @@ def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | No
                 if isinstance(failed, _UnknownPower):
                     raise FormatError(f"phase {position.phase}: unknown power {failed.power!r}")
                 raise failed  # type: ignore[misc]
-    final = records[-1]["position"] if records else first
-    document.update(_summary(records, final, m))
-    document["phases"] = records
-    document["messages"] = read_messages(phases, m)
+    return game_document(
+        first,
+        start,
+        list(_rows(records, m)),
+        records,
+        read_messages(phases, m),
+        source,
+        data.get("detente"),
+        m,
+    )
+
+
+#: a phase played, for the game's summary: its name and year, whether the game is over after
+#: it, the year after it, then each power's centres and whether it has units after it
+Row = tuple[str, int, bool, int, tuple[int, ...], tuple[bool, ...]]
+
+
+def _rows(records: Sequence[Mapping[str, Any]], m: Map) -> Iterator[Row]:
+    """The summary's rows of détente's phase records."""
+    powers = m.powers
+    nothing = itertools.repeat(())
+    for record in records:
+        after = record["position"]
+        done = after["phase"] == "COMPLETED"
+        units = after.get("units", {})
+        yield (
+            record["phase"],
+            int(record["phase"][1:5]),
+            done,
+            0 if done else int(after["phase"][1:5]),
+            tuple(map(len, map(after.get("centers", {}).get, powers, nothing))),
+            tuple(map(bool, map(units.get, powers))),
+        )
+
+
+def game_document(
+    first: dict[str, Any],
+    start: Position,
+    rows: Sequence[Row],
+    phases: Any,
+    messages: list[dict[str, Any]],
+    source: dict[str, Any],
+    kept: Any,
+    m: Map,
+) -> dict[str, Any]:
+    """Détente's game document of a saved game read: ``first`` the recorded first state (as
+    position JSON) and ``start`` its position, ``rows`` the summary's rows of the phases played,
+    ``phases`` their records, ``kept`` what détente wrote beside MILA's keys (see mila.dump)."""
+    document: dict[str, Any] = {}
+    if start is not _initial(m) and start != _initial(m):
+        document["start"] = first
+    document.update(_summary(rows, first, m))
+    document["phases"] = phases
+    document["messages"] = messages
     document["events"] = []
     document["source"] = source
-    kept = data.get("detente")
-    if isinstance(kept, Mapping):  # what détente wrote beside MILA's keys (see mila.dump)
+    if isinstance(kept, Mapping):
         for key in ("seed", "settings", "bots", "outcome", "winner", "events"):
             if key in kept:
                 document[key] = kept[key]
     return document
 
 
-def _summary(records: Sequence[Mapping[str, Any]], final: Mapping[str, Any], m: Map) -> dict[str, Any]:
-    """The game-level fields of a game document, from its phases."""
+def _summary(rows: Sequence[Row], first: Mapping[str, Any], m: Map) -> dict[str, Any]:
+    """The game-level fields of a game document, from its phases' rows (the first state if none)."""
     centres: dict[str, dict[str, int]] = {}
     eliminated: dict[str, str] = {}
-    last_year = int(final["phase"][1:5]) if final["phase"] != "COMPLETED" else None
     powers = m.powers
-    nothing = itertools.repeat(())
-    for record in records:
-        year = int(record["phase"][1:5])
-        after = record["position"]
-        counts = dict(zip(powers, map(len, map(after.get("centers", {}).get, powers, nothing))))
-        done = after["phase"] == "COMPLETED"
-        if done or int(after["phase"][1:5]) > year:
-            centres[str(year)] = counts
-        units = after.get("units", {})
-        if not all(map(units.get, powers)):  # a power without units: eliminated, unless it has centres
-            for p in powers:
-                if p not in eliminated and not units.get(p) and not counts[p]:
-                    eliminated[p] = record["phase"]
+    if rows:
+        final_done, final_counts = rows[-1][2], rows[-1][4]
+    else:
+        final_done = first["phase"] == "COMPLETED"
+        final_counts = tuple(len(first.get("centers", {}).get(p, ())) for p in powers)
+    last_year = None if final_done else int(first["phase"][1:5])
+    for phase, year, done, after_year, counts, units in rows:
+        if done or after_year > year:
+            centres[str(year)] = dict(zip(powers, counts))
+        if not all(units):  # a power without units: eliminated, unless it has centres
+            for p, has, n in zip(powers, units, counts):
+                if p not in eliminated and not has and not n:
+                    eliminated[p] = phase
         last_year = year
-    final_centres = {p: len(final.get("centers", {}).get(p, ())) for p in m.powers}
+    final_centres = dict(zip(powers, final_counts))
     winner = next((p for p, n in final_centres.items() if n >= m.victory_centers), None)
     if winner is not None:
         outcome = "solo"
     else:
-        outcome = "draw" if final["phase"] == "COMPLETED" else "unfinished"
+        outcome = "draw" if final_done else "unfinished"
     return {
         "seed": None,
         "settings": {},
