@@ -18,7 +18,8 @@ played by both engines in lockstep and kept only as far as they agree. On them, 
   (``json.loads`` + ``from_saved_game_format`` + ``to_saved_game_format`` +
   ``json.dumps``); and, for information, the same with each document written to a file of
   its own (the file system's work, about 40 µs a file of 40 kB on this machine, is then
-  counted too);
+  counted too), and, with the pure-Python core, as it runs where the compiled module is
+  not loaded at all (``formats.saved`` reading each file);
 * for information, ``convert --to mila`` of détente's documents back, and one
   ``detente adjudicate`` process with its interpreter start-up, wall-clock.
 
@@ -165,6 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from detente import cli, convert_command
     from detente.cases import adjudicate_json
+    from formats import mila
+    from formats.jsonio import dump_line, loads
 
     began = time.perf_counter()
     info = machine()
@@ -210,6 +213,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         back_args = [parser_.parse_args(["convert", str(o), "--to", "mila", "-o", os.devnull]) for o in ours_paths]
 
+        def python_reader() -> None:
+            # what ``detente convert`` does where the compiled module is not loaded at all
+            # (DETENTE_PURE_PYTHON=1, or no compiler at install): formats.saved reads each file
+            with open(os.devnull, "wb") as sink:
+                for path in mila_paths:
+                    sink.write(dump_line(mila.load(loads(path.read_bytes()))))
+
         def package_round_trip() -> None:
             for path in mila_paths:
                 game = from_saved_game_format(json.loads(path.read_text(encoding="utf-8")))
@@ -247,6 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ("files", timing(lambda: [convert_command.run(a) for a in files_args]), args.repeats),
                 ("back", timing(lambda: [convert_command.run(a) for a in back_args]), args.repeats),
             ]
+            # with the pure-Python core alone: the compiled core is the compiled module
+            python_reader_pass = ("python reader", timing(python_reader), args.repeats)
             theirs: list[tuple[str, Callable[[], float], int]] = [
                 ("process", lambda: passes(1, process_seconds, games)[0], their_repeats),  # orders set, untimed
                 ("package", timing(package_round_trip), their_repeats),
@@ -255,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for round_number in range(args.repeats):
                     for core in cores:
                         with core_in_use(core):
-                            for name, one_pass, rounds in measured:
+                            for name, one_pass, rounds in measured + ([python_reader_pass] if core == PURE else []):
                                 if round_number < rounds:
                                     times.setdefault((core, name), []).append(one_pass())
                     for name, one_pass, rounds in theirs:
@@ -292,6 +304,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ):
             seconds = best[(core, name)]
             print(f"{label:<44} {rate(seconds)} {process / seconds:>12.1f}x")
+        if (core, "python reader") in best:
+            seconds = best[(core, "python reader")]
+            label = "  MILA -> detente without the compiled module"
+            print(f"{label:<44} {rate(seconds)} {process / seconds:>12.1f}x")
     print(f"{'diplomacy load + save (same files)':<44} {rate(package_seconds)} {process / package_seconds:>12.1f}x")
     print()
     print(f"goal of issue 18: end to end, at least {SHARE} of the engine-alone ratio, whichever core")
@@ -303,6 +319,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             share = ratio / engine_ratio
             verdict = "met" if share >= SHARE else "NOT met"
             print(f"    {label:<34} {ratio:>5.1f}x = {share:.2f} of the engine ratio: {verdict}")
+        for label, name in (("  (each to a file of its own)", "files"), ("  (without the compiled module)", "python reader")):
+            if (core, name) not in best:
+                continue
+            ratio = process / best[(core, name)]
+            print(f"    {label:<34} {ratio:>5.1f}x = {ratio / engine_ratio:.2f} of the engine ratio")
     print(f"goal of issue 19: detente adjudicate end to end at least {ISSUE_19}x process()")
     for core in cores:
         ratio = process / best[(core, "adjudicate")]
