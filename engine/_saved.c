@@ -790,7 +790,8 @@ static int read_position(MapCoreObject *self, PyObject *position, CaseState *st)
             const char *c = PyUnicode_CheckExact(v) && PyUnicode_GET_LENGTH(v) == 1 ? PyUnicode_AsUTF8(v) : NULL;
             const char *at = c && c[0] ? strchr(letters[i], c[0]) : NULL;
             Py_DECREF(v);
-            if (!at) rc = 1;
+            if (PyErr_Occurred()) rc = -1;
+            else if (!at) rc = 1;
             else *slots[i] = (int)(at - letters[i]);
         }
     }
