@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from engine import _native
-from engine.batch import play_case, play_texts
+from engine.batch import play_case, play_case_called, play_texts
 from engine.game import adjudicate, parse_orders
 from engine.maps import ARMY, FLEET, LAND, SEA, Map, standard_map
 from engine.orders import Order, OrderSyntaxError, parse_order
@@ -257,6 +257,7 @@ def adjudicate_json(data: Any, indent: int | None = None, m: Map | None = None) 
     # compiled core a case is read, played and written in C from its texts once they were all
     # read before (the memos of ``t``), else its orders are read here and it is played in C.
     core = _native.core_for(m)
+    pure_writer = core is None and _native.compiled_tables(m) is not None
     prepared: list[Any] = []
     for case in cases:
         try:  # with the compiled core, the orders are read as the case is played (in C)
@@ -284,6 +285,8 @@ def adjudicate_json(data: Any, indent: int | None = None, m: Map | None = None) 
                             continue
                         t.learn(core)
                         played = _played_in_c(*ready)
+                elif pure_writer:  # the pure-Python engine plays, the compiled module writes
+                    played = _played_called(*ready)
                 answers.append(played if played is not None else dump_bytes(_played(*ready, t)))
             elif ready is None:
                 answers.append(dump_bytes(run_case(case, m)))
@@ -530,6 +533,16 @@ def _played_in_c(position: Position, turns: list[tuple[dict[str, list[Order]], l
 
 
 _NO_TEXTS: list[bytes] = []
+
+
+def _played_called(position: Position, turns: list[tuple[dict[str, list[Order]], list[str]]]) -> bytes | None:
+    """A prepared case played by the pure-Python engine and written by the compiled module (the
+    same bytes as ``dump_bytes(_played(...))``); None where it declines."""
+    try:
+        voids = [[dump_bytes(text) for text in unreadable] if unreadable else _NO_TEXTS for _, unreadable in turns]
+    except Exception:  # noqa: BLE001 - a text JSON cannot hold: the Python path raises it
+        return None
+    return play_case_called(position, [orders for orders, _ in turns], voids, dump_bytes, adjudicate)
 
 
 def _played_texts(position: Position, case: dict[str, Any], t: _Tables) -> bytes | None:

@@ -1254,6 +1254,19 @@ static int opt_type_attr(PyObject *o, int *out) {
 /* the object in a slot of an instance (a member descriptor of its exact type), or NULL if unset */
 #define SLOT(obj, descr) (*(PyObject **)((char *)(obj) + ((PyMemberDescrObject *)(descr))->d_member->offset))
 
+/* a Unit's power (its index), type and location read from its slots in place (the caller
+ * checked its exact type): 0, 1 if they are not what the core takes, -1 error */
+static int unit_slots(MapCoreObject *self, PyObject *u, PowerTable *pt, int *power, int *type, int *loc) {
+    PyObject *p = SLOT(u, self->descr_power), *t = SLOT(u, self->descr_type), *l = SLOT(u, self->descr_location);
+    if (!p || !t || !l || !PyLong_CheckExact(t) || !PyLong_CheckExact(l)) return 1;
+    int w = power_index(pt, p), ov;
+    if (w == -2) return -1;
+    long tv = PyLong_AsLongAndOverflow(t, &ov), lv = ov ? -1 : PyLong_AsLongAndOverflow(l, &ov);
+    if (w < 0 || ov || tv < 0 || tv > 1 || lv < 0 || lv >= self->m->n) return 1;
+    *power = w; *type = (int)tv; *loc = (int)lv;
+    return 0;
+}
+
 static int read_units(MapCoreObject *self, PyObject *units, PowerTable *pt, Units *U, PyObject **objs) {
     if (!PyTuple_CheckExact(units)) return 1;
     Py_ssize_t n = PyTuple_GET_SIZE(units);
@@ -1263,18 +1276,8 @@ static int read_units(MapCoreObject *self, PyObject *units, PowerTable *pt, Unit
         PyObject *u = PyTuple_GET_ITEM(units, i);
         if (Py_TYPE(u) != (PyTypeObject *)self->unit_type) return 1;
         objs[i] = u;
-        /* the slots read in place (the exact type checked above): no attribute lookup */
-        PyObject *power = SLOT(u, self->descr_power), *type = SLOT(u, self->descr_type), *loc = SLOT(u, self->descr_location);
-        if (!power || !type || !loc || !PyLong_CheckExact(type) || !PyLong_CheckExact(loc)) return 1;
-        int w = power_index(pt, power);
-        if (w == -2) return -1;
-        if (w < 0) return 1;
-        U->power[i] = w;
-        int ov;
-        long t = PyLong_AsLongAndOverflow(type, &ov), l = ov ? -1 : PyLong_AsLongAndOverflow(loc, &ov);
-        if (ov || t < 0 || t > 1 || l < 0 || l >= self->m->n) return 1;
-        U->type[i] = (int)t;
-        U->loc[i] = (int)l;
+        int rc = unit_slots(self, u, pt, &U->power[i], &U->type[i], &U->loc[i]);
+        if (rc) return rc;
     }
     return units_index(self->m, U) < 0 ? 1 : 0;
 }
@@ -1563,14 +1566,8 @@ static int read_dislodged(MapCoreObject *self, PyObject *dislodged, PowerTable *
         dobjs[ndis] = u;  /* the Dislodged holds it: borrowed from here on */
         Py_DECREF(u);
         if (Py_TYPE(u) != (PyTypeObject *)self->unit_type) { rc = 1; break; }
-        PyObject *power = PyObject_GetAttr(u, s_power);
-        if (!power) { rc = -1; break; }
-        int w = power_index(pt, power);
-        Py_DECREF(power);
-        if (w < 0) { rc = w == -2 ? -1 : 1; break; }
         DislodgedRec *x = &dis[ndis];
-        x->power = w;
-        if ((rc = int_attr(u, s_type, 0, 1, &x->type)) || (rc = int_attr(u, s_location, 0, m->n - 1, &x->loc))) break;
+        if ((rc = unit_slots(self, u, pt, &x->power, &x->type, &x->loc))) break;
         PyObject *options = PyObject_GetAttr(d, s_retreats);
         if (!options) { rc = -1; break; }
         x->retreats.w[0] = x->retreats.w[1] = 0;
@@ -2635,15 +2632,23 @@ static int movement_order(const MapData *m, const Board *b, const MCtx *c, const
 static PyObject *MapCore_play_case_run(MapCoreObject *self, PyObject *board, int year, int season, Py_ssize_t nturns,
                                        const int16_t *records, const Py_ssize_t *rstart, PyObject **vs,
                                        const Py_ssize_t *vstart);
+static PyObject *play_case_called(MapCoreObject *self, PyObject *start, PyObject *turns, PyObject **vs,
+                                  const Py_ssize_t *vstart, PyObject *play, PyObject *codes);
 
-/* MapCore.play_case(board, year, season, turns, voids) -> the answer's JSON (bytes), or None
- * where the reference must answer. ``board`` is the start (encode_position), ``season`` 0, 1,
- * 2 for S, F, W; ``turns`` each turn's orders (a dict power -> orders); ``voids`` each turn's
- * texts that were no orders, as JSON (bytes). The engine and the writing run without the GIL. */
+/* MapCore.play_case(board, year, season, turns, voids[, play, codes]) -> the answer's JSON
+ * (bytes), or None where the reference must answer. ``board`` is the start (encode_position),
+ * ``season`` 0, 1, 2 for S, F, W; ``turns`` each turn's orders (a dict power -> orders);
+ * ``voids`` each turn's texts that were no orders, as JSON (bytes). The engine and the writing
+ * run without the GIL. With ``play``, the pure-Python engine plays each turn instead
+ * (``play(orders)`` -> its Adjudication, engine.game.adjudicate from the position before),
+ * ``board`` being the start Position, and ``codes`` the result words' codes (a tuple of
+ * Result -> its code): the answer is written in C as the compiled core writes it. */
 static PyObject *MapCore_play_case(MapCoreObject *self, PyObject *args) {
-    PyObject *board, *turns, *voids;
+    PyObject *board, *turns, *voids, *play = NULL, *codes = NULL;
     int year, season;
-    if (!PyArg_ParseTuple(args, "OiiO!O!", &board, &year, &season, &PyList_Type, &turns, &PyList_Type, &voids)) return NULL;
+    if (!PyArg_ParseTuple(args, "OiiO!O!|OO!", &board, &year, &season, &PyList_Type, &turns, &PyList_Type, &voids, &play,
+                          &PyDict_Type, &codes))
+        return NULL;
     Py_ssize_t nturns = PyList_GET_SIZE(turns);
     if (PyList_GET_SIZE(voids) != nturns) Py_RETURN_NONE;
     PyObject *result = NULL;
@@ -2671,6 +2676,7 @@ static PyObject *MapCore_play_case(MapCoreObject *self, PyObject *args) {
             Py_INCREF(text);
             vs[nv++] = text;
         }
+        if (play) continue;  /* the pure-Python engine reads the orders itself */
         encoded[t] = MapCore_encode_orders(self, PyList_GET_ITEM(turns, t));
         if (!encoded[t]) goto done;
         if (encoded[t] == Py_None) { result = Py_None; Py_INCREF(result); goto done; }
@@ -2679,6 +2685,11 @@ static PyObject *MapCore_play_case(MapCoreObject *self, PyObject *args) {
     }
     vstart[nturns] = nv;
     rstart[nturns] = nr;
+    if (play) {
+        result = codes ? play_case_called(self, board, turns, vs, vstart, play, codes) : NULL;
+        if (!codes) PyErr_SetString(PyExc_TypeError, "play_case: play needs the codes of the result words");
+        goto done;
+    }
     records = PyMem_Malloc(sizeof(int16_t) * (size_t)(nr + 1));
     if (!records) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t t = 0; t < nturns; t++)
@@ -2834,6 +2845,108 @@ static PyObject *MapCore_play_case_run(MapCoreObject *self, PyObject *board, int
     }
 done:
     PyMem_RawFree(start.v);
+    Py_DECREF(names);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* an adjudication case played by the pure-Python engine, written in C (MapCore.play_case) */
+
+/* a Position (engine.position) as a CaseState: 0, 1 if it is not one the core reads, -1 error */
+static int read_position(MapCoreObject *self, PyObject *position, CaseState *st) {
+    static PyObject *names[8];
+    static const char *texts[8] = {"units", "dislodged", "centers", "phase", "completed", "year", "season", "kind"};
+    for (int i = 0; i < 8; i++) if (!names[i] && !(names[i] = PyUnicode_InternFromString(texts[i]))) return -1;
+    PyObject *got[5] = {NULL};
+    int rc = 0;
+    for (int i = 0; i < 5 && rc == 0; i++) if (!(got[i] = PyObject_GetAttr(position, names[i]))) rc = -1;
+    PowerTable pt;
+    PyObject *objs[MAXN];
+    powers_init(&pt, self);
+    Board *b = &st->b;
+    if (rc == 0) rc = read_units(self, got[0], &pt, &b->U, objs);
+    if (rc == 0) rc = read_dislodged(self, got[1], &pt, b->dis, &b->ndis, objs);
+    if (rc == 0) rc = read_centers(self, got[2], &pt, b->centers);
+    for (int u = 0; rc == 0 && u < b->U.n; u++) if (b->U.power[u] >= self->m->npowers) rc = 1;
+    for (int d = 0; rc == 0 && d < b->ndis; d++) if (b->dis[d].power >= self->m->npowers) rc = 1;
+    if (rc == 0 && (rc = int_attr(got[3], names[5], -30000, 30000, &st->year)) == 0) {
+        const char *letters[2] = {"SFW", "MRA"};
+        int *slots[2] = {&st->season, &b->kind};
+        for (int i = 0; i < 2 && rc == 0; i++) {
+            PyObject *v = PyObject_GetAttr(got[3], names[6 + i]);
+            if (!v) { rc = -1; break; }
+            const char *c = PyUnicode_CheckExact(v) && PyUnicode_GET_LENGTH(v) == 1 ? PyUnicode_AsUTF8(v) : NULL;
+            const char *at = c && c[0] ? strchr(letters[i], c[0]) : NULL;
+            Py_DECREF(v);
+            if (PyErr_Occurred()) rc = -1;
+            else if (!at) rc = 1;
+            else *slots[i] = (int)(at - letters[i]);
+        }
+    }
+    if (rc == 0) {
+        int done = PyObject_IsTrue(got[4]);
+        if (done < 0) rc = -1;
+        else st->completed = done;
+    }
+    for (int i = 0; i < 5; i++) Py_XDECREF(got[i]);
+    return rc;
+}
+
+/* an Adjudication's results (a dict Unit -> tuple of Result) as records (power, type, loc,
+ * code): 0, 1 if they are not what the core writes, -1 error */
+static int read_results(MapCoreObject *self, PyObject *results, PyObject *codes, PowerTable *pt, int16_t *res, int *nres) {
+    if (!PyDict_CheckExact(results) || PyDict_GET_SIZE(results) > 2 * MAXN) return 1;
+    Py_ssize_t pos = 0;
+    PyObject *unit, *words;
+    int n = 0;
+    while (PyDict_Next(results, &pos, &unit, &words)) {
+        if (Py_TYPE(unit) != (PyTypeObject *)self->unit_type) return 1;
+        int w, t, l, rc = unit_slots(self, unit, pt, &w, &t, &l);
+        if (rc) return rc;
+        if (w >= self->m->npowers) return 1;
+        PyObject *code = PyDict_GetItemWithError(codes, words);
+        if (!code) return PyErr_Occurred() ? -1 : 1;
+        long c = PyLong_AsLong(code);
+        if (c < 0 || c > 31) return PyErr_Occurred() ? -1 : 1;
+        int16_t *r = res + 4 * n++;
+        r[0] = (int16_t)w; r[1] = (int16_t)t; r[2] = (int16_t)l; r[3] = (int16_t)c;
+    }
+    *nres = n;
+    return 0;
+}
+
+static PyObject *play_case_called(MapCoreObject *self, PyObject *start, PyObject *turns, PyObject **vs,
+                                  const Py_ssize_t *vstart, PyObject *play, PyObject *codes) {
+    static PyObject *s_position = NULL, *s_results = NULL;
+    if (!s_position && !(s_position = PyUnicode_InternFromString("position"))) return NULL;
+    if (!s_results && !(s_results = PyUnicode_InternFromString("results"))) return NULL;
+    if (!self->names) { PyErr_SetString(PyExc_ValueError, "play_case: set_case_names first"); return NULL; }
+    PyObject *names = self->names, *result = NULL;
+    Py_INCREF(names);
+    const CaseNames *nm = (const CaseNames *)PyBytes_AS_STRING(names);
+    CaseState *st = PyMem_Malloc(sizeof(CaseState));
+    int16_t *res = PyMem_Malloc(sizeof(int16_t) * 4 * 2 * MAXN);
+    JBuf j = {NULL, 0, 0, 0};
+    int rc = st && res ? read_position(self, start, st) : -1;
+    if (!st || !res) PyErr_NoMemory();
+    JLIT(&j, "[");
+    for (Py_ssize_t t = 0; rc == 0 && t < PyList_GET_SIZE(turns); t++) {
+        if (t) JLIT(&j, ",");
+        PyObject *outcome = PyObject_CallOneArg(play, PyList_GET_ITEM(turns, t));
+        PyObject *after = outcome ? PyObject_GetAttr(outcome, s_position) : NULL;
+        PyObject *said = after ? PyObject_GetAttr(outcome, s_results) : NULL;
+        int nres = 0;
+        PowerTable pt;
+        powers_init(&pt, self);
+        rc = said ? read_position(self, after, st) : -1;
+        if (rc == 0) rc = read_results(self, said, codes, &pt, res, &nres);
+        Py_XDECREF(outcome); Py_XDECREF(after); Py_XDECREF(said);
+        if (rc == 0) json_entry(&j, self->m, nm, st, res, nres, vs + vstart[t], (int)(vstart[t + 1] - vstart[t]));
+    }
+    JLIT(&j, "]");
+    if (rc > 0) { result = Py_None; Py_INCREF(result); }
+    else if (rc == 0) result = j.failed ? PyErr_NoMemory() : PyBytes_FromStringAndSize(j.p, (Py_ssize_t)j.n);
+    PyMem_Free(st); PyMem_Free(res); PyMem_RawFree(j.p);
     Py_DECREF(names);
     return result;
 }

@@ -48,6 +48,7 @@ def _load() -> tuple[ModuleType | None, str | None]:
 
 _compiled, why_not = _load()
 _enabled = _compiled is not None
+_hidden = False  # as if not loaded (without_module)
 
 
 def compiled_available() -> bool:
@@ -92,6 +93,20 @@ def pure_python(pure: bool = True) -> Iterator[None]:
         _enabled = before
 
 
+@contextlib.contextmanager
+def without_module() -> Iterator[None]:
+    """Run the block as a process runs where the compiled module is not loaded (no compiler at
+    install, or ``DETENTE_PURE_PYTHON=1``): the pure-Python engine, and the readers and writers
+    of files in Python too. For tests and benchmarks in one process; not thread-safe."""
+    global _enabled, _hidden
+    before = (_enabled, _hidden)
+    _enabled, _hidden = False, True
+    try:
+        yield
+    finally:
+        _enabled, _hidden = before
+
+
 # map -> its compiled tables (maps hash by identity and live as long as the process); kept
 # out of the map itself so that a map still pickles and deep-copies
 _cores: dict[Map, Any] = {}
@@ -105,7 +120,7 @@ def core_for(m: Map) -> Any:
 def compiled_tables(m: Map) -> Any:
     """The compiled module's tables for map ``m`` whichever core adjudicates (its readers and
     writers of files serve the pure-Python engine too), or None where it is not loaded."""
-    if _compiled is None:
+    if _compiled is None or _hidden:
         return None
     try:
         return _cores[m]

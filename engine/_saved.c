@@ -764,46 +764,6 @@ static void replay_give_back(SavedTables *t, Replay *r, int own) {
     t->scratch_busy = 0;
 }
 
-/* a Position (engine.position) as a CaseState: 0, 1 if it is not one the core reads, -1 error */
-static int read_position(MapCoreObject *self, PyObject *position, CaseState *st) {
-    static PyObject *names[8];
-    static const char *texts[8] = {"units", "dislodged", "centers", "phase", "completed", "year", "season", "kind"};
-    for (int i = 0; i < 8; i++) if (!names[i] && !(names[i] = PyUnicode_InternFromString(texts[i]))) return -1;
-    PyObject *got[5] = {NULL};
-    int rc = 0;
-    for (int i = 0; i < 5 && rc == 0; i++) if (!(got[i] = PyObject_GetAttr(position, names[i]))) rc = -1;
-    PowerTable pt;
-    PyObject *objs[MAXN];
-    powers_init(&pt, self);
-    Board *b = &st->b;
-    if (rc == 0) rc = read_units(self, got[0], &pt, &b->U, objs);
-    if (rc == 0) rc = read_dislodged(self, got[1], &pt, b->dis, &b->ndis, objs);
-    if (rc == 0) rc = read_centers(self, got[2], &pt, b->centers);
-    for (int u = 0; rc == 0 && u < b->U.n; u++) if (b->U.power[u] >= self->m->npowers) rc = 1;
-    for (int d = 0; rc == 0 && d < b->ndis; d++) if (b->dis[d].power >= self->m->npowers) rc = 1;
-    if (rc == 0 && (rc = int_attr(got[3], names[5], -30000, 30000, &st->year)) == 0) {
-        const char *letters[2] = {"SFW", "MRA"};
-        int *slots[2] = {&st->season, &b->kind};
-        for (int i = 0; i < 2 && rc == 0; i++) {
-            PyObject *v = PyObject_GetAttr(got[3], names[6 + i]);
-            if (!v) { rc = -1; break; }
-            const char *c = PyUnicode_CheckExact(v) && PyUnicode_GET_LENGTH(v) == 1 ? PyUnicode_AsUTF8(v) : NULL;
-            const char *at = c && c[0] ? strchr(letters[i], c[0]) : NULL;
-            Py_DECREF(v);
-            if (PyErr_Occurred()) rc = -1;
-            else if (!at) rc = 1;
-            else *slots[i] = (int)(at - letters[i]);
-        }
-    }
-    if (rc == 0) {
-        int done = PyObject_IsTrue(got[4]);
-        if (done < 0) rc = -1;
-        else st->completed = done;
-    }
-    for (int i = 0; i < 5; i++) Py_XDECREF(got[i]);
-    return rc;
-}
-
 static int replay_step(Replay *r, const int16_t *orders, Py_ssize_t olen) {
     Py_ssize_t blen = board_encode(r->m, &r->st.b, r->bv);
     r->o.n = 0;

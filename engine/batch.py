@@ -32,6 +32,7 @@ item the core declines (a board it cannot read) comes back as None.
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -216,6 +217,52 @@ def play_case(
         return None
     core, board, season = start
     return core.play_case(board, position.phase.year, season, turns, voids)
+
+
+def play_case_called(
+    position: Position,
+    turns: Sequence[dict[str, list[Order]]],
+    voids: Sequence[list[bytes]],
+    dump: Callable[[Any], bytes],
+    play: Callable[[Position, dict[str, list[Order]]], Any],
+) -> bytes | None:
+    """:func:`play_case` with the pure-Python engine playing: ``play(position, orders)`` (as
+    :func:`engine.game.adjudicate`) plays each turn, and the compiled module reads its outcome
+    and writes the answer as :func:`play_case` writes it. None where the compiled module is not
+    loaded or the outcome is not one it writes (the caller then writes it itself).
+
+    >>> import json
+    >>> from engine import _native, parse_order, standard_map
+    >>> from engine.game import adjudicate
+    >>> m = standard_map()
+    >>> with _native.pure_python():
+    ...     answer = play_case_called(Position.initial(m), [{"FRANCE": [parse_order(m, "A PAR - BUR")]}], [[]],
+    ...                               lambda data: json.dumps(data, separators=(",", ":")).encode(), adjudicate)
+    >>> answer is None or json.loads(answer)[0]["results"]["A PAR"] == ["ok"]
+    True
+    """
+    core = _native.compiled_tables(position.map)
+    if core is None or _SEASONS.get(position.phase.season) is None or position.completed:
+        return None
+    if _case_names.get(id(core)) is not dump:
+        _set_case_names(core, position.map, dump)
+
+    def turn(orders: dict[str, list[Order]]) -> Any:
+        nonlocal position
+        outcome = play(position, orders)
+        position = outcome.position
+        return outcome
+
+    return core.play_case(position, position.phase.year, _SEASONS[position.phase.season], list(turns), voids, turn, _codes())
+
+
+@functools.cache
+def _codes() -> dict[tuple[Result, ...], int]:
+    """Each result words' code (the first of codes with the same words)."""
+    codes: dict[tuple[Result, ...], int] = {}
+    for code in range(32):
+        codes.setdefault(words(code), code)
+    return codes
 
 
 def play_texts(

@@ -16,7 +16,7 @@ import pytest
 from detente import cases
 from detente.cases import _plain_start, _tables, adjudicate_json, answer_cases, answer_text
 from engine import Game, Position, _native, format_order, legal_orders, standard_map
-from engine.batch import play_case, play_texts
+from engine.batch import play_case, play_case_called, play_texts
 from formats.jsonio import write_stdout
 
 M = standard_map()
@@ -196,3 +196,23 @@ def test_the_compiled_case_player_answers_as_the_pure_path(
         answered["texts"].clear()
         assert adjudicate_json(random_cases) == pure  # warm: every case from its texts
     assert len(answered["texts"]) == len(random_cases) and None not in answered["texts"]
+
+
+@pytest.mark.skipif(not _native.compiled_available(), reason="the compiled module is not built")
+def test_the_pure_engine_written_in_c_answers_as_the_generic_path(
+    random_cases: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the pure-Python core, the compiled module writes what the engine played
+    (``engine.batch.play_case_called``): the generic path's bytes, every case taken."""
+    written: list[bytes | None] = []
+
+    def counted(*args: Any) -> bytes | None:
+        written.append(play_case_called(*args))
+        return written[-1]
+
+    monkeypatch.setattr(cases, "play_case_called", counted)
+    with _native.pure_python():
+        answer, errors = adjudicate_json(random_cases)
+    assert not errors
+    assert answer == generic(random_cases)
+    assert len(written) == len(random_cases) and None not in written

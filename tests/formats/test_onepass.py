@@ -182,3 +182,15 @@ def test_the_start_is_kept_when_it_is_not_the_initial_position(games: list[bytes
     line = onepass.game_line(text)
     assert line is not None and line == python_line(text)
     assert "start" in loads(line)
+
+
+def test_without_the_compiled_module_the_python_reader_writes_the_same(games: list[bytes], tmp_path: Path) -> None:
+    from detente import cli
+
+    path = tmp_path / "game.mila.json"
+    path.write_bytes(games[0])
+    out = tmp_path / "out.json"
+    with _native.without_module():
+        assert onepass.game_line(games[0]) is None
+        assert cli.main(["convert", str(path), "--to", "detente", "-o", str(out)]) == 0
+    assert out.read_bytes() == python_line(games[0]) == onepass.game_line(games[0])
