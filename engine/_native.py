@@ -182,4 +182,3 @@ def _build(m: Map) -> Any:
         "words": tuple(words(code) for code in range(32)),
     }
     return _compiled.MapCore(tables, objects)
-

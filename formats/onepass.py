@@ -39,7 +39,7 @@ from formats.cicero import CICERO_KEYS
 from formats.common import FormatError, position_of_state, read_messages, their_text
 from formats.jsonio import dump_bytes, dump_line, loads, orjson
 from formats.mila import source_of
-from formats.saved import _initial, _read_texts, _tables, game_document, play_turn
+from formats.saved import game_document, initial_position, play_turn, read_texts, tables_for
 
 __all__ = ["game_line"]
 
@@ -89,13 +89,22 @@ def game_line(text: bytes, m: Map | None = None) -> bytes | None:
         data = {key.decode("utf-8"): loads(text[a:b]) for key, (a, b) in top}
         if any(key in data for key in CICERO_KEYS):
             return None  # dipcc's game: formats.cicero keeps its own keys
-        said = read_messages(
-            [{"name": None if name is None else loads(text[slice(*name)]), "messages": loads(text[slice(*at)])} for name, at in messages],
-            m,
-        ) if messages else []
+        said = (
+            read_messages(
+                [
+                    {"name": None if name is None else loads(text[slice(*name)]), "messages": loads(text[slice(*at)])}
+                    for name, at in messages
+                ],
+                m,
+            )
+            if messages
+            else []
+        )
     except (FormatError, ValueError):  # a message without its fields: formats.saved words it
         return None
-    document = game_document(first, position, rows, orjson.Fragment(phases), said, source_of(data), data.get("detente"), m)
+    document = game_document(
+        first, position, rows, orjson.Fragment(phases), said, source_of(data), data.get("detente"), m
+    )
     return dump_line(document)
 
 
@@ -110,14 +119,16 @@ def _replay(tables: Any, text: bytes, position: Position) -> Any:
     return tables.replay_saved(text, position, position.phase.year, _SEASONS[position.phase.season], play)
 
 
-def _start(state: bytes, m: Map, known: bytes, tables: Any) -> tuple[dict[str, Any], Position, tuple[bytes, int] | None]:
+def _start(
+    state: bytes, m: Map, known: bytes, tables: Any
+) -> tuple[dict[str, Any], Position, tuple[bytes, int] | None]:
     """A first state (its JSON) as position JSON, its position, and what the core plays it from
     (its board and season), remembered by ``known`` (the raw JSON it is read from): most saved
     games start from the same few positions."""
     first = position_of_state(loads(state), m)
     position = Position.from_json(first, m)
-    if position == _initial(m):
-        position = _initial(m)  # the same object: game_document finds it the start at once
+    if position == initial_position(m):
+        position = initial_position(m)  # the same object: game_document finds it the start at once
     start = case_start(position, dump_bytes, tables)
     found = (first, position, None if start is None else start[1:])
     if len(_starts) < 256:
@@ -129,13 +140,13 @@ def _learnt(texts: Sequence[bytes], core: Any, m: Map) -> list[tuple[bytes, byte
     """Order texts as a file writes them, read as :mod:`formats.saved` reads them: each with its
     order's record (None if it is no order), its text in détente's names as JSON, and its order.
     An order the core cannot encode is left out: the game is then read in Python."""
-    t = _tables(m)
+    t = tables_for(m)
     first = m.powers[0]
     learnt = []
     for raw in dict.fromkeys(texts):
         text = raw.decode("utf-8")
         unreadable: list[str] = []
-        ours, found = _read_texts([text], unreadable, m, t)
+        ours, found = read_texts([text], unreadable, m, t)
         record = core.encode_orders({first: found}) if found else None
         if found and (record is None or len(record) != 16):
             continue
@@ -145,10 +156,13 @@ def _learnt(texts: Sequence[bytes], core: Any, m: Map) -> list[tuple[bytes, byte
 
 def _name(core: Any, m: Map) -> None:
     """The names replay_saved reads: powers, units and locations as MILA and détente write them."""
-    t = _tables(m)
+    t = tables_for(m)
     count = len(m.locations)
     standing = {(u.type, u.location) for u in t.standing()}
-    ours = [[t.units[kind][loc] if (kind, loc) in standing else None for loc in range(count)] for kind in range(len(UNIT_LETTERS))]
+    ours = [
+        [t.units[kind][loc] if (kind, loc) in standing else None for loc in range(count)]
+        for kind in range(len(UNIT_LETTERS))
+    ]
     core.set_saved_names(
         [p.encode() for p in m.powers],
         *([None if name is None else their_text(name).encode() for name in names] for names in ours),
@@ -157,4 +171,3 @@ def _name(core: Any, m: Map) -> None:
         *([None if name is None else name.encode() for name in names] for names in ours),
     )
     _named.add(id(core))
-

@@ -44,7 +44,7 @@ from formats.common import (
 )
 from formats.names import MapNames
 
-__all__ = ["Row", "game_document", "play_turn", "read_saved_game"]
+__all__ = ["Row", "game_document", "initial_position", "play_turn", "read_saved_game", "read_texts", "tables_for"]
 
 
 class _Tables(MapNames):
@@ -103,11 +103,13 @@ class _Tables(MapNames):
 
 
 @functools.lru_cache(maxsize=8)
-def _tables(m: Map) -> _Tables:
+def tables_for(m: Map) -> _Tables:
+    """The names and memos of reading saved games on ``m`` (made once; shared with formats.onepass)."""
     return _Tables(m)
 
 
-_initial = functools.lru_cache(maxsize=8)(Position.initial)
+#: a map's initial position, made once
+initial_position = functools.lru_cache(maxsize=8)(Position.initial)
 
 
 #: détente's fleets on the three seas named differently, by MILA's names
@@ -248,7 +250,7 @@ def _read_orders(
                     texts = list(map(texts_of, given))
                     found = list(map(order_of, given))
                 except (KeyError, TypeError):
-                    texts, found = _read_texts(given, unreadable, m, t)
+                    texts, found = read_texts(given, unreadable, m, t)
                 orders[power] = texts
                 if full in parsed:
                     parsed[full] += found
@@ -261,7 +263,7 @@ def _read_orders(
     return read
 
 
-def _read_texts(given: Any, unreadable: list[str], m: Map, t: _Tables) -> tuple[list[str], list[Order]]:
+def read_texts(given: Any, unreadable: list[str], m: Map, t: _Tables) -> tuple[list[str], list[Order]]:
     """MILA order texts as détente's texts and orders, read with the memo; texts that are no order
     go to ``unreadable``."""
     texts: list[str] = []
@@ -290,7 +292,9 @@ def _read_texts(given: Any, unreadable: list[str], m: Map, t: _Tables) -> tuple[
     return texts, found
 
 
-def play_turn(position: Position, orders: Mapping[str, Sequence[Order]]) -> tuple[Adjudication, Adjudication | None, Position]:
+def play_turn(
+    position: Position, orders: Mapping[str, Sequence[Order]]
+) -> tuple[Adjudication, Adjudication | None, Position]:
     """A saved game's turn played: its outcome, the outcome of the retreats skipped after it
     (None if none), and the position after both."""
     outcome = adjudicate(position, orders)
@@ -315,7 +319,7 @@ def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | No
     for phase in phases:
         if not isinstance(phase, Mapping) or not isinstance(phase.get("state"), Mapping):
             raise FormatError("a phase without a state")
-    t = _tables(m)
+    t = tables_for(m)
     first = position_of_state(phases[0]["state"], m)
     position = start = _position(first, m)
     read = _read_orders(phases, m, t)
@@ -426,7 +430,7 @@ def game_document(
     position JSON) and ``start`` its position, ``rows`` the summary's rows of the phases played,
     ``phases`` their records, ``kept`` what détente wrote beside MILA's keys (see mila.dump)."""
     document: dict[str, Any] = {}
-    if start is not _initial(m) and start != _initial(m):
+    if start is not initial_position(m) and start != initial_position(m):
         document["start"] = first
     document.update(_summary(rows, first, m))
     document["phases"] = phases

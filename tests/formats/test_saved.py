@@ -13,7 +13,7 @@ import pytest
 from engine import Game, Position, format_order, legal_orders, standard_map
 from formats import FormatError, mila
 from formats.common import THEIRS
-from formats.saved import _plainly_same, _recorded_view, _tables, _their_view, read_saved_game
+from formats.saved import _plainly_same, _recorded_view, _their_view, read_saved_game, tables_for
 
 M = standard_map()
 
@@ -80,7 +80,7 @@ def _states(
 ) -> list[tuple[dict[str, Any], dict[str, Any], Any]]:
     """(position JSON as the tables write it, the recorded MILA state of it, the position's
     centres) of every phase without dislodged units."""
-    t = _tables(M)
+    t = tables_for(M)
     pairs = []
     for document, saved in saved_games:
         states = [p["state"] for p in saved["phases"][1:]]
@@ -95,7 +95,7 @@ def _states(
 def test_the_quick_comparison_agrees_on_recorded_states(
     saved_games: list[tuple[dict[str, Any], dict[str, Any]]],
 ) -> None:
-    t = _tables(M)
+    t = tables_for(M)
     pairs = _states(saved_games)
     assert len(pairs) > 100
     for ours, state, owners in pairs:
@@ -141,7 +141,7 @@ def _mutations(state: dict[str, Any]) -> list[dict[str, Any]]:
 def test_the_quick_comparison_never_calls_a_different_state_the_same(
     saved_games: list[tuple[dict[str, Any], dict[str, Any]]],
 ) -> None:
-    t = _tables(M)
+    t = tables_for(M)
     checked = 0
     for ours, state, owners in _states(saved_games)[::3]:
         assert _plainly_same(ours, state, owners, t)  # remembered: the same centres need no comparison again
