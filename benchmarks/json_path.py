@@ -336,10 +336,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             ratio = process / best[(core, name)]
             share = ratio / engine_ratio
             verdict = "met" if share >= SHARE else "NOT met"
-            print(f"    {label:<34} {ratio:>5.1f}x = {share:.2f} of the engine ratio: {verdict}")
+            print(f"    {label:<34} {ratio:>5.1f}x = {share:.3f} of the engine ratio: {verdict}")
         ratio = process / best[(core, "files")]
         print(
-            f"    {'  (each to a file of its own)':<34} {ratio:>5.1f}x = {ratio / engine_ratio:.2f} of the engine ratio"
+            f"    {'  (each to a file of its own)':<34} {ratio:>5.1f}x = {ratio / engine_ratio:.3f} of the engine ratio"
         )
         if (core, "convert, no module") in best:
             print("    without the compiled module (a pure-Python install):")
@@ -350,7 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ratio = process / best[(core, name)]
                 share = ratio / engine_ratio
                 print(
-                    f"    {label:<34} {ratio:>5.1f}x = {share:.2f} of the engine ratio: {'met' if share >= SHARE else 'NOT met'}"
+                    f"    {label:<34} {ratio:>5.1f}x = {share:.3f} of the engine ratio: {'met' if share >= SHARE else 'NOT met'}"
                 )
     print(f"goal of issue 19: detente adjudicate end to end at least {ISSUE_19}x process()")
     for core in cores:
