@@ -38,16 +38,16 @@ log = structlog.get_logger("detente.bots")
 class NegoLink:
     """One bot's connection to ``/nego``: ``welcome`` (the frame), then frames to the bot.
 
-    ``client`` is the bot's game client, which sends the orders the bot revises; without
-    one the link only negotiates. :meth:`before_orders` is the game client's hook (it opens
-    the link at the first phase) and :meth:`close` ends the link.
+    :meth:`before_orders` is the game client's hook: it opens the link at the first phase and
+    keeps the game client (``client``), which sends the orders the bot revises. :meth:`close`
+    ends the link.
     """
 
-    def __init__(self, session: BotSession, url: str, retries: int = 5, client: WsClient | None = None) -> None:
+    def __init__(self, session: BotSession, url: str, retries: int = 5) -> None:
         self.session = session
         self.url = url
         self.retries = retries
-        self.client = client
+        self.client: WsClient | None = None
         self._task: asyncio.Task[None] | None = None
         self.welcome: dict[str, Any] | None = None
         self.errors: list[dict[str, Any]] = []

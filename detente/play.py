@@ -408,7 +408,7 @@ class _Bot:
         me = cls(name, session, client)
         if bot.negotiates:
             # the link opens at the first phase, and sends the orders the bot revises on ``client``
-            me.link = NegoLink(session, nego, client=client)
+            me.link = NegoLink(session, nego)
             client.before_orders = me.link.before_orders
         if kept is not None:
             session.power, session.passcode, session.session = kept["power"], int(kept["passcode"]), kept["session"]

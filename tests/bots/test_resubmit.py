@@ -143,7 +143,7 @@ def negotiating(bot: Bot, ws: str, nego: str, game: str) -> tuple[CountingSessio
     """``bot`` playing ``game`` and negotiating, wired as ``detente play`` and ``detente bot`` wire it."""
     session = CountingSession(bot)
     client = WsClient(session, ws, game)
-    link = NegoLink(session, nego, client=client)
+    link = NegoLink(session, nego)
     client.before_orders = link.before_orders
     return session, link, asyncio.create_task(client.run())
 
