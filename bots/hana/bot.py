@@ -384,7 +384,8 @@ class Hana(DumbBot):
     def _options(self, s: _Phase) -> list[tuple[Option, Plan | None]]:
         """Options from the ranking's joint plans, then peace with the powers that can touch us."""
         position = s.position
-        shun = set(self._intentions(position).shun) | self.relations.silent
+        intent = self._intentions(position)
+        shun = set(intent.shun) | self.relations.silent
         busy = {option.to for option, _, _ in s.pending.values()}
         out: list[tuple[Option, Plan | None]] = []
         seen: set[str] = set()
@@ -404,7 +405,7 @@ class Hana(DumbBot):
                 out.append((option, r.plan.own()))
         at_peace = {p for t in (*s.confirmed.values(), *self.lasting.values()) for p in t.peace}
         for power in sorted({u.power for u in s.evaluator.nearby}):
-            if power in shun or power in busy or power in at_peace or power in self._intentions(position).attack:
+            if power in shun or power in busy or power in at_peace or power in intent.attack:
                 continue
             option = peace(position, self.power, power)
             if to_text(option.deal) not in s.proposed:
