@@ -494,27 +494,27 @@ class Hana(DumbBot):
         me = self._me()
         answer_to = frozenset({message.sender})
         terms = read(s.position, self.power, message.deal)
-        shun = self._intentions(s.position).shun
-        ok = terms is not None and sender not in shun and self.NEGOTIATE
-        if ok and terms is not None:
-            illegal = any(o not in s.legal.get(u, frozenset()) for u, o in terms.ours.items())
-            if illegal or not self._compatible(s, terms):
-                ok = False
-            if any(p in self._intentions(s.position).attack for p in terms.peace):
-                ok = False  # a revengeful agent makes no peace with its target
-        if ok and terms is not None and not (terms.ours or terms.peace or terms.dmz):
-            pass  # a promise to us that binds us to nothing: accepted, it only adds information (f_H)
-        elif ok and terms is not None:
-            trust = self._trust_in(terms)
-            there = self._measures(s, terms, trust, self._value_with(s, terms, trust))
-            t = s.round / max(s.rounds, 1)
-            tau, margin = self.personality.tau, self.personality.margin
-            ok = concedes(self.strategy, self._measures(s), there, s.top, t, tau, margin)
-        if ok and terms is not None:
-            # bound as soon as we accept: the proposer endorsed it by proposing
-            withdrawn = self._bind(s, to_text(message.deal), terms)
-            return [a.Accept(me, answer_to, message.deal), *withdrawn]
-        return [a.Reject(me, answer_to, message.deal)]
+        if terms is None or not self.NEGOTIATE or not self._acceptable(s, sender, terms):
+            return [a.Reject(me, answer_to, message.deal)]
+        # bound as soon as we accept: the proposer endorsed it by proposing
+        withdrawn = self._bind(s, to_text(message.deal), terms)
+        return [a.Accept(me, answer_to, message.deal), *withdrawn]
+
+    def _acceptable(self, s: _Phase, sender: str, terms: Terms) -> bool:
+        """Whether a deal read as ``terms`` from ``sender`` is one to accept (see :meth:`_reply`)."""
+        intent = self._intentions(s.position)
+        if sender in intent.shun:
+            return False
+        if any(o not in s.legal.get(u, frozenset()) for u, o in terms.ours.items()) or not self._compatible(s, terms):
+            return False
+        if any(p in intent.attack for p in terms.peace):
+            return False  # a revengeful agent makes no peace with its target
+        if not (terms.ours or terms.peace or terms.dmz):
+            return True  # a promise to us that binds us to nothing: accepted, it only adds information (f_H)
+        trust = self._trust_in(terms)
+        there = self._measures(s, terms, trust, self._value_with(s, terms, trust))
+        t = s.round / max(s.rounds, 1)
+        return concedes(self.strategy, self._measures(s), there, s.top, t, self.personality.tau, self.personality.margin)
 
     def _bind(self, s: _Phase, text: str, terms: Terms) -> list[a.Message]:
         """A deal of ours is confirmed (or accepted by us): its orders bind this phase, its
