@@ -72,7 +72,7 @@ import functools
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import engine.orders as eo
 from engine import Adjudication, Position, adjudicate, standard_map
@@ -203,6 +203,33 @@ class _Bucket:
 FORMING, PLAYING, OVER = "forming", "playing", "over"
 
 
+
+T = TypeVar("T")
+
+class PerPosition(Generic[T]):
+    """A value worked out once per position: the last position's, kept until another comes
+    (positions are values, compared here by identity: a new position is a new object).
+
+    >>> calls = []
+    >>> units = PerPosition(lambda position: calls.append(position) or len(position.units))
+    >>> start = Position.initial()
+    >>> units(start), units(start), len(calls)
+    (22, 22, 1)
+    """
+
+    __slots__ = ("_last", "_make")
+
+    def __init__(self, make: Callable[[Position], T]) -> None:
+        self._make = make
+        self._last: tuple[Position, T] | None = None
+
+    def __call__(self, position: Position) -> T:
+        last = self._last
+        if last is None or last[0] is not position:
+            last = self._last = (position, self._make(position))
+        return last[1]
+
+
 class GameMaster:
     """One game: its players, the current position, the orders given, the deadline.
 
@@ -269,10 +296,12 @@ class GameMaster:
         self.eliminated: dict[str, int] = {}  # power -> year it was eliminated
         self._effects: list[Effect] = []
         self._records: list[Record] = []
-        self._owed_cache: tuple[Position, dict[str, frozenset[str]]] | None = None  # see _owed
-        self._last_json: tuple[Position, dict[str, Any]] | None = None  # see _json
-        self._last_sorted: tuple[Position, list[Unit]] | None = None  # see _by_power
-        self._last_turn: tuple[Position, Turn] | None = None  # see _turn
+        # worked out once per position: every SUB of a phase asks again, and a phase's
+        # position after is the next one's before
+        self._owed_of = PerPosition(self._work_out_owed)  # see _owed
+        self._json = PerPosition(Position.to_json)  # position.to_json(), one dict for the record and the notice
+        self._by_power = PerPosition(self._sorted_units)  # units as NOW and ORD list them
+        self._turn_of = PerPosition(lambda position: turn_from_phase(position.phase))  # every SUB names it
         # not game state (never recorded): the limits against hostile clients
         self._closed: set[str] = set()  # connections this game master closed: their input is ignored
         self._adm_buckets: dict[str, _Bucket] = {}  # conn -> its ADM bucket
@@ -863,10 +892,9 @@ class GameMaster:
         """The powers that have orders to give this phase, in power order, each with the keys
         (:func:`~referee.orders.order_key`) of its units to order (none in an adjustment
         phase); worked out once per position, as every ``SUB`` asks."""
-        position = self.position
-        cached = self._owed_cache
-        if cached is not None and cached[0] is position:
-            return cached[1]
+        return self._owed_of(self.position)
+
+    def _work_out_owed(self, position: Position) -> dict[str, frozenset[str]]:
         kind = position.phase.kind
         keys: dict[str, set[str]] = {}
         m = self.map
@@ -878,9 +906,7 @@ class GameMaster:
                 keys.setdefault(d.unit.power, set()).add(order_key(m, d.unit.location))
         else:
             keys = {power: set() for power in position.adjustments}
-        owed = {p: frozenset(keys[p]) for p in self.powers if p in keys}
-        self._owed_cache = (position, owed)
-        return owed
+        return {p: frozenset(keys[p]) for p in self.powers if p in keys}
 
     def missing(self, power: str) -> Mis:
         """What ``power`` has still to order, as ``MIS`` (bare when nothing)."""
@@ -1081,28 +1107,13 @@ class GameMaster:
             self._notify_phase()
 
     def _turn(self) -> Turn:
-        """The turn of the current position, made once per position (every ``SUB`` names it)."""
-        last = self._last_turn
-        position = self.position
-        if last is None or last[0] is not position:
-            last = self._last_turn = (position, turn_from_phase(position.phase))
-        return last[1]
+        """The turn of the current position."""
+        return self._turn_of(self.position)
 
-    def _by_power(self, position: Position) -> list[Unit]:
-        """The units of ``position`` by power, then location, as ``NOW`` and ``ORD`` list them
-        (sorted once: a phase's position after is the next one's before)."""
-        last = self._last_sorted
-        if last is None or last[0] is not position:
-            rank = {power: i for i, power in enumerate(self.powers)}
-            last = self._last_sorted = (position, sorted(position.units, key=lambda u: (rank[u.power], u.location)))
-        return last[1]
-
-    def _json(self, position: Position) -> dict[str, Any]:
-        """``position.to_json()``, made once: a phase's position after is the next one's before."""
-        last = self._last_json
-        if last is None or last[0] is not position:
-            last = self._last_json = (position, position.to_json())
-        return last[1]
+    def _sorted_units(self, position: Position) -> list[Unit]:
+        """The units of ``position`` by power, then location."""
+        rank = {power: i for i, power in enumerate(self.powers)}
+        return sorted(position.units, key=lambda u: (rank[u.power], u.location))
 
     def _check_stored(self, outcome: Adjudication, stored: Mapping[str, Any] | None) -> Adjudication:
         """``outcome`` if it is what ``stored`` (an adjudicate record's payload) says, else the
