@@ -605,7 +605,7 @@ class GameMaster:
         if isinstance(msg, Sub):
             self._sub(conn, power, msg, now)
         elif isinstance(msg, Mis) and not msg.units and msg.count is None:
-            self._to(conn, self._mis(power) if self.state == PLAYING else Rej(msg))
+            self._to(conn, self.missing(power) if self.state == PLAYING else Rej(msg))
         elif isinstance(msg, Gof):
             self._gof(conn, power, msg, go=True, now=now)
         elif isinstance(msg, Drw):
@@ -909,10 +909,8 @@ class GameMaster:
         return {p: frozenset(keys[p]) for p in self.powers if p in keys}
 
     def missing(self, power: str) -> Mis:
-        """What ``power`` has still to order, as ``MIS`` (bare when nothing)."""
-        return self._mis(power)
-
-    def _mis(self, power: str) -> Mis:
+        """What ``power`` has still to order, as ``MIS`` (bare when nothing; :meth:`_complete`
+        says whether it is bare without making it)."""
         position = self.position
         m = self.map
         given = self.pending.get(power, {})
@@ -958,7 +956,7 @@ class GameMaster:
         if accepted:
             self._record("orders", now, power=power, orders=accepted)
         if not self._complete(power):
-            self._to(conn, self._mis(power))
+            self._to(conn, self.missing(power))
         self._maybe_advance(now)
 
     def _store(self, power: str, order: Order) -> str:
@@ -1009,7 +1007,7 @@ class GameMaster:
         (self.holding.discard if go else self.holding.add)(power)
         self._to(conn, Yes(msg))
         if go and power in self.must_order() and not self._complete(power):
-            self._to(conn, self._mis(power))
+            self._to(conn, self.missing(power))
         self._maybe_advance(now)
 
     def _maybe_advance(self, now: float) -> None:

@@ -10,12 +10,12 @@ import pytest
 from engine import Position, legal_orders, standard_map
 from engine.orders import Build, Waive
 from engine.position import ADJUSTMENTS
-from protocol.daide.messages import POWERS, Snd, Sub
+from protocol.daide.messages import POWERS, Mis, Snd, Sub
 from protocol.daide.orders import order_from_engine
 from protocol.daide.parser import parse
 from referee.deadlines import Deadlines
 from referee.effects import Close, Record, Step
-from referee.game_master import GameMaster
+from referee.game_master import PLAYING, GameMaster
 from referee.settings import GameSettings
 
 CONNS = [f"c{i}" for i in range(7)]
@@ -796,3 +796,31 @@ def test_a_stored_phase_after_which_the_game_was_won_replays() -> None:
     assert _stored_position(won.to_json(), won, m) == won
     again = _stored_position(before.to_json(), before, m)
     assert again == before and not again.completed
+
+
+def test_a_power_is_complete_exactly_when_its_mis_is_bare() -> None:
+    """``_complete`` (the quick answer every SUB asks) never drifts from ``missing`` (MIS):
+    checked for every power before, between and after partial submissions, through random games."""
+    checked = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        gm = new_game(rng_seed=seed)
+        by_power, _, _ = start(gm)
+        now = 0.0
+        for _ in range(40):  # phases, at most
+            if gm.state != PLAYING or gm.position.phase.year >= 1905:
+                break
+            before = gm.position
+            for power in gm.must_order():
+                conn = by_power[gm.map.abbreviation_of[power]]
+                orders = random_orders(gm.position, power, rng).orders
+                cut = rng.randrange(len(orders) + 1)
+                for part in (orders[:cut], orders[cut:]):
+                    for p in gm.powers:
+                        assert gm._complete(p) == (gm.missing(p) == Mis()), (str(gm.position.phase), p)
+                        checked += 1
+                    if part:
+                        gm.receive(conn, Sub(tuple(part)), now)
+            assert gm.position is not before, "every order given: the phase is played"
+            now += 1.0
+    assert checked > 500
