@@ -48,7 +48,6 @@ _named: set[int] = set()
 #: first states read (the raw JSON a position is read from) -> their position JSON, position, and
 #: what the core plays it from
 _starts: dict[bytes, tuple[dict[str, Any], Position, tuple[bytes, int] | None]] = {}
-_SEASONS = {"S": 0, "F": 1, "W": 2}
 
 
 def game_line(text: bytes, m: Map | None = None) -> bytes | None:
@@ -76,10 +75,12 @@ def game_line(text: bytes, m: Map | None = None) -> bytes | None:
     year = position.phase.year
     compiled = _native.core_for(m) is not None
     try:
-        played = tables.replay_saved(text, board, year, season) if compiled else _replay(tables, text, position)
+        played = tables.replay_saved(text, board, year, season) if compiled else _replay(tables, text, position, season)
         if isinstance(played, list):  # order texts not met before: read them once, then play
             tables.saved_learn(_learnt(played, tables, m))
-            played = tables.replay_saved(text, board, year, season) if compiled else _replay(tables, text, position)
+            played = (
+                tables.replay_saved(text, board, year, season) if compiled else _replay(tables, text, position, season)
+            )
     except Exception:  # noqa: BLE001 - the engine refused a turn: formats.saved raises it in its words
         return None
     if not isinstance(played, tuple):
@@ -89,17 +90,7 @@ def game_line(text: bytes, m: Map | None = None) -> bytes | None:
         data = {key.decode("utf-8"): loads(text[a:b]) for key, (a, b) in top}
         if any(key in data for key in CICERO_KEYS):
             return None  # dipcc's game: formats.cicero keeps its own keys
-        said = (
-            read_messages(
-                [
-                    {"name": None if name is None else loads(text[slice(*name)]), "messages": loads(text[slice(*at)])}
-                    for name, at in messages
-                ],
-                m,
-            )
-            if messages
-            else []
-        )
+        said = _messages(text, messages, m)
     except (FormatError, ValueError):  # a message without its fields: formats.saved words it
         return None
     document = game_document(
@@ -108,7 +99,7 @@ def game_line(text: bytes, m: Map | None = None) -> bytes | None:
     return dump_line(document)
 
 
-def _replay(tables: Any, text: bytes, position: Position) -> Any:
+def _replay(tables: Any, text: bytes, position: Position, season: int) -> Any:
     """replay_saved with the pure-Python engine playing each turn from ``position``."""
 
     def play(orders: dict[str, list[Order]]) -> Position:
@@ -116,7 +107,19 @@ def _replay(tables: Any, text: bytes, position: Position) -> Any:
         position = play_turn(position, orders)[2]
         return position
 
-    return tables.replay_saved(text, position, position.phase.year, _SEASONS[position.phase.season], play)
+    return tables.replay_saved(text, position, position.phase.year, season, play)
+
+
+def _messages(text: bytes, spans: Sequence[tuple[Any, tuple[int, int]]], m: Map) -> list[dict[str, Any]]:
+    """The game's messages, read as formats.saved reads them from the phases that have any
+    (each its name's span, or None, and its messages' span in ``text``)."""
+    if not spans:
+        return []
+    phases = [
+        {"name": None if name is None else loads(text[slice(*name)]), "messages": loads(text[slice(*at)])}
+        for name, at in spans
+    ]
+    return read_messages(phases, m)
 
 
 def _start(
