@@ -72,15 +72,17 @@ def game_line(text: bytes, m: Map | None = None) -> bytes | None:
     if id(tables) not in _named:
         _name(tables, m)
     board, season = start
-    year = position.phase.year
-    compiled = _native.core_for(m) is not None
+
+    def replay() -> Any:  # by the engine core in use
+        if _native.core_for(m) is not None:
+            return tables.replay_saved(text, board, position.phase.year, season)
+        return _replay(tables, text, position, season)
+
     try:
-        played = tables.replay_saved(text, board, year, season) if compiled else _replay(tables, text, position, season)
+        played = replay()
         if isinstance(played, list):  # order texts not met before: read them once, then play
             tables.saved_learn(_learnt(played, tables, m))
-            played = (
-                tables.replay_saved(text, board, year, season) if compiled else _replay(tables, text, position, season)
-            )
+            played = replay()
     except Exception:  # noqa: BLE001 - the engine refused a turn: formats.saved raises it in its words
         return None
     if not isinstance(played, tuple):
