@@ -367,6 +367,22 @@ def _tables(m: Map) -> _Tables:
     return _Tables(m)
 
 
+def _by_power(groups: dict[Any, Any], full_name: Any, lookup: Any) -> list[tuple[str, Any]] | None:
+    """``{power: [name, ...]}`` read as (full power name, ``lookup(name)``) pairs, in order; None
+    where a power or a name is not one the tables know, or a group is not a list."""
+    found = []
+    for power, names in groups.items():
+        full = full_name(power)
+        if full is None or type(names) is not list:
+            return None
+        for name in names:
+            value = lookup(name) if type(name) is str else None
+            if value is None:
+                return None
+            found.append((full, value))
+    return found
+
+
 def _plain_start(start: Any, m: Map, t: _Tables) -> Position | None:
     """The start position, built straight from the tables when every name in it is written as
     :meth:`Position.to_json` writes it; None when anything is not (:func:`_start_position`
@@ -390,29 +406,20 @@ def _plain_start(start: Any, m: Map, t: _Tables) -> Position | None:
         return None
     full_name = t.power_name
     unit_of = t.unit_of.get
+    standing = _by_power(units_of, full_name, unit_of)
+    owned = _by_power(centers_of, full_name, t.centre_of.get)
+    if standing is None or owned is None:
+        return None
     placed = []
     seen: set[int] = set()
-    for power, names in units_of.items():
-        full = full_name(power)
-        if full is None or type(names) is not list:
+    for full, known in standing:
+        if known[2] in seen:
             return None
-        for name in names:
-            known = unit_of(name) if type(name) is str else None
-            if known is None or known[2] in seen:
-                return None
-            seen.add(known[2])
-            placed.append(Unit(full, known[0], known[1]))
+        seen.add(known[2])
+        placed.append(Unit(full, known[0], known[1]))
     owners: list[str | None] = [None] * len(m.locations)
-    centre_of = t.centre_of.get
-    for power, names in centers_of.items():
-        full = full_name(power)
-        if full is None or type(names) is not list:
-            return None
-        for name in names:
-            province = centre_of(name) if type(name) is str else None
-            if province is None:
-                return None
-            owners[province] = full
+    for full, province in owned:
+        owners[province] = full
     gone = []
     written: dict[str, list[str]] = {}
     location_of = t.location_of.get

@@ -73,6 +73,7 @@ typedef struct {
     uint8_t homes[MAXPOWERS][MAXN]; int homes_n[MAXPOWERS];  /* in the map's order */
     int16_t distance[MAXN][MAXN];
     int english_rank[MAXN];
+    int victory;  /* the centres that win */
 } MapData;
 
 /* ------------------------------------------------------------------------------------ */
@@ -1110,7 +1111,7 @@ static PyObject *MapCore_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!name) { PyErr_SetString(PyExc_KeyError, #name); goto fail; }
     TABLE(province_of) TABLE(kind) TABLE(army_moves) TABLE(fleet_moves) TABLE(fleet_reach) TABLE(seas_touching)
     TABLE(shores) TABLE(coasts) TABLE(reach_sorted) TABLE(is_center) TABLE(home_of) TABLE(homes) TABLE(distance)
-    TABLE(english_rank)
+    TABLE(english_rank) TABLE(victory)
 #undef TABLE
     {
         int n = seq_ints(province_of, m->province_of, MAXN, 0, MAXN - 1);
@@ -1137,6 +1138,8 @@ static PyObject *MapCore_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         if (seq_ints(is_center, m->is_center, MAXN, 0, 1) != n) goto fail_shape;
         if (seq_ints(home_of, m->home_of, MAXN, -1, MAXPOWERS - 1) != n) goto fail_shape;
         if (seq_ints(english_rank, m->english_rank, MAXN, 0, MAXN) != n) goto fail_shape;
+        m->victory = (int)PyLong_AsLong(victory);
+        if (m->victory == -1 && PyErr_Occurred()) goto fail;
         PyObject *fast = PySequence_Fast(homes, "homes");
         if (!fast) goto fail;
         m->npowers = (int)PySequence_Fast_GET_SIZE(fast);
@@ -1655,6 +1658,25 @@ done:
     return result;
 }
 
+/* engine.game._advance after a fall phase, on the compact form: the centres taken by the
+ * units standing on them (``cent`` updated), the winner (the first power in the map's order
+ * owning enough, or -1) and whether any power has a build or removal to make; whether any
+ * centre changed hands */
+static int fall_centres(const MapData *m, const Units *U, int *cent, int *winner, int *due) {
+    int changed = 0, count[MAXPOWERS] = {0}, owed[MAXPOWERS];
+    for (int i = 0; i < U->n; i++) {
+        int p = m->province_of[U->loc[i]];
+        if (m->is_center[p] && cent[p] != U->power[i]) { cent[p] = U->power[i]; changed = 1; }
+    }
+    for (int p = 0; p < m->n; p++) if (cent[p] >= 0) count[cent[p]]++;
+    *winner = -1;
+    for (int w = 0; w < m->npowers && *winner < 0; w++) if (count[w] >= m->victory) *winner = w;
+    a_owed(m, U, cent, owed);
+    *due = 0;
+    for (int w = 0; w < m->npowers; w++) if (owed[w]) *due = 1;
+    return changed;
+}
+
 /* MapCore.after_fall(units, centers) -> (owners, winner or None, adjustments due), or None
  * where the reference must answer: engine.game._advance after a fall phase, the centres
  * taken by the units standing on them, the power owning enough to win (the first in the
@@ -1668,32 +1690,12 @@ static PyObject *MapCore_after_fall(MapCoreObject *self, PyObject *args) {
     Units U;
     PyObject *uobjs[MAXN];
     int rc = read_units(self, units, &pt, &U, uobjs);
+    int cent[MAXN], winner, due;
+    if (rc == 0) rc = read_centers(self, centers, &pt, cent);
     if (rc < 0) return NULL;
-    if (rc > 0 || !PyTuple_CheckExact(centers) || PyTuple_GET_SIZE(centers) != m->n) Py_RETURN_NONE;
+    if (rc > 0) Py_RETURN_NONE;
     for (int i = 0; i < U.n; i++) if (U.power[i] >= m->npowers) Py_RETURN_NONE;  /* the reference's KeyError */
-    int cent[MAXN], changed = 0;
-    for (int p = 0; p < m->n; p++) {
-        PyObject *owner = PyTuple_GET_ITEM(centers, p);
-        if (owner == Py_None) { cent[p] = -1; continue; }
-        int w = power_index(&pt, owner);
-        if (w == -2) return NULL;
-        if (w < 0 || w >= m->npowers) Py_RETURN_NONE;
-        cent[p] = w;
-    }
-    for (int i = 0; i < U.n; i++) {
-        int p = m->province_of[U.loc[i]];
-        if (m->is_center[p] && cent[p] != U.power[i]) { cent[p] = U.power[i]; changed = 1; }
-    }
-    PyObject *victory_obj = PyObject_GetAttrString(self->map_obj, "victory_centers");
-    if (!victory_obj) return NULL;
-    long victory = PyLong_AsLong(victory_obj);
-    Py_DECREF(victory_obj);
-    if (victory == -1 && PyErr_Occurred()) return NULL;
-    int count[MAXPOWERS] = {0}, owed[MAXPOWERS], winner = -1, due = 0;
-    for (int p = 0; p < m->n; p++) if (cent[p] >= 0) count[cent[p]]++;
-    for (int w = 0; w < m->npowers && winner < 0; w++) if (count[w] >= victory) winner = w;
-    a_owed(m, &U, cent, owed);
-    for (int w = 0; w < m->npowers; w++) if (owed[w]) due = 1;
+    int changed = fall_centres(m, &U, cent, &winner, &due);
     PyObject *owners;
     if (!changed) { owners = centers; Py_INCREF(owners); }  /* the same owners: the same tuple */
     else {
@@ -2294,9 +2296,8 @@ done:
 
 /* The JSON of the map's names (each as the answer writes it, quotes included), set once by
  * set_case_names: powers, unit names by type and location, location names, the words of
- * every result code, each location's rank among the names sorted, and the centres to win. */
+ * every result code, and each location's rank among the names sorted. */
 typedef struct CaseNames {
-    int victory;
     int rank[MAXN];
     int power_off[MAXPOWERS], power_len[MAXPOWERS];
     int unit_off[2][MAXN], unit_len[2][MAXN];
@@ -2357,11 +2358,10 @@ static int names_copy(PyObject *list, Py_ssize_t count, int *off, int *len, char
     return 0;
 }
 
-/* MapCore.set_case_names(powers, armies, fleets, locations, words, rank, victory) */
+/* MapCore.set_case_names(powers, armies, fleets, locations, words, rank) */
 static PyObject *MapCore_set_case_names(MapCoreObject *self, PyObject *args) {
     PyObject *powers, *armies, *fleets, *locations, *words, *rank;
-    int victory;
-    if (!PyArg_ParseTuple(args, "OOOOOOi", &powers, &armies, &fleets, &locations, &words, &rank, &victory)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &powers, &armies, &fleets, &locations, &words, &rank)) return NULL;
     const MapData *m = self->m;
     CaseNames probe;
     PyObject *lists[5] = {powers, armies, fleets, locations, words};
@@ -2381,7 +2381,6 @@ static PyObject *MapCore_set_case_names(MapCoreObject *self, PyObject *args) {
     lens[4] = names->word_len;
     for (int k = 0; k < 5; k++) names_copy(lists[k], counts[k], offs[k], lens[k], names->text, &size);
     if (seq_ints(rank, names->rank, m->n, 0, m->n) < 0) { Py_DECREF(block); return NULL; }
-    names->victory = victory;
     Py_XSETREF(self->names, block);
     Py_RETURN_NONE;
 }
@@ -2509,7 +2508,7 @@ static void json_entry(JBuf *j, const MapData *m, const CaseNames *nm, const Cas
 
 /* engine.game._advance on the compact form: the phase after ``s``'s, with the units and
  * dislodged units of the outcome ``v`` (records as adjudicate_one writes them) */
-static int case_advance(const MapData *m, const CaseNames *nm, CaseState *s, const int16_t *v, Py_ssize_t n,
+static int case_advance(const MapData *m, CaseState *s, const int16_t *v, Py_ssize_t n,
                         const int16_t **res, int *nres) {
     Py_ssize_t i = 0;
     Board *b = &s->b;
@@ -2533,16 +2532,11 @@ static int case_advance(const MapData *m, const CaseNames *nm, CaseState *s, con
     b->ndis = 0;
     if (s->season == 0) { s->season = 1; b->kind = 0; return 0; }
     if (s->season == 1) {
-        int count[MAXPOWERS] = {0}, owed[MAXPOWERS];
-        for (int u = 0; u < b->U.n; u++) {
-            int p = m->province_of[b->U.loc[u]];
-            if (m->is_center[p]) b->centers[p] = b->U.power[u];
-        }
-        for (int p = 0; p < m->n; p++) if (b->centers[p] >= 0) count[b->centers[p]]++;
+        int winner, due;
+        fall_centres(m, &b->U, b->centers, &winner, &due);
         s->season = 2; b->kind = 2;
-        for (int w = 0; w < m->npowers; w++) if (count[w] >= nm->victory) { s->completed = 1; return 0; }
-        a_owed(m, &b->U, b->centers, owed);
-        for (int w = 0; w < m->npowers; w++) if (owed[w]) return 0;
+        if (winner >= 0) { s->completed = 1; return 0; }
+        if (due) return 0;
     }
     s->year++; s->season = 0; b->kind = 0;
     return 0;
@@ -2826,7 +2820,7 @@ static PyObject *MapCore_play_case_run(MapCoreObject *self, PyObject *board, int
                 }
                 const int16_t *res;
                 int nres, moved = s->b.kind == 0;
-                if (case_advance(m, nm, s, o.v, o.n, &res, &nres) < 0) { declined = 1; break; }
+                if (case_advance(m, s, o.v, o.n, &res, &nres) < 0) { declined = 1; break; }
                 if (moved && movement_order(m, scratch, c, ov, (int)(olen / 8), (int16_t *)res, nres) < 0) {
                     declined = 1;
                     break;
@@ -2967,7 +2961,7 @@ static PyMethodDef MapCore_methods[] = {
     {"adjudicate_many", (PyCFunction)MapCore_adjudicate_many, METH_VARARGS,
      "adjudicate_many(boards, orders) -> [outcome bytes or None], the GIL released"},
     {"set_case_names", (PyCFunction)MapCore_set_case_names, METH_VARARGS,
-     "set_case_names(powers, armies, fleets, locations, words, rank, victory): the names' JSON, for play_case"},
+     "set_case_names(powers, armies, fleets, locations, words, rank): the names' JSON, for play_case"},
     {"play_case", (PyCFunction)MapCore_play_case, METH_VARARGS,
      "play_case(board, year, season, turns, voids) -> the adjudication-case answer's JSON, or None"},
     {"play_texts", (PyCFunction)MapCore_play_texts, METH_VARARGS,

@@ -161,6 +161,7 @@ def _build(m: Map) -> Any:
         "homes": [list(m.homes.get(power, ())) for power in m.powers],
         "distance": [list(row) for row in m.distances],
         "english_rank": [rank[name] for name in m.english_names],
+        "victory": m.victory_centers,
     }
     objects = {
         "Hold": Hold,

@@ -770,7 +770,7 @@ static int replay_step(Replay *r, const int16_t *orders, Py_ssize_t olen) {
     if (adjudicate_one(r->m, r->bv, blen, orders, olen, &r->scratch, &r->c, r->guesses, &r->o) < 0) return -1;
     const int16_t *res;
     int nres;
-    return case_advance(r->m, r->nm, &r->st, r->o.v, r->o.n, &res, &nres);
+    return case_advance(r->m, &r->st, r->o.v, r->o.n, &res, &nres);
 }
 
 /* The pending turn played from the position so far; its record written if the outcome is the

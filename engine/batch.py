@@ -325,7 +325,6 @@ def _set_case_names(core: Any, m: Map, dump: Callable[[Any], bytes]) -> None:
         [dump(name) for name in locations],
         [dump(list(words(code))) for code in range(32)],
         [rank[name] for name in locations],
-        m.victory_centers,
     )
     _case_names[id(core)] = dump
 
