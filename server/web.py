@@ -16,6 +16,7 @@ import ipaddress
 import json
 import logging
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -28,6 +29,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
 
 __all__ = [
     "LOOPBACK_HOSTS",
@@ -620,32 +623,59 @@ async def drain(
 
 
 def authorised(request: Request | WebSocket, token: str) -> bool:
-    """Whether the request carries ``Authorization: Bearer <token>``."""
-    header = request.headers.get("authorization", "")
-    scheme, _, given = header.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+    """Whether the request carries ``Authorization: Bearer <token>`` (see :func:`_token_check`)."""
+    return _token_check(request, token) == "ok"
+
+
+def _token_check(request: Request | WebSocket, token: str) -> str:
+    """``"ok"``, ``"none"`` (no bearer token given), ``"wrong"``, or ``"limited"``: a wrong token is
+    a guess, counted by client address as wrong passcodes are (:mod:`referee.guesses`); at
+    :data:`~referee.guesses.ADDRESS_GUESSES` within the window, an address's tokens are refused
+    unchecked, the right one too, until the window has passed."""
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not given.strip():
+        return "none"
+    state = request.app.state
+    guesses: Guesses | None = getattr(state, "token_guesses", None)
+    if guesses is None:
+        guesses = state.token_guesses = Guesses()
+    address = request.client.host if request.client else None
+    now = time.monotonic()
+    if guesses.recent(address, now, WINDOW) >= ADDRESS_GUESSES:
+        return "limited"
+    if hmac.compare_digest(given.strip().encode(), token.encode()):
+        return "ok"
+    guesses.failed(address, now)
+    return "wrong"
+
+
+def _refusal(check: str, message: str) -> Response | None:
+    """The answer to a request whose token check said ``check``: None if ``"ok"``, else 401, or
+    429 while its address has guessed too often."""
+    if check == "ok":
+        return None
+    if check == "limited":
+        return JSONResponse(
+            {"error": "too many wrong tokens from this address: try again later"},
+            status_code=429,
+            headers={"Retry-After": str(int(WINDOW))},
+        )
+    return JSONResponse({"error": message}, status_code=401, headers={"WWW-Authenticate": "Bearer"})
 
 
 def admin_refused(request: Request, token: str) -> Response | None:
-    """``None`` when ``request`` carries the admin token; else the 401 to answer."""
-    if authorised(request, token):
-        return None
-    return JSONResponse(
-        {"error": "an admin token is needed: Authorization: Bearer <token>"},
-        status_code=401,
-        headers={"WWW-Authenticate": "Bearer"},
-    )
+    """``None`` when ``request`` carries the admin token; else the 401 (or 429) to answer."""
+    return _refusal(_token_check(request, token), "an admin token is needed: Authorization: Bearer <token>")
 
 
 def metrics_refused(request: Request, token: str) -> Response | None:
     """``None`` when ``request`` may read ``/metrics`` (the admin token, or ``public_metrics`` in
-    the app's limits); else the 401 to answer."""
-    if limits_of(request.app).public_metrics or authorised(request, token):
+    the app's limits); else the 401 (or 429) to answer."""
+    if limits_of(request.app).public_metrics:
         return None
-    return JSONResponse(
-        {"error": "an admin token is needed: Authorization: Bearer <token> (or --public-metrics)"},
-        status_code=401,
-        headers={"WWW-Authenticate": "Bearer"},
+    return _refusal(
+        _token_check(request, token),
+        "an admin token is needed: Authorization: Bearer <token> (or --public-metrics)",
     )
 
 

@@ -84,3 +84,29 @@ async def test_passcode_guesses_are_refused_and_closed_and_limited_per_address(t
         assert (await back.expect("YES")).startswith("YES (IAM")
         for client in [back, *players[1:]]:
             await client.close()
+
+
+async def _get_from_attacker(base: str, path: str, token: str) -> int:
+    """``GET path`` with a bearer ``token``, from the attacker's address: the status."""
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port), local_addr=(ATTACKER, 0))
+    request = f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+    writer.write(request.encode())
+    await writer.drain()
+    status = int((await asyncio.wait_for(reader.readline(), 10)).split()[1])
+    writer.close()
+    return status
+
+
+async def test_admin_token_guesses_are_limited_by_address(tmp_path: Path) -> None:
+    """Wrong bearer tokens count as guesses by client address: past the limit the address gets
+    429 unchecked, the right token too, while another address keeps its access."""
+    async with running_server(tmp_path) as server, asyncio.timeout(60):
+        statuses = [await _get_from_attacker(server.http, "/metrics", f"guess-{i}") for i in range(ADDRESS_GUESSES)]
+        assert set(statuses) == {401}
+        assert await _get_from_attacker(server.http, "/metrics", "one more guess") == 429
+        assert await _get_from_attacker(server.http, "/metrics", TOKEN) == 429  # refused unchecked
+        status, _ = await http("GET", f"{server.http}/api/games", None, TOKEN)
+        assert status == 200
+        status, _ = await http("POST", f"{server.http}/api/games", {"name": "still mine"}, TOKEN)
+        assert status == 201  # the admin's own address is not locked out
