@@ -1832,19 +1832,8 @@ static PyObject *LegalBoard_for_unit(LegalBoardObject *self, PyObject *unit) {
     Py_RETURN_NONE;
 }
 
-/* pickled or deep-copied with its position, a board comes back as "not computed yet" */
-static PyObject *LegalBoard_reduce(LegalBoardObject *self, PyObject *unused) {
-    PyObject *legal = PyImport_ImportModule("engine.legal");
-    if (!legal) return NULL;
-    PyObject *missing = PyObject_GetAttrString(legal, "_missing_board");
-    Py_DECREF(legal);
-    if (!missing) return NULL;
-    PyObject *out = Py_BuildValue("(N())", missing);
-    return out;
-}
 
 static PyMethodDef LegalBoard_methods[] = {
-    {"__reduce__", (PyCFunction)LegalBoard_reduce, METH_NOARGS, "pickles as a board not computed yet"},
     {"for_power", (PyCFunction)LegalBoard_for_power, METH_O, "legal_orders(position, power) for a movement phase"},
     {"for_unit", (PyCFunction)LegalBoard_for_unit, METH_O, "legal_orders_for(position, unit), or None"},
     {NULL, NULL, 0, NULL},

@@ -81,12 +81,7 @@ def _compiled_board(position: Position) -> Any:
     return board
 
 
-_MISSING = object()
-
-
-def _missing_board() -> object:
-    """What a compiled board becomes when its position is pickled or deep-copied: not there yet."""
-    return _MISSING
+_MISSING = object()  # not worked out yet (the core gives None where it declines)
 
 
 def adjustment_orders(position: Position, power: str) -> list[Order]:

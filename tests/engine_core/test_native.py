@@ -52,5 +52,12 @@ def test_a_position_pickles_and_copies_with_its_compiled_legal_orders() -> None:
 
     start = Position.initial()
     before = legal_orders(start, "FRANCE")
-    for again in (pickle.loads(pickle.dumps(start)), copy.deepcopy(start)):
+    twice = [
+        pickle.loads(pickle.dumps(start)),
+        copy.deepcopy(start),
+        pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(start)))),  # a copy of a copy
+        copy.deepcopy(copy.deepcopy(start)),
+    ]
+    for again in twice:
         assert legal_orders(again, "FRANCE") == before
+        assert "_compiled_legal_board" not in pickle.loads(pickle.dumps(again)).__dict__  # the caches stay home
