@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import itertools
 import json
 from typing import Any
 
@@ -286,7 +285,7 @@ def adjudicate_json(data: Any, indent: int | None = None, m: Map | None = None) 
                         t.learn(core)
                         played = _played_in_c(*ready)
                 elif pure_writer:  # the pure-Python engine plays, the compiled module writes
-                    played = _played_called(*ready)
+                    played = _played_in_c(*ready, adjudicate)
                 answers.append(played if played is not None else dump_bytes(_played(*ready, t)))
             elif ready is None:
                 answers.append(dump_bytes(run_case(case, m)))
@@ -332,12 +331,15 @@ class _Tables(MapNames):
         self.records: dict[str, bytes] = {}
         self.void_json: dict[str, bytes] = {}
         self.power_index: dict[str, int] = {}
-        self.learned = 0
+        #: the texts put in ``orders`` since the last :meth:`learn`
+        self.unlearned: list[str] = []
+        self._index_of = {power: i for i, power in enumerate(m.powers)}
 
     def learn(self, core: Any) -> None:
         """Add the texts and powers read since the last call to the compiled core's memos."""
         first = self.map.powers[0]
-        for text in list(itertools.islice(self.orders, self.learned, None)):
+        texts, self.unlearned = self.unlearned, []
+        for text in texts:
             order = self.orders[text]
             if order is None:
                 with contextlib.suppress(Exception):  # a text JSON cannot hold stays out: read each time
@@ -346,10 +348,8 @@ class _Tables(MapNames):
                 record = core.encode_orders({first: [order]})
                 if record is not None and len(record) == 16:
                     self.records[text] = record
-        self.learned = len(self.orders)
-        index = {power: i for i, power in enumerate(self.map.powers)}
         for name, full in list(self.powers.items()):
-            self.power_index[name] = index[full]
+            self.power_index[name] = self._index_of[full]
 
     def power_name(self, name: Any) -> str | None:
         """The full name of the power ``name`` names, None if none (remembered)."""
@@ -529,27 +529,23 @@ def _played(
     return [_entry(o.before, o.position, o.results, u, t) for o, (_, u) in zip(outcomes, turns, strict=True)]
 
 
-def _played_in_c(position: Position, turns: list[tuple[dict[str, list[Order]], list[str]]]) -> bytes | None:
-    """A prepared case's answer, played and written by the compiled core (the same bytes as
-    ``dump_bytes(_played(...))``); None where the core declines it."""
+def _played_in_c(
+    position: Position, turns: list[tuple[dict[str, list[Order]], list[str]]], play: Any = None
+) -> bytes | None:
+    """A prepared case's answer written by the compiled module (the same bytes as
+    ``dump_bytes(_played(...))``): played by the compiled core, or by ``play`` (the pure-Python
+    engine's ``adjudicate``) where given; None where the module declines it."""
     try:
         voids = [[dump_bytes(text) for text in unreadable] if unreadable else _NO_TEXTS for _, unreadable in turns]
     except Exception:  # noqa: BLE001 - a text JSON cannot hold: the Python path raises it
         return None
-    return play_case(position, [orders for orders, _ in turns], voids, dump_bytes)
+    orders = [orders for orders, _ in turns]
+    if play is None:
+        return play_case(position, orders, voids, dump_bytes)
+    return play_case_called(position, orders, voids, dump_bytes, play)
 
 
 _NO_TEXTS: list[bytes] = []
-
-
-def _played_called(position: Position, turns: list[tuple[dict[str, list[Order]], list[str]]]) -> bytes | None:
-    """A prepared case played by the pure-Python engine and written by the compiled module (the
-    same bytes as ``dump_bytes(_played(...))``); None where it declines."""
-    try:
-        voids = [[dump_bytes(text) for text in unreadable] if unreadable else _NO_TEXTS for _, unreadable in turns]
-    except Exception:  # noqa: BLE001 - a text JSON cannot hold: the Python path raises it
-        return None
-    return play_case_called(position, [orders for orders, _ in turns], voids, dump_bytes, adjudicate)
 
 
 def _played_texts(position: Position, case: dict[str, Any], t: _Tables) -> bytes | None:
@@ -573,6 +569,7 @@ def _read_orders(texts: list[Any], unreadable: list[str], m: Map, t: _Tables) ->
                 order = None
             if len(memo) < 100_000:
                 memo[text] = order
+                t.unlearned.append(text)
                 if order is not None:
                     t.readable[text] = order
         if order is None:

@@ -26,6 +26,7 @@ import signal
 import sys
 from collections.abc import Iterator, Sequence
 from importlib import resources
+from typing import Any
 
 
 def _interrupted_while_loading(signum: int, frame: object) -> None:
@@ -129,13 +130,24 @@ def version_line() -> str:
     return f"detente {number} (engine core: {active_core()})"
 
 
+class _Version(argparse.Action):
+    """``--version``: :func:`version_line`, worked out only when asked for (not at every start-up)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        print(version_line())  # to standard output, as argparse's own version action prints
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``detente`` command line: every subcommand and its options (each with a one-line
     description, and its defaults and choices in ``--help``)."""
     parser = argparse.ArgumentParser(
         prog="detente", description="The Diplomacy negotiation testbed.", formatter_class=HelpFormatter
     )
-    parser.add_argument("--version", action="version", version=version_line(), help="the version and the engine core")
+    parser.add_argument("--version", action=_Version, help="the version and the engine core")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:

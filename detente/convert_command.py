@@ -68,21 +68,25 @@ def read_input(path: str) -> Any:
     return parse_input(path, read_bytes(path))
 
 
+def shown(path: str) -> str:
+    """How messages name the file at ``path`` (``-``: standard input)."""
+    return "standard input" if path == "-" else path
+
+
 def read_bytes(path: str) -> bytes:
     """The bytes of the file at ``path`` (``-``: standard input); :class:`InputError` if it cannot be read."""
-    name = "standard input" if path == "-" else path
     try:
         if path == "-":
             return sys.stdin.buffer.read()
-        with open(path, "rb", buffering=0) as handle:  # one read of the whole file, no buffer between
-            return handle.readall()
+        with open(path, "rb") as handle:
+            return handle.read()
     except OSError as error:
-        raise InputError(f"cannot read {name}: {error.strerror}") from None
+        raise InputError(f"cannot read {shown(path)}: {error.strerror}") from None
 
 
 def parse_input(path: str, text: bytes) -> Any:
     """The JSON of ``text``, read from ``path``; :class:`InputError` if it is not JSON."""
-    name = "standard input" if path == "-" else path
+    name = shown(path)
     try:
         return loads(text)
     except json.JSONDecodeError as error:
@@ -92,7 +96,7 @@ def parse_input(path: str, text: bytes) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    name = "standard input" if args.input == "-" else args.input
+    name = shown(args.input)
     try:
         text = read_bytes(args.input)
     except InputError as error:
@@ -121,10 +125,8 @@ def run(args: argparse.Namespace) -> int:
         if args.out == "-":
             write_stdout(output)
         else:
-            with open(args.out, "wb", buffering=0) as handle:  # the bytes as they are, no buffer between
-                rest = memoryview(output)
-                while rest:
-                    rest = rest[handle.write(rest) :]
+            with open(args.out, "wb") as handle:
+                handle.write(output)
     except BrokenPipeError:  # the reader went away (``| head``): not our error
         sys.stdout = None  # type: ignore[assignment]
     except OSError as error:

@@ -39,7 +39,7 @@ from formats.cicero import CICERO_KEYS
 from formats.common import FormatError, position_of_state, read_messages, their_text
 from formats.jsonio import dump_bytes, dump_line, loads, orjson
 from formats.mila import source_of
-from formats.saved import game_document, initial_position, play_turn, read_texts, tables_for
+from formats.saved import game_document, play_turn, read_texts, tables_for
 
 __all__ = ["game_line"]
 
@@ -132,8 +132,6 @@ def _start(
     games start from the same few positions."""
     first = position_of_state(loads(state), m)
     position = Position.from_json(first, m)
-    if position == initial_position(m):
-        position = initial_position(m)  # the same object: game_document finds it the start at once
     start = case_start(position, dump_bytes, tables)
     found = (first, position, None if start is None else start[1:])
     if len(_starts) < 256:

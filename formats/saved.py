@@ -44,7 +44,7 @@ from formats.common import (
 )
 from formats.names import MapNames
 
-__all__ = ["Row", "game_document", "initial_position", "play_turn", "read_saved_game", "read_texts", "tables_for"]
+__all__ = ["Row", "game_document", "play_turn", "read_saved_game", "read_texts", "tables_for"]
 
 
 class _Tables(MapNames):
@@ -57,7 +57,7 @@ class _Tables(MapNames):
         self.our_unit: dict[str, str] = {}
         for unit in self.standing():
             ours = self.units[unit.type][unit.location]
-            self.our_unit[their_text(ours)] = _OUR_SEA_FLEETS.get(their_text(ours), their_text(ours))
+            self.our_unit[their_text(ours)] = ours
         self.powers: dict[str, str] = {}  # a power as a file names it -> its full name
         self.texts: dict[str, str] = {}  # MILA order text -> détente's
         self.orders: dict[str, Order] = {}  # MILA order text -> its order (texts that are orders)
@@ -109,14 +109,13 @@ def tables_for(m: Map) -> _Tables:
 
 
 #: a map's initial position, made once
-initial_position = functools.lru_cache(maxsize=8)(Position.initial)
+_initial_position = functools.lru_cache(maxsize=8)(Position.initial)
 
 
 #: détente's fleets on the three seas named differently, by MILA's names
 _SEA_FLEETS = {f"F {ours}": f"F {theirs}" for ours, theirs in THEIRS.items()}
 _SEA_FLEETS_OURS = frozenset(_SEA_FLEETS)
 _OUR_SEA_FLEETS = {theirs: ours for ours, theirs in _SEA_FLEETS.items()}
-_THEIR_SEA_FLEETS = frozenset(_OUR_SEA_FLEETS)
 
 
 def _their_view(ours: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -307,6 +306,11 @@ def play_turn(
     return outcome, step, after
 
 
+#: phases played ahead of their comparison with the record: in one loop the engine's code and
+#: tables stay in the processor's caches, and a phase played otherwise wastes fewer than this
+_AHEAD = 32
+
+
 def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | None = None) -> dict[str, Any]:
     """A MILA-shaped saved game (``phases`` of ``name``, ``state``, ``orders``, ``results``,
     ``messages``) as détente's game document, every phase adjudicated again (see the module)."""
@@ -326,11 +330,11 @@ def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | No
     records: list[dict[str, Any]] = []
     index = 0
     while index < len(read):
-        # Play every phase still to play, each from the one before; then write and compare them.
-        # A phase whose recorded outcome differs goes on from the recorded state: the phases
-        # played after it are played again from there.
+        # Play the next phases, each from the one before; then write and compare them. A phase
+        # whose recorded outcome differs goes on from the recorded state: the phases played
+        # after it (at most _AHEAD - 1) are played again from there.
         played = []
-        for turn in read[index:]:
+        for turn in read[index : index + _AHEAD]:
             if not isinstance(turn, tuple):
                 break
             outcome, step, after = play_turn(position, turn[1])
@@ -376,7 +380,7 @@ def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | No
                 position = after
             break
         else:
-            if index < len(read):  # a phase whose orders could not be read
+            if index < len(read) and not isinstance(read[index], tuple):  # orders that could not be read
                 failed = read[index]
                 if isinstance(failed, _UnknownPower):
                     raise FormatError(f"phase {position.phase}: unknown power {failed.power!r}")
@@ -430,7 +434,7 @@ def game_document(
     position JSON) and ``start`` its position, ``rows`` the summary's rows of the phases played,
     ``phases`` their records, ``kept`` what détente wrote beside MILA's keys (see mila.dump)."""
     document: dict[str, Any] = {}
-    if start is not initial_position(m) and start != initial_position(m):
+    if start != _initial_position(m):
         document["start"] = first
     document.update(_summary(rows, first, m))
     document["phases"] = phases
@@ -454,7 +458,6 @@ def _summary(rows: Sequence[Row], first: Mapping[str, Any], m: Map) -> dict[str,
     else:
         final_done = first["phase"] == "COMPLETED"
         final_counts = tuple(len(first.get("centers", {}).get(p, ())) for p in powers)
-    last_year = None if final_done else int(first["phase"][1:5])
     for phase, year, done, after_year, counts, units in rows:
         if done or after_year > year:
             centres[str(year)] = dict(zip(powers, counts))
@@ -462,7 +465,7 @@ def _summary(rows: Sequence[Row], first: Mapping[str, Any], m: Map) -> dict[str,
             for p, has, n in zip(powers, units, counts):
                 if p not in eliminated and not has and not n:
                     eliminated[p] = phase
-        last_year = year
+    last_year = rows[-1][1] if rows else (None if final_done else int(first["phase"][1:5]))
     final_centres = dict(zip(powers, final_counts))
     winner = next((p for p, n in final_centres.items() if n >= m.victory_centers), None)
     if winner is not None:

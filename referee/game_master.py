@@ -1224,7 +1224,7 @@ class GameMaster:
             or len(set(recipients)) != len(recipients)  # each recipient once: one FRM each
             or sender in recipients
             or kind not in press_kinds
-            or (msg.turn is not None and msg.turn != turn_from_phase(self.position.phase))
+            or (msg.turn is not None and msg.turn != self._turn())
         ):
             self._to(conn, Rej(msg))
             return

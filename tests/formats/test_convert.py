@@ -116,3 +116,13 @@ def test_unusual_cases_take_the_long_way_with_the_same_answer() -> None:
         adjudicate_text(case)
     with pytest.raises(CaseError):
         answer_cases(case)
+
+
+def test_the_version_says_which_engine_core_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from detente import cli
+    from engine._native import active_core
+
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out.strip().endswith(f"(engine core: {active_core()})")
