@@ -183,6 +183,18 @@ class Map:
         return self.unit_distances(None)
 
     @functools.cache  # noqa: B019 - maps live as long as the process
+    def within(self, moves: int) -> tuple[frozenset[int], ...]:
+        """For each province, the provinces (and coasts) at most ``moves`` moves away, over land
+        and sea alike (:attr:`distances`), itself included.
+
+        >>> m = standard_map()
+        >>> L = m.location
+        >>> sorted(m.name_of(q) for q in m.within(1)[L("SPA")] if m.province_of[q] == q)
+        ['GAS', 'GOL', 'MAO', 'MAR', 'POR', 'SPA', 'WES']
+        """
+        return tuple(frozenset(q for q, d in enumerate(row) if 0 <= d <= moves) for row in self.distances)
+
+    @functools.cache  # noqa: B019 - maps live as long as the process
     def unit_distances(self, unit_type: int | None, *, coasts: bool = False) -> tuple[tuple[int, ...], ...]:
         """``table[start][province]``: the fewest moves a unit of ``unit_type`` needs from
         ``start`` to ``province`` (to any coast of it), -1 where it can never get there.

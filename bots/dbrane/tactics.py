@@ -77,7 +77,6 @@ and the search budget's ``solve_nodes`` branch-and-bound nodes per group of cent
 
 from __future__ import annotations
 
-import functools
 import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -859,15 +858,9 @@ def _stopped(
     return len(free) + helping + _matching(view, cutting, left) >= need
 
 
-@functools.cache
-def _near_table(m: Map) -> tuple[frozenset[int], ...]:
-    distances = m.distances
-    return tuple(frozenset(q for q, d in enumerate(distances[p]) if 0 <= d <= 2) for p in range(len(m.locations)))
-
-
 def near_provinces(m: Map, province: int) -> frozenset[int]:
     """The provinces within two moves of ``province`` (any unit): where a plan for it finds its units."""
-    return _near_table(m)[province]
+    return m.within(2)[province]
 
 
 #: What :func:`apply_orders` changed, to undo: (``"u"``, unit, key before) or (``"d"``, destination, None).

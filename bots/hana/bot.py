@@ -129,8 +129,8 @@ class Hana(DumbBot):
     def _intentions(self, position: Position) -> Intentions:
         powers = [p for p in position.map.powers if p != self.power]
         m = position.map
-        near = {m.province_of[u.location] for u in position.units_of(self.power)}
-        near |= {q for p in near for t in (0, 1) for q in m.reach[t][p]}
+        within = m.within(1)
+        near = set().union(*(within[m.province_of[u.location]] for u in position.units_of(self.power)))
         reachable = {u.power for u in position.units if m.province_of[u.location] in near}
         reachable |= {position.centers[p] for p in near if position.centers[p] is not None}
         return intentions(desires(self.moods, powers), self.trust, self.personality.distrust, reachable, powers)

@@ -115,9 +115,8 @@ class Evaluator:
             high += max(worth)
         self.floor = math.fsum(self.low.values())
         self.span = max(high - self.floor, 1e-9)
-        near = {m.province_of[u.location] for u in self.ours}
-        for _ in range(2):
-            near |= {q for p in near for t in (0, 1) for q in m.reach[t][p]}
+        within = m.within(2)
+        near = set().union(*(within[m.province_of[u.location]] for u in self.ours))
         #: the units of other powers that can touch ours this phase, in a fixed order
         others = (u for u in self.position.units if u.power != self.power and m.province_of[u.location] in near)
         self.nearby = sorted(others, key=lambda u: (u.location, u.power))
