@@ -66,6 +66,7 @@ from protocol.daide.messages import (
     Smr,
     Sub,
     Thx,
+    Turn,
     Value,
     VariantOption,
     Yes,
@@ -162,10 +163,10 @@ class BotSession:
         if not self.due or position is None or power is None:
             return []
         self.due = False
-        chosen = self.bot.orders(position, self.legal)
-        orders, discarded = complete_orders(position, power, self.legal, chosen)
+        sub, discarded = self._sub(
+            position, power, self.bot.orders(position, self.legal), turn_from_phase(position.phase)
+        )
         self.discarded.extend(discarded)
-        sub = Sub(tuple(daide_order(power, order, position) for order in orders), turn_from_phase(position.phase))
         self._submitted, self._replaced = sub, False
         self.unacknowledged += len(sub.orders)
         return [sub]
@@ -205,8 +206,7 @@ class BotSession:
         chosen = self.bot.revised_orders(position, self.legal)
         if chosen is None:
             return []
-        orders, discarded = complete_orders(position, power, self.legal, chosen)
-        sub = Sub(tuple(daide_order(power, order, position) for order in orders), sent.turn)
+        sub, discarded = self._sub(position, power, chosen, sent.turn)
         if set(sub.orders) == set(sent.orders):
             return []
         self.discarded.extend(discarded)
@@ -217,6 +217,11 @@ class BotSession:
     def acknowledged(self) -> bool:
         """Whether the server has answered every order sent (so it took or refused them)."""
         return self.unacknowledged == 0
+
+    def _sub(self, position: Position, power: str, chosen: Any, turn: Turn) -> tuple[Sub, list[Any]]:
+        """The ``SUB`` of ``chosen`` orders for ``turn``, cleaned and completed, and the orders discarded."""
+        orders, discarded = complete_orders(position, power, self.legal, chosen)
+        return Sub(tuple(daide_order(power, order, position) for order in orders), turn), discarded
 
     def _replacing(self, sub: Sub) -> list[Value]:
         self.unacknowledged += len(sub.orders)
