@@ -85,12 +85,6 @@ def values_of(position: Position, power: str) -> _Appraisal:
     return _Appraisal(position, power, weights, DumbBot.SIZE)
 
 
-def _moves_into(order: eo.Order, province_of: Sequence[int]) -> int | None:
-    if isinstance(order, eo.Move | eo.SupportMove):
-        return province_of[order.destination]
-    return None
-
-
 @dataclass
 class Evaluator:
     """U_α and E[U_α] of plans, for one phase (see the module)."""
