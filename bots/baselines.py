@@ -91,10 +91,6 @@ def _peaceful(deal: a.Deal | a.Agree) -> bool:
     return bool(found) and all(x.positive and isinstance(x.atom, a.Pce | a.Aly) for x in found)
 
 
-def _weights(bot: DumbBot, position: Position):  # type: ignore[no-untyped-def]
-    return bot.SPRING if position.phase.season == "S" else bot.FALL
-
-
 class _Talker(DumbBot):
     """DumbBot's orders and an L name; negotiates."""
 
@@ -216,7 +212,7 @@ class DealBreaker(_Talker):
             return chosen
         m = position.map
         by_province = {m.province_of[o.location]: o for o in chosen if not isinstance(o, eo.Waive)}
-        value = _Appraisal(position, self.power, _weights(self, position), self.SIZE)
+        value = _Appraisal(position, self.power, self.season_weights(position), self.SIZE)
         g = value.geometry
         changed: set[int] = set()
         units = {m.province_of[u.location]: u for u in legal if u is not None}
@@ -399,7 +395,7 @@ class Sanctioning(_Talker):
         spared = self.partners - punished
         if kind != MOVEMENT or not (punished or spared):
             return super().orders(position, legal)
-        weights = _weights(self, position)
+        weights = self.season_weights(position)
         value = _SanctionedAppraisal(position, self.power, weights, self.SIZE, punished, spared, self.SANCTION_WEIGHT)
         units = [u for u in legal if u is not None]
         chosen = self._movement(position, units, value)

@@ -608,12 +608,16 @@ class DumbBot(Bot):
     ALTERNATIVE_SPREAD: ClassVar[int] = 500  # per cent of bar per unit of relative gap
     MAX_WAITS: ClassVar[int] = 10
 
+    @classmethod
+    def season_weights(cls, position: Position) -> Weights:
+        """The weights of a movement or retreat phase of ``position``'s season (spring, or autumn)."""
+        return cls.SPRING if position.phase.season == "S" else cls.FALL
+
     def orders(self, position: Position, legal: LegalOrders) -> list[eo.Order]:
         kind = position.phase.kind
         if kind == ADJUSTMENTS:
             return self._adjustments(position, legal.get(None, ()))
-        weights = self.SPRING if position.phase.season == "S" else self.FALL
-        value = _Appraisal(position, self.power, weights, self.SIZE)
+        value = _Appraisal(position, self.power, self.season_weights(position), self.SIZE)
         units = [u for u in legal if u is not None]
         if kind == MOVEMENT:
             return self._movement(position, units, value)

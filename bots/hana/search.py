@@ -81,8 +81,7 @@ class Ranked:
 
 def values_of(position: Position, power: str) -> _Appraisal:
     """DumbBot's destination values of ``position`` for ``power`` (its season's weights)."""
-    weights = DumbBot.SPRING if position.phase.season == "S" else DumbBot.FALL
-    return _Appraisal(position, power, weights, DumbBot.SIZE)
+    return _Appraisal(position, power, DumbBot.season_weights(position), DumbBot.SIZE)
 
 
 @dataclass
