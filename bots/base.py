@@ -51,6 +51,9 @@ class Bot:
     name: ClassVar[str] = "bot"
     version: ClassVar[str] = "1.0"
     negotiates: ClassVar[bool] = False
+    #: The bot's answers wait on something outside the process (a language model): the
+    #: network clients call it from a worker thread, never on their event loop.
+    blocking: ClassVar[bool] = False
 
     def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng if rng is not None else random.Random()
@@ -61,6 +64,14 @@ class Bot:
         """The game begins: the bot plays ``power`` (full name, ``"ENGLAND"``) on map ``m``."""
         self.power = power
         self.map = m
+
+    def on_time_limit(self, seconds: float | None) -> None:
+        """Over the network, as a phase opens: the seconds its orders are due in (None: no
+        deadline), from the game's ``HLO``. In process there is no clock, and no call."""
+
+    def on_welcome(self, frame: Mapping[str, object]) -> None:
+        """The negotiation accepted the bot: its ``welcome`` frame (``levels``, ``protocol``,
+        ``binding``; in process the same keys, from the game's settings)."""
 
     def orders(self, position: Position, legal: LegalOrders) -> list[eo.Order]:
         """The orders for this phase. Units left without an order hold (or disband in a retreat)."""

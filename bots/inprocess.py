@@ -37,6 +37,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bots.base import Bot
+from bots.llm.client import settle
+from bots.llm.config import LLMOptions
 from bots.registry import make_bot
 from bots.session import BotSession
 from protocol.daide.messages import Value
@@ -69,6 +71,8 @@ class GameSetup:
     settings: GameSettings = field(default_factory=lambda: GameSettings(year_limit=1920))
     rounds: int = 3
     powers: tuple[str, ...] | None = None
+    #: how the model seats (``llm:...``) play: the ``--llm-*`` options (None: the defaults)
+    llm: LLMOptions | None = None
 
     def to_json(self) -> dict[str, Any]:
         s = self.settings
@@ -171,6 +175,11 @@ class InProcessGame:
         if self.negotiation is not None:
             abbreviation = self.gm.map.abbreviation_of
             self.negotiation.readers = {abbreviation[s.power] for s in self.sessions if s.bot.negotiates and s.power}
+            s = self.settings
+            welcome = {"type": "welcome", "levels": s.l_levels, "protocol": s.protocol, "binding": s.binding}
+            for session in self.sessions:
+                if session.bot.negotiates:
+                    session.bot.on_welcome(welcome)
         while self.gm.state != OVER:
             due = [slot for slot, session in enumerate(self.sessions) if session.due]
             if not due:
@@ -226,7 +235,12 @@ def seeds_for(seed: int, count: int) -> list[int]:
 def play_game(setup: GameSetup, before_orders: PhaseHook | None = None) -> GameRecord:
     """Play the game ``setup`` describes to its end and return its record."""
     game_seed, *bot_seeds = seeds_for(setup.seed, 1 + len(setup.bots))
-    bots = [make_bot(name, bot_seed) for name, bot_seed in zip(setup.bots, bot_seeds, strict=True)]
+    bots = [
+        make_bot(name, bot_seed, setup.llm, game=str(setup.seed), seat=str(slot))
+        for slot, (name, bot_seed) in enumerate(zip(setup.bots, bot_seeds, strict=True))
+    ]
     game = InProcessGame(bots, game_seed, setup.settings, before_orders, True, setup.rounds, setup.powers)
     game.play()
+    if any(b.blocking for b in bots):
+        settle()  # a model's late answers are kept before the game counts as played
     return game.record(setup.seed, setup.bots, setup.to_json())

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -73,6 +74,7 @@ class NegoLink:
                         frame = json.loads(text)
                         if frame["type"] == "welcome":
                             self._ws, self.welcome, failures = ws, frame, 0
+                            self.session.bot.on_welcome(frame)
                             self._ready.set()
                         elif frame["type"] == "error" and self._ws is None:
                             if frame.get("code") == "unavailable":  # the game server is away: again later
@@ -99,7 +101,7 @@ class NegoLink:
             self._task = asyncio.create_task(self.run())
             await self.ready()
         if self.session.position is not None:
-            await self.say(self.session.bot.on_phase(self.session.position))
+            await self.say(await self._off_loop(self.session.bot.on_phase, self.session.position))
 
     async def close(self) -> None:
         """End the link (the game is over, or the player leaves)."""
@@ -112,6 +114,12 @@ class NegoLink:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._ready.wait(), timeout)
         return self._ws is not None
+
+    async def _off_loop(self, call: Callable[..., Outgoing], *args: Any) -> Outgoing:
+        """A bot's answer, from a worker thread for a bot that blocks (see :class:`bots.base.Bot`)."""
+        if self.session.bot.blocking:
+            return await asyncio.to_thread(call, *args)
+        return call(*args)
 
     async def say(self, messages: Outgoing) -> None:
         if self._ws is None:
@@ -131,9 +139,9 @@ class NegoLink:
                 message = parse(frame["text"])
             except LError:
                 return
-            said = bot.on_message(self.session.map.power(frame["from"]), message, position)
+            said = await self._off_loop(bot.on_message, self.session.map.power(frame["from"]), message, position)
         elif frame["type"] != "ack":
-            said = bot.on_event(frame, position)
+            said = await self._off_loop(bot.on_event, frame, position)
         else:
             return
         if self.client is not None:

@@ -1,4 +1,10 @@
-"""Bots by the name they play under (``detente bot NAME``, ``detente run --bots``).
+"""Seats by the spec they play under (``detente bot SPEC``, ``detente run --bots``).
+
+A seat spec is a bot name (``dumbbot``, ``hana:revenger``) or a language model:
+``llm:MODEL@BASE_URL`` (any OpenAI-compatible chat-completions endpoint) or
+``llm:PROFILE`` (a profile of the ``--llm-config`` file). :func:`parse_seat` is the one
+parser of seat specs; every entry point (``run``, ``tournament``, ``play``, ``bot``, the
+in-process table) goes through it.
 
 A bot class is imported only when its name is asked for, so a bot module that is missing
 or broken fails the commands that use it and no others.
@@ -7,16 +13,50 @@ or broken fails the commands that use it and no others.
 'HoldBot'
 >>> make_bot("randombot", seed=1).name
 'randombot'
+>>> parse_seat("llm:qwen2.5:7b@http://127.0.0.1:11434/v1")
+LLMSeat(model='qwen2.5:7b', base_url='http://127.0.0.1:11434/v1', profile=None)
+>>> parse_seat("llm:team@home@https://api.example.com/v1").model
+'team@home'
+>>> parse_seat("llm:cheap")
+LLMSeat(model=None, base_url=None, profile='cheap')
+>>> parse_seat("llm:m@https://me:secret@api.example.com/v1")
+Traceback (most recent call last):
+...
+bots.registry.UnknownBot: seat 'llm:m@https://...': a URL with a user or password is refused (seat specs are written into the records); give the key in DETENTE_LLM_API_KEY
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import random
+import re
+import urllib.parse
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bots.base import Bot
 
-__all__ = ["BOTS", "UnknownBot", "bot_class", "make_bot"]
+if TYPE_CHECKING:
+    from bots.llm.config import LLMOptions
+
+__all__ = [
+    "BOTS",
+    "LLM_PREFIX",
+    "BotSeat",
+    "LLMSeat",
+    "Seat",
+    "UnknownBot",
+    "bot_class",
+    "checked_url",
+    "make_bot",
+    "parse_seat",
+]
+
+LLM_PREFIX = "llm:"
+#: Where the URL of ``llm:MODEL@URL`` starts: the last ``@http://`` or ``@https://``.
+_URL_START = re.compile(r"@(?=https?://)", re.IGNORECASE)
+_PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 #: Bot name -> ``module:Class``.
 BOTS: dict[str, str] = {
@@ -52,11 +92,70 @@ BOTS: dict[str, str] = {
 
 
 class UnknownBot(LookupError):
-    """A bot name not in :data:`BOTS`, or whose class cannot be loaded."""
+    """A seat spec that is no bot name and no model seat, or whose class cannot be loaded."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotSeat:
+    """A seat played by the bot called ``name``."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class LLMSeat:
+    """A seat played by a language model: ``model`` at ``base_url``, or the named ``profile``."""
+
+    model: str | None
+    base_url: str | None
+    profile: str | None
+
+
+Seat = BotSeat | LLMSeat
+
+
+def parse_seat(spec: str) -> Seat:
+    """The seat ``spec`` names (see the module); :class:`UnknownBot` says why it names none."""
+    if not spec.startswith(LLM_PREFIX):
+        if spec not in BOTS:
+            near = difflib.get_close_matches(spec, [*BOTS, "llm:"], n=1)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            raise UnknownBot(f"unknown bot {spec!r}{hint}; the bots are {', '.join(sorted(BOTS))}, or llm:MODEL@URL")
+        return BotSeat(spec)
+    rest = spec[len(LLM_PREFIX) :]
+    starts = [m.start() for m in _URL_START.finditer(rest)]
+    if not starts:
+        if not _PROFILE_NAME.fullmatch(rest):
+            raise UnknownBot(
+                f"seat {spec!r}: llm: takes MODEL@http(s)://HOST/v1 or the name of a profile of --llm-config"
+            )
+        return LLMSeat(None, None, rest)
+    model, url = rest[: starts[-1]], rest[starts[-1] + 1 :]
+    shown = f"seat '{LLM_PREFIX}{model[:80]}@{url.split('://', 1)[0][:8]}://...'"
+    if not model or len(spec) > 512 or any(c.isspace() or c == "," for c in spec):
+        raise UnknownBot(f"{shown}: llm: takes MODEL@http(s)://HOST[:PORT]/PATH, with no spaces or commas")
+    return LLMSeat(model, checked_url(url, shown), None)
+
+
+def checked_url(url: str, where: str) -> str:
+    """``url`` as a model seat's base URL (no trailing slash), or :class:`UnknownBot` naming ``where``."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise UnknownBot(
+            f"{where}: a URL with a user or password is refused (seat specs are written into the records);"
+            " give the key in DETENTE_LLM_API_KEY"
+        )
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
+        raise UnknownBot(f"{where}: the base URL is http(s)://HOST[:PORT]/PATH")
+    return url.rstrip("/")
 
 
 def bot_class(name: str) -> type[Bot]:
-    """The class of the bot called ``name``."""
+    """The class of the bot that plays the seat ``name`` (a model seat: :class:`bots.llm.LLMBot`)."""
+    if isinstance(parse_seat(name), LLMSeat):
+        from bots.llm.bot import LLMBot
+
+        return LLMBot
     try:
         module_name, _, class_name = BOTS[name].partition(":")
     except KeyError:
@@ -70,6 +169,19 @@ def bot_class(name: str) -> type[Bot]:
     return cls
 
 
-def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A new bot called ``name`` whose randomness comes from ``seed`` (none: unseeded)."""
+def make_bot(
+    name: str, seed: int | None = None, llm: LLMOptions | None = None, game: str = "", seat: str = ""
+) -> Bot:
+    """A new bot for the seat spec ``name`` whose randomness comes from ``seed`` (none: unseeded).
+
+    A model seat is configured by ``llm`` (the ``--llm-*`` options; none: the defaults) and
+    knows its ``game`` and ``seat`` (its slot), which key its calls in the log and the cache.
+    """
+    spec = parse_seat(name)
+    if isinstance(spec, LLMSeat):
+        from bots.llm.bot import LLMBot
+        from bots.llm.config import LLMOptions
+
+        options = llm if llm is not None else LLMOptions()
+        return LLMBot(options.profile_for(name, spec), options, random.Random(seed), game=game, seat=seat)
     return bot_class(name)(random.Random(seed))

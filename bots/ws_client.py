@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import urllib.parse
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import websockets
 
@@ -40,6 +40,8 @@ __all__ = ["ConnectionFailed", "WsClient", "observe", "play"]
 
 #: Awaited when the session owes orders, before they are asked for and sent.
 AsyncPhaseHook = Callable[["WsClient"], Awaitable[None]]
+
+T = TypeVar("T")
 
 OPEN_TIMEOUT = 15.0
 #: Seconds a replacing ``SUB`` waits for the server's answer before the negotiation goes on.
@@ -139,14 +141,22 @@ class WsClient:
                 message = parse(text)
             except DaideSyntaxError:
                 continue  # nothing a bot could do about it
-            await self._send(session.receive(message))
+            await self._send(await self._off_loop(session.receive, message))
             if session.acknowledged:
                 self._answered.set()
             if session.due:
+                session.bot.on_time_limit(time_limit(session))
                 if self.before_orders is not None:
                     await self.before_orders(self)
                 async with self._ordering:
-                    await self._send(session.submit())
+                    await self._send(await self._off_loop(session.submit))
+
+    async def _off_loop(self, call: Callable[..., T], *args: Any) -> T:
+        """``call(*args)``: on a worker thread for a bot that blocks (a model seat), so that
+        the loop, which may also run servers and other bots, never waits on it."""
+        if self.session.bot.blocking:
+            return await asyncio.to_thread(call, *args)
+        return call(*args)
 
     async def resubmit(self, timeout: float = ANSWER_TIMEOUT) -> None:
         """Send the ``SUB`` replacing the phase's if the bot revised its orders
@@ -156,7 +166,7 @@ class WsClient:
         Without a connection the replacement is not lost: it is the ``SUB`` the session
         sends again when it is back in the phase."""
         async with self._ordering:
-            messages = self.session.resubmit()
+            messages = await self._off_loop(self.session.resubmit)
             if not messages or self.ws is None:
                 return
             self._answered.clear()
@@ -168,6 +178,17 @@ class WsClient:
     async def _send(self, messages: list[Value]) -> None:
         for message in messages:
             await self.ws.send(str(message))
+
+
+def time_limit(session: BotSession) -> float | None:
+    """The seconds the current phase's orders are due in, by the game's ``HLO`` (None: no limit)."""
+    if session.position is None:
+        return None
+    option = {"M": "MTL", "R": "RTL", "A": "BTL"}[session.position.phase.kind]
+    for variant in session.variant:
+        if variant.name == option and variant.value:
+            return float(variant.value)
+    return None
 
 
 def _with_game(url: str, game: str | None) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 import websockets
 
@@ -18,6 +19,7 @@ from bots.nego_client import play_negotiating
 from bots.registry import BOTS, UnknownBot, make_bot
 from bots.session import BotSession
 from bots.ws_client import ConnectionFailed, play
+from detente import llm_options
 from protocol.daide.messages import Slo
 
 __all__ = ["add_arguments", "run"]
@@ -25,18 +27,22 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``detente bot``."""
-    parser.add_argument("name", metavar="NAME", help=f"the bot: {', '.join(sorted(BOTS))}")
+    parser.add_argument(
+        "name", metavar="NAME", help=f"the bot: {', '.join(sorted(BOTS))}, or a model seat llm:MODEL@URL, llm:PROFILE"
+    )
     parser.add_argument("--server", required=True, help="the game server's DAIDE websocket, ws://HOST:8700/daide")
     parser.add_argument("--nego", help="the negotiation server's websocket, ws://HOST:8701/nego")
     parser.add_argument("--game", help="the game to join (default: the server's open game)")
     parser.add_argument("--seed", type=int, help="the seed of the bot's choices (default: unseeded)")
+    llm_options.add_arguments(parser, log=True)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play; exit status 0 when the game ended, 1 when the server was lost or refused us, 2 for bad options."""
     try:
-        bot = make_bot(args.name, args.seed)
-    except UnknownBot as error:
+        llm = llm_options.options_from(args, Path("llm-logs"))
+        bot = make_bot(args.name, args.seed, llm, game=args.game or "open")
+    except (UnknownBot, ValueError) as error:  # ConfigError is a ValueError
         print(f"detente bot: {error}", file=sys.stderr)
         return 2
     if args.nego is not None and not bot.negotiates:

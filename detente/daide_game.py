@@ -137,7 +137,8 @@ async def _play(setup: GameSetup) -> GameRecord:
                     process = await _launch(program_of(bot), home, daide_port, f"{token}:{rng.randrange(1, 8192)}")
                     programs[process] = home
                 else:
-                    client = WsClient(BotSession(make_bot(bot, seed), name), ws, game_id)
+                    player = make_bot(bot, seed, setup.llm, str(setup.seed), str(slot))
+                    client = WsClient(BotSession(player, name), ws, game_id)
                     tasks.append(asyncio.create_task(client.run()))
             try:
                 async with asyncio.timeout(GAME_TIMEOUT):

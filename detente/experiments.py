@@ -59,14 +59,18 @@ import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
 from bots.inprocess import GameSetup, play_game, seeds_for
+from bots.llm.config import LLMOptions
+from bots.llm.usage import collect, summarise_usage
+from bots.registry import LLM_PREFIX
 from detente.daide_game import is_daide, play_daide_game
 from detente.manifest import manifest
 from detente.stats import Estimate, estimate, per_game
+from detente.tables import columns
 from engine import standard_map
 from engine.position import Phase
 from referee.record import GameRecord
@@ -92,7 +96,9 @@ STANDARD_POWERS: tuple[str, ...] = standard_map().powers
 #: :mod:`detente.ray_runner`): given the setups, yields ``(index in setups, record)`` for
 #: each game as it finishes, in any order.
 GameRunner = Callable[[Sequence[GameSetup]], Iterable[tuple[int, GameRecord]]]
-NEVER = Phase(10**6, "W", "A")  # survivors' "elimination": later than any phase
+NEVER = Phase(10**6, "W", "A")
+LLM_DIR = "llm"  # DIR/llm: the model seats' call log, usage files and run ledger
+USAGE_FILE = "usage.json"  # survivors' "elimination": later than any phase
 
 
 # --- scoring ---------------------------------------------------------------------------------------
@@ -249,6 +255,32 @@ def format_table(table: Sequence[Mapping[str, Any]]) -> str:
 # --- running games ---------------------------------------------------------------------------------
 
 
+def format_usage(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The model seats' table: calls, tokens, cost, latency, repairs and fallbacks per seat spec.
+
+    >>> print(format_usage([{"seat": "llm:m@http://h/v1", "seats": 2, "calls": 10, "input_tokens": 900,
+    ...     "output_tokens": 80, "dollars": 0.0, "latency_p50": 0.012, "latency_p99": 0.5, "repairs": 1,
+    ...     "orders_by_fallback": 3, "phases_by_fallback": 0, "exhausted": 0}]))
+    model seat         seats  calls  tokens in  tokens out  dollars  p50 ms  p99 ms  repairs  fallback orders  exhausted
+    --------------------------------------------------------------------------------------------------------------------
+    llm:m@http://h/v1      2     10        900          80   0.0000      12     500        1                3          0
+    """
+    header = ("model seat", "seats", "calls", "tokens in", "tokens out", "dollars", "p50 ms", "p99 ms", "repairs",
+              "fallback orders", "exhausted")
+
+    def ms(value: object) -> str:
+        return f"{float(value) * 1000:.0f}" if isinstance(value, int | float) else "-"
+
+    body = [
+        (str(r["seat"]), str(r["seats"]), str(r["calls"]), str(r["input_tokens"]), str(r["output_tokens"]),
+         f"{r['dollars']:.4f}", ms(r["latency_p50"]), ms(r["latency_p99"]), str(r["repairs"]),
+         str(r["orders_by_fallback"]), str(r["exhausted"]))
+        for r in rows
+    ]
+    lines = columns(header, body)
+    return "\n".join(lines)
+
+
 def slots_from(names: Sequence[str]) -> tuple[str, ...]:
     """Seven bot names from one to seven: the last repeated to fill the seven slots."""
     names = [n.strip() for n in names if n.strip()]
@@ -273,6 +305,15 @@ class Experiment:
     powers: tuple[tuple[str, ...], ...] | None = None
     #: other formats each game is also written in, beside ``games/<n>.json``: ``mila``
     formats: tuple[str, ...] = ()
+    #: how model seats play (``--llm-*``); their calls and usage go to ``DIR/llm``
+    llm: LLMOptions | None = None
+
+    @property
+    def llm_options(self) -> LLMOptions | None:
+        """The model seats' options with this run's log directory, if a slot is a model seat."""
+        if not any(name.startswith(LLM_PREFIX) for name in self.slots):
+            return None
+        return replace(self.llm or LLMOptions(), log_dir=self.out / LLM_DIR)
 
     def setups(self) -> list[GameSetup]:
         seeds = seeds_for(self.seed, self.games)
@@ -283,7 +324,10 @@ class Experiment:
             powers = self.powers
         elif self.rotate:
             powers = rotation(self.seed, self.games)
-        return [GameSetup(seed, self.slots, self.settings, self.rounds, p) for seed, p in zip(seeds, powers, strict=True)]
+        llm = self.llm_options
+        return [
+            GameSetup(seed, self.slots, self.settings, self.rounds, p, llm) for seed, p in zip(seeds, powers, strict=True)
+        ]
 
 
 def rotation(seed: int, games: int) -> list[tuple[str, ...]]:
@@ -425,8 +469,14 @@ def run_experiment(
         "draws": sum(1 for line in lines if line["outcome"] == "draw"),
         "table": [row.to_json() for row in sorted(summarise(lines), key=lambda row: experiment.slots.index(row.bot))],
     }
+    llm = experiment.llm_options
+    if llm is not None and llm.log_dir is not None:
+        seats = collect(llm.log_dir)
+        usage = {"seats": summarise_usage(seats), "games": seats}
+        (out / USAGE_FILE).write_text(json.dumps(usage, indent=1) + "\n", encoding="utf-8")
+        summary["llm"] = usage["seats"]
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    record = manifest(experiment.slots, experiment.seed, [s.seed for s in setups], summary["settings"])
+    record = manifest(experiment.slots, experiment.seed, [s.seed for s in setups], summary["settings"], llm)
     (out / "manifest.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return summary
 

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bots.registry import make_bot
+from bots.llm.config import LLMOptions
+from bots.registry import LLM_PREFIX, LLMSeat, make_bot, parse_seat
 from detente.daide_game import is_daide, program_of
 
 __all__ = ["manifest"]
@@ -28,21 +29,30 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def manifest(
-    slots: Sequence[str], seed: int, game_seeds: Iterable[int], settings: Mapping[str, Any]
+    slots: Sequence[str],
+    seed: int,
+    game_seeds: Iterable[int],
+    settings: Mapping[str, Any],
+    llm: LLMOptions | None = None,
 ) -> dict[str, Any]:
     """The manifest of a run of ``slots`` (bot names) from ``seed``: the code (git commit, and
     whether the tree had changes), the package versions, each bot's class and constants, the
     seeds and the game settings. Nothing that differs between two runs of the same code and
-    seed (no time, no number of jobs), so that it is part of what a seed reproduces."""
-    return {
+    seed (no time, no number of jobs), so that it is part of what a seed reproduces. A model
+    seat's entry is its profile (model, URL, temperature, seed...) and the ``--llm-*`` options:
+    what it spent is in the run's ``usage.json``, which varies."""
+    record = {
         "code": _code(),
         "versions": _versions(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "bots": {name: _bot(name) for name in dict.fromkeys(slots)},
+        "bots": {name: _bot(name, llm) for name in dict.fromkeys(slots)},
         "seed": seed,
         "game_seeds": list(game_seeds),
         "settings": dict(settings),
     }
+    if any(name.startswith(LLM_PREFIX) for name in slots):
+        record["llm"] = (llm or LLMOptions()).manifest()
+    return record
 
 
 def _code() -> dict[str, Any]:
@@ -70,13 +80,17 @@ def _versions() -> dict[str, str | None]:
     return found
 
 
-def _bot(name: str) -> dict[str, Any]:
+def _bot(name: str, llm: LLMOptions | None = None) -> dict[str, Any]:
     """A bot's class and the constants it plays with: its plain attributes and frozen settings
     (dataclasses), as a fresh instance holds them. A ``daide:PATH`` program: its path and the
     SHA-256 of its executable (its constants are compiled in)."""
     if is_daide(name):
         program = program_of(name)
         return {"program": str(program), "sha256": hashlib.sha256(program.read_bytes()).hexdigest()}
+    seat = parse_seat(name)
+    if isinstance(seat, LLMSeat):
+        profile = (llm or LLMOptions()).profile_for(name, seat)
+        return {"class": "bots.llm.bot.LLMBot", "profile": profile.manifest(), "fallback": _bot(profile.fallback)}
     bot = make_bot(name, seed=0)
     constants: dict[str, Any] = {}
     for attribute, value in sorted(_attributes(bot).items()):

@@ -78,7 +78,9 @@ import websockets
 from pydantic import ValidationError
 
 from bots.nego_client import NegoLink
-from bots.registry import BOTS, UnknownBot, make_bot
+from bots.llm.config import LLMOptions
+from bots.registry import BOTS, BotSeat, UnknownBot, make_bot, parse_seat
+from detente import llm_options
 from bots.session import BotSession
 from bots.ws_client import WsClient
 from engine import Power
@@ -128,8 +130,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots",
         default="randomnegotiator",
-        help=f"one to six bot names, comma-separated; the last fills the remaining seats ({', '.join(sorted(BOTS))})",
+        help=f"one to six bot names or model seats (llm:MODEL@URL, llm:PROFILE), comma-separated; the last fills"
+        f" the remaining seats ({', '.join(sorted(BOTS))})",
     )
+    llm_options.add_arguments(parser, log=True)
     parser.add_argument(
         "--power",
         type=power_name,
@@ -163,6 +167,7 @@ class _Plan:
     game: dict[str, Any]
     power: str
     rng: random.Random
+    llm: LLMOptions
 
 
 class _Stopped(Exception):
@@ -243,7 +248,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
     if not 1 <= len(names) <= 6:
         raise ValueError("--bots names one to six bots")
     for name in names:
-        make_bot(name)
+        if isinstance(parse_seat(name), BotSeat):
+            make_bot(name)
+    llm = llm_options.options_from(args, Path(args.data_dir) / "llm")
+    llm_options.check_seats(names, llm)
     l_levels = normalise_l_levels(args.l_levels)
     try:
         deadlines = DeadlinesBody.parse(args.deadlines)
@@ -266,7 +274,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
         first = error.errors()[0]
         option = f"--{str(first['loc'][0]).replace('_', '-')}" if first["loc"] else "the game"
         raise ValueError(f"{option}: {first['msg']}") from None
-    return _Plan((names + [names[-1]] * 6)[:6], game, power, rng)
+    return _Plan((names + [names[-1]] * 6)[:6], game, power, rng, llm)
 
 
 def _fail(message: str, out: TextIO | None = None, code: int = 2) -> int:
@@ -400,9 +408,11 @@ class _Bot:
     link: NegoLink | None = None  # for a negotiating bot
 
     @classmethod
-    def seat(cls, name: str, seed: int, ws: str, nego: str, game: str, kept: dict[str, Any] | None) -> _Bot:
+    def seat(
+        cls, name: str, seed: int, ws: str, nego: str, game: str, kept: dict[str, Any] | None, llm: LLMOptions, slot: int
+    ) -> _Bot:
         """A bot joining ``game`` afresh, or with ``kept`` (its power, passcode and token) coming back."""
-        bot = make_bot(name, seed)
+        bot = make_bot(name, seed, llm, game=game, seat=str(slot))
         session = BotSession(bot)
         client = WsClient(session, ws, game)
         me = cls(name, session, client)
@@ -554,12 +564,16 @@ class _Session:
             else:
                 tasks.append(asyncio.create_task(_hold_seat(game_ws, self.state["name"], token)))
             kept = {s["power"]: s for s in self.state.get("seats", [])} if playing else {}
+            llm = self.plan.llm
             bots = (
-                [_Bot.seat(s["bot"], self.plan.rng.getrandbits(64), ws, nego, self.game_id, s) for s in kept.values()]
+                [
+                    _Bot.seat(s["bot"], self.plan.rng.getrandbits(64), ws, nego, self.game_id, s, llm, slot)
+                    for slot, s in enumerate(kept.values())
+                ]
                 if kept
                 else [
-                    _Bot.seat(n, self.plan.rng.getrandbits(64), ws, nego, self.game_id, None)
-                    for n in self.state["bots"]
+                    _Bot.seat(n, self.plan.rng.getrandbits(64), ws, nego, self.game_id, None, llm, slot)
+                    for slot, n in enumerate(self.state["bots"])
                 ]
             )
             playing_bots = [asyncio.create_task(b.play()) for b in bots]

@@ -67,7 +67,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from pydantic import ValidationError
 
-from detente.experiments import BotSummary, score_game, summarise
+from bots.llm.usage import summarise_usage
+from detente.diplomacy import MEASURES, summarise_diplomacy
+from detente.experiments import USAGE_FILE, BotSummary, score_game, summarise
 from detente.report_thesis import thesis_section
 from detente.scoring import DIGITS, HIGHER_IS_BETTER, SYSTEMS, interval_text, system_table
 from detente.tournament import Analysis, TournamentError, analyse
@@ -152,6 +154,10 @@ class Session:
     role: str
     games: tuple[Game, ...]
     table: tuple[BotSummary, ...]
+    #: per model seat: calls, tokens, cost, latency, repairs, fallbacks (a run's ``usage.json``)
+    model_seats: tuple[Mapping[str, Any], ...] = ()
+    #: per bot: proposed, accepted, confirmed, kept, broken (:mod:`detente.diplomacy`)
+    diplomacy: tuple[Mapping[str, Any], ...] = ()
 
 
 def _summary(games: Sequence[Game], players: Sequence[str]) -> tuple[BotSummary, ...]:
@@ -246,16 +252,25 @@ def _run_session(run: Path) -> Session:
             if missing:
                 raise KeyError(missing[0])
     games = []
+    records = []
     for line in lines:
         record_path = run / "games" / f"{line['game']}.json"
         with _reading(record_path, "a game record as detente run writes it"):
-            games.append(_run_game(line, json.loads(record_path.read_text(encoding="utf-8"))))
+            records.append(json.loads(record_path.read_text(encoding="utf-8")))
+            games.append(_run_game(line, records[-1]))
     if not games:
         raise ReportError(f"{run} holds no game")
     with _reading(lines_path, "one game a line as detente run writes them"):
         table = _summary(games, tuple(slots))
+    usage_path = run / USAGE_FILE
+    seats: tuple[Mapping[str, Any], ...] = ()
+    if usage_path.is_file():
+        with _reading(usage_path, "the model seats' usage as detente run writes it"):
+            seats = tuple(summarise_usage(json.loads(usage_path.read_text(encoding="utf-8"))["games"]))
+    with _reading(run / "games", "game records as detente run writes them"):
+        diplomacy = tuple(summarise_diplomacy(records))
     lineup = ", ".join(f"{bot} ×{count}" for bot, count in slots.items())
-    return Session(run.name, settings, lineup, "bot", tuple(games), table)
+    return Session(run.name, settings, lineup, "bot", tuple(games), table, seats, diplomacy)
 
 
 def _run_game(line: Mapping[str, Any], record: Mapping[str, Any]) -> Game:
@@ -761,6 +776,7 @@ def _session_section(session: Session, number: int, games_shown: int) -> str:
         ),
         _figure(7.5, 3.0, f"{salt}-bots", lambda f: _draw_bots(f, table, session.role)),
         _systems_part(session),
+        _model_seats_part(session),
         "<h3>Pairs of powers</h3>",
         f'<p class="note">{PAIRS_NOTE}{DATABASE_NOTE if session.role == "power" else ""}</p>',
         _figure(8.0, 7.4, f"{salt}-pairs", lambda f: _draw_pairs(f, matrices)),
@@ -804,6 +820,67 @@ PAIRED_NOTE = (
     "Two bots alone against the same field on the same seeds: a's score minus b's, game by game (the set-ups of"
     " both kinds averaged per game), its mean, 95 % interval and two-sided p (paired t-test)."
 )
+
+
+MODEL_SEATS_NOTE = (
+    "Each model seat (llm:...) over its games: the calls it made, the tokens the endpoint counted (or estimated at"
+    " four bytes a token where it counted none), the dollars of the price table, the latency of its calls, the"
+    " answers sent back for repair, and the orders its fallback bot played (invalid, missing or late)."
+)
+DIPLOMACY_NOTE = (
+    "Read from the records, not from what any bot says: L proposals and acceptances sent, deals the notary"
+    " confirmed with the bot as a party, and the bot's parts of them kept or broken as the compliance reports"
+    " found after each phase (a confirmed commitment broken is a lie in the mechanical sense). Per game, mean ±"
+    " SE over games, a bot's seats in one game averaged; the broken share over the games with a part to keep."
+)
+
+
+def _model_seats_part(session: Session) -> str:
+    """The model seats' usage and every bot's verifiable diplomacy, where there is any."""
+    out = []
+    if session.model_seats:
+        rows = [
+            (
+                r["seat"],
+                r["calls"],
+                r["input_tokens"],
+                r["output_tokens"],
+                f"{r['dollars']:.4f}",
+                "-" if r["latency_p50"] is None else f"{1000 * r['latency_p50']:.0f}",
+                "-" if r["latency_p99"] is None else f"{1000 * r['latency_p99']:.0f}",
+                r["repairs"],
+                r["orders_by_fallback"],
+                r["exhausted"],
+            )
+            for r in session.model_seats
+        ]
+        out += [
+            "<h3>Model seats</h3>",
+            f'<p class="note">{_e(MODEL_SEATS_NOTE)}</p>',
+            _table(
+                ("seat", "calls", "tokens in", "tokens out", "dollars", "p50 ms", "p99 ms", "repairs",
+                 "fallback orders", "seats out of budget"),
+                rows,
+                numeric=range(1, 10),
+            ),
+        ]
+    if any(sum(row["totals"].values()) for row in session.diplomacy):
+
+        def cell(e: Mapping[str, Any] | None) -> str:
+            if e is None:
+                return "-"
+            return f"{e['mean']:.2f}" + (f" ± {e['se']:.2f}" if e.get("se") is not None else "")
+
+        rows = [
+            (r["bot"], r["games"], *(cell(r["per_game"][m]) for m in MEASURES), cell(r["broken_share"]))
+            for r in session.diplomacy
+        ]
+        out += [
+            "<h3>Verifiable diplomacy</h3>",
+            f'<p class="note">{_e(DIPLOMACY_NOTE)}</p>',
+            _table(("bot", "games", *MEASURES, "broken share"), rows, numeric=range(1, 8)),
+        ]
+    return "\n".join(out)
 
 
 def _systems_part(session: Session) -> str:

@@ -18,13 +18,15 @@ import sys
 from pathlib import Path
 
 from bots.registry import UnknownBot, bot_class
-from detente import ray_runner
+from detente import llm_options, ray_runner
 from detente.daide_game import is_daide, program_of
+from detente.diplomacy import format_diplomacy, read_records, summarise_diplomacy
 from detente.experiments import (
     Experiment,
     GameRunner,
     Progress,
     format_table,
+    format_usage,
     new_seed,
     run_experiment,
     slots_from,
@@ -88,6 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also write each game in this format beside games/<n>.json: mila writes games/<n>.mila.json,"
         " MILA's saved-game JSON (repeatable)",
     )
+    llm_options.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
                 program_of(name)
             else:
                 bot_class(name)
-    except (ValueError, UnknownBot) as error:
+        llm = llm_options.options_from(args)
+        llm_options.check_seats(slots, llm)
+    except (ValueError, UnknownBot) as error:  # ConfigError is a ValueError
         return fail(str(error))
     if args.press_level not in PRESS_LEVELS:
         return fail(f"--press-level is one of {', '.join(map(str, PRESS_LEVELS))}")
@@ -140,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         rounds=args.rounds,
         rotate=args.rotate,
         formats=tuple(dict.fromkeys(args.formats)),
+        llm=llm,
     )
     runner: GameRunner | None = None
     where = f"{experiment.jobs} jobs"
@@ -164,4 +170,9 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     print(format_table(summary["table"]))
+    if summary.get("llm"):
+        print("\nModel seats:")
+        print(format_usage(summary["llm"]))
+        print("\nVerifiable diplomacy:")
+        print(format_diplomacy(summarise_diplomacy(read_records(experiment.out))))
     return 0

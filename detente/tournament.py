@@ -60,7 +60,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from detente.experiments import Experiment, run_experiment
+from bots.llm.config import LLMOptions
+from bots.llm.usage import summarise_usage
+from detente.diplomacy import read_records, summarise_diplomacy
+from detente.experiments import USAGE_FILE, Experiment, run_experiment
 from detente.scoring import DIGITS, SYSTEMS, format_system_table, grid, interval_text, scored_line
 from detente.stats import Comparison, Estimate, estimate, paired
 from referee.settings import GameSettings
@@ -157,6 +160,7 @@ class Tournament:
     settings: GameSettings = field(default_factory=lambda: GameSettings(name="tournament", year_limit=1920))
     rounds: int = 3
     score: str = "sum-of-squares"
+    llm: LLMOptions | None = None  # how model seats play (``--llm-*``)
 
     def set_ups(self) -> list[SetUp]:
         """Every set-up, kind by kind, the pairs in the order of the bots.
@@ -205,7 +209,21 @@ class Tournament:
             settings=self.settings,
             rounds=self.rounds,
             rotate=True,
+            llm=self.llm,
         )
+
+
+def model_seats(out: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The model seats' usage over every set-up under ``out`` (:func:`bots.llm.usage.summarise_usage`),
+    and the verifiable diplomacy of every bot over every game (:mod:`detente.diplomacy`)."""
+    seats: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
+    for run in sorted(p for p in out.iterdir() if p.is_dir()):
+        usage = run / USAGE_FILE
+        if usage.is_file():
+            seats.extend(json.loads(usage.read_text(encoding="utf-8")).get("games", ()))
+        records.extend(read_records(run))
+    return summarise_usage(seats), summarise_diplomacy(records)
 
 
 def _complete(setup: SetUp, tournament: Tournament) -> bool:

@@ -19,10 +19,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bots.registry import UnknownBot, bot_class
-from detente.experiments import Progress, new_seed
+from bots.registry import LLM_PREFIX, UnknownBot, bot_class
+from detente import llm_options
+from detente.diplomacy import format_diplomacy
+from detente.experiments import Progress, format_usage, new_seed
 from detente.scoring import SYSTEMS
-from detente.tournament import SetUp, Tournament, TournamentError, format_analysis, run_tournament
+from detente.tournament import SetUp, Tournament, TournamentError, format_analysis, model_seats, run_tournament
 from referee.settings import GameSettings
 
 __all__ = ["add_arguments", "run"]
@@ -67,6 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the scoring system of the printed cross-play matrix and paired comparisons",
     )
     parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds per phase")
+    llm_options.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         for name in dict.fromkeys([*bots, *(opponents or ())]):
             bot_class(name)
-    except UnknownBot as error:
+        llm = llm_options.options_from(args)
+        llm_options.check_seats([*bots, *(opponents or ())], llm)
+    except (UnknownBot, ValueError) as error:  # ConfigError is a ValueError
         return fail(str(error))
     if not bots or (opponents is not None and not opponents):
         return fail("--bots and --opponents each name one bot at least")
@@ -101,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         settings=GameSettings(name="tournament", year_limit=args.year_limit),
         rounds=args.rounds,
         score=args.score,
+        llm=llm,
     )
     try:
         setups = tournament.set_ups()
@@ -135,4 +141,10 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     print(format_analysis(analysis, args.score))
+    if any(name.startswith(LLM_PREFIX) for name in [*bots, *(opponents or ())]):
+        usage, diplomacy = model_seats(tournament.out)
+        print("\nModel seats, over every set-up:")
+        print(format_usage(usage))
+        print("\nVerifiable diplomacy, over every set-up (the same seeds in each):")
+        print(format_diplomacy(diplomacy))
     return 0

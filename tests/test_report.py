@@ -98,8 +98,8 @@ def bot_rows(page: Page, role: str = "bot") -> list[list[str]]:
     """The rows of the tables per bot (or power), in the order of the page."""
     rows, inside = [], False
     for row in page.rows:
-        if row and row[0] in ("bot", "power", "session", "game", "scoring system"):
-            inside = row[0] == role
+        if row and row[0] in ("bot", "power", "session", "game", "scoring system", "seat"):
+            inside = row[0] == role and row[1:2] == ["plays"]  # not the diplomacy table, also per bot
         elif inside:
             rows.append(row)
     return rows
