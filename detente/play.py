@@ -77,12 +77,12 @@ import structlog
 import websockets
 from pydantic import ValidationError
 
-from bots.nego_client import NegoLink
 from bots.llm.config import LLMOptions
+from bots.nego_client import NegoLink
 from bots.registry import BOTS, BotSeat, UnknownBot, make_bot, parse_seat
-from detente import llm_options
 from bots.session import BotSession
 from bots.ws_client import WsClient
+from detente import llm_options
 from engine import Power
 from protocol.daide.messages import Adm, Drw, MapMessage, Rej, Slo, Yes
 from protocol.daide.parser import DaideSyntaxError, parse

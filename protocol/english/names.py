@@ -64,11 +64,14 @@ def words_of(name: str) -> tuple[str, ...]:
     return tuple(re.findall(r"[a-z0-9]+", name.lower()))
 
 
-def distance(a: str, b: str) -> int:
-    """The edits (insert, delete, replace, swap two neighbours) from ``a`` to ``b``.
+def distance(a: str, b: str, limit: int | None = None) -> int:
+    """The edits (insert, delete, replace, swap two neighbours) from ``a`` to ``b``; with
+    ``limit``, any distance over it may come back as ``limit + 1`` (the work stops there).
 
     >>> distance("kiel", "keil"), distance("munich", "munch"), distance("rome", "home")
     (1, 1, 1)
+    >>> distance("bulgaria", "burgundy", limit=2)
+    3
     """
     previous2: list[int] = []
     previous = list(range(len(b) + 1))
@@ -79,6 +82,9 @@ def distance(a: str, b: str) -> int:
             if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
                 cost = min(cost, previous2[j - 2] + 1)
             current.append(cost)
+        # a row's least cost never falls in later rows but by a swap, which reaches back two rows
+        if limit is not None and min(current) > limit and min(previous) > limit:
+            return limit + 1
         previous2, previous = previous, current
     return previous[-1]
 
@@ -116,8 +122,16 @@ class _Table:
         allowed = _tolerance(len(text))
         if not allowed:
             return None
-        # the nearest name of as many words, the first in sorted order on a tie: deterministic
-        scored = sorted((distance(text, " ".join(name)), name) for name in self.fuzzy if len(name) == len(span))
+        # the nearest name of as many words, the first in sorted order on a tie: deterministic. A
+        # name longer or shorter by more than the edits allowed is never near enough (each edit
+        # changes the length by one at most), and skipping it saves most of the work
+        scored = []
+        for name in self.fuzzy:
+            if len(name) == len(span):
+                joined = " ".join(name)
+                if abs(len(joined) - len(text)) <= allowed:
+                    scored.append((distance(text, joined, allowed), name))
+        scored.sort()
         return self.fuzzy[scored[0][1]] if scored and scored[0][0] <= allowed else None
 
 

@@ -20,7 +20,7 @@ from protocol.l import to_text
 from tests.bots.helpers import cancel, create_game, join_talks
 from tests.llm.standin import StandIn
 from tests.server.nego_helpers import running_pair
-from tests.server.ws_helpers import DaideClient
+from tests.server.ws_helpers import TOKEN, DaideClient, http
 
 PEACE = to_text(
     a.Propose("aus", frozenset({"rus"}), a.Agree(frozenset({"aus", "rus"}), a.Pce(frozenset({"aus", "rus"}))))
@@ -90,3 +90,41 @@ async def test_a_slow_model_never_holds_up_the_event_loop(tmp_path: Path) -> Non
                 await nego.close()
             finally:
                 await cancel(players)
+
+
+async def test_over_the_network_the_phase_deadline_bounds_a_models_thinking(tmp_path: Path) -> None:
+    """A model slower than the phase: its call gives up before the deadline (less a margin for
+    the orders to travel), the fallback's orders go in, and the game goes on."""
+    with StandIn() as provider:
+        spec = f"llm:good+slow=30@{provider.base_url}"
+        async with running_pair(tmp_path) as pair, asyncio.timeout(40):
+            body = {
+                "name": "llm",
+                "deadlines": {"movement": 5, "retreat": 5, "adjustment": 5},
+                "year_limit": 1901,
+                "reserved": {"AUSTRIA": "person", "RUSSIA": spec},
+            }
+            status, created = await http("POST", f"{pair.game.http}/api/games", body, token=TOKEN)
+            assert status == 201, created
+            game = str(created["id"])
+            person = await DaideClient.open(f"{pair.game.ws}?game={game}")
+            await person.join("person")
+            model = make_bot(spec, 0, LLMOptions(log_dir=tmp_path / "llm"), game=game)
+            players = [asyncio.create_task(WsClient(BotSession(model), pair.game.ws, game).run())]
+            players += [
+                asyncio.create_task(WsClient(BotSession(make_bot("dumbbot", 10 + i)), pair.game.ws, game).run())
+                for i in range(5)
+            ]
+            try:
+                await person.hello()
+                sub, _ = person.holds(await person.expect("NOW"))
+                await person.send(sub)
+                ordered = [t for t in await person.until("NOW") if t.startswith("ORD") and "RUS" in t]
+                assert ordered and not any("NRS" in t or "NRM" in t for t in ordered), ordered
+            finally:
+                await cancel(players)
+    seat = model.meter.to_json()  # type: ignore[attr-defined]
+    assert seat["outcomes"] == {"late": 1} and seat["orders_by_fallback"] == 4
+    # the call's limit (what the seat counts as its latency when it gives up): the five seconds of
+    # the phase, less the two kept in hand for the orders to travel
+    assert seat["latencies"][0] <= 3.0
