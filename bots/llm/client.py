@@ -24,6 +24,7 @@ import os
 import random
 import threading
 import time
+import zlib
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -195,7 +196,11 @@ class ChatClient:
 
     def _once(self, body: dict[str, Any], started: float, hard: float) -> tuple[Reply, float | None]:
         """One HTTP exchange: the reply, and how long to wait before trying again (None: do not)."""
-        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        # identity: the size bound holds for the bytes read (a provider that compresses anyway is
+        # decoded piece by piece, each piece counted before the next is read)
+        headers = {"Accept-Encoding": "identity"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
         cap = self.profile.max_response_bytes
         left = hard - time.monotonic()
         if left <= 0:
@@ -206,10 +211,14 @@ class ChatClient:
             try:
                 timeout = httpx.Timeout(left, connect=min(left, 10.0))
                 with self._http.stream("POST", self.url, json=body, headers=headers, timeout=timeout) as response:
+                    inflate = _inflater(response.headers.get("content-encoding", ""))
+                    if inflate is False:
+                        return self._failed("bad_body", started, response.status_code, "an unknown encoding"), None
                     data = bytearray()
                     for chunk in response.iter_raw():
-                        data += chunk
-                        if len(data) > cap:
+                        # what a compressed answer inflates to is bounded too: never past the cap
+                        data += inflate.decompress(chunk, cap + 1 - len(data)) if inflate else chunk
+                        if len(data) > cap or (inflate and inflate.unconsumed_tail):
                             return self._failed("too_big", started, response.status_code, f"over {cap} bytes"), None
                         if time.monotonic() > hard:
                             return self._failed("late", started, response.status_code, "answer still coming"), None
@@ -235,6 +244,19 @@ class ChatClient:
     def _scrub(self, text: str) -> str:
         """``text`` without the API key (an error may quote a header back)."""
         return text.replace(self._key, "[key]") if self._key else text
+
+
+def _inflater(encoding: str) -> Any:
+    """A decompressor for a body sent with ``encoding`` (None: as it is; False: unknown). The
+    request asks for none, but a provider may compress anyway."""
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return zlib.decompressobj()
+    return False
 
 
 def _landed(future: Future[Reply]) -> None:

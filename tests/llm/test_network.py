@@ -19,7 +19,7 @@ from protocol.l import ast as a
 from protocol.l import to_text
 from tests.bots.helpers import cancel, create_game, join_talks
 from tests.llm.standin import StandIn
-from tests.server.nego_helpers import running_pair
+from tests.server.nego_helpers import Pair, running_pair
 from tests.server.ws_helpers import TOKEN, DaideClient, http
 
 PEACE = to_text(
@@ -27,27 +27,30 @@ PEACE = to_text(
 )
 
 
-async def seat_everyone(pair: object, game: str, spec: str, log: Path) -> list[asyncio.Task[object]]:
+async def seat_everyone(pair: Pair, game: str, spec: str, log: Path) -> list[asyncio.Task[object]]:
     """The model seat (Russia) and five DumbBots, playing ``game``."""
     model = make_bot(spec, 0, LLMOptions(log_dir=log), game=game)
-    players: list[asyncio.Task[object]] = [
-        asyncio.create_task(play_negotiating(model, pair.game.ws, pair.nego, game))  # type: ignore[attr-defined]
-    ]
+    players: list[asyncio.Task[object]] = [asyncio.create_task(play_negotiating(model, pair.game.ws, pair.nego, game))]
     players += [
-        asyncio.create_task(WsClient(BotSession(make_bot("dumbbot", 10 + i)), pair.game.ws, game).run())  # type: ignore[attr-defined]
+        asyncio.create_task(WsClient(BotSession(make_bot("dumbbot", 10 + i)), pair.game.ws, game).run())
         for i in range(5)
     ]
     return players
+
+
+async def table(pair: Pair, spec: str, log: Path) -> tuple[str, DaideClient, list[asyncio.Task[object]]]:
+    """A game with Austria kept for a person (joined) and Russia for the model seat; everyone seated."""
+    game = await create_game(pair, "llm", {"AUSTRIA": "person", "RUSSIA": spec})
+    person = await DaideClient.open(f"{pair.game.ws}?game={game}")
+    await person.join("person")
+    return game, person, await seat_everyone(pair, game, spec, log)
 
 
 async def test_a_person_proposes_peace_to_a_model_seat_and_the_notary_confirms_it(tmp_path: Path) -> None:
     with StandIn() as provider:
         spec = f"llm:good@{provider.base_url}"
         async with running_pair(tmp_path) as pair, asyncio.timeout(40):
-            game = await create_game(pair, "llm", {"AUSTRIA": "person", "RUSSIA": spec})
-            person = await DaideClient.open(f"{pair.game.ws}?game={game}")
-            await person.join("person")
-            players = await seat_everyone(pair, game, spec, tmp_path / "llm")
+            game, person, players = await table(pair, spec, tmp_path / "llm")
             try:
                 nego = await join_talks(pair, game, person, "AUS")
                 answer = await nego.say(PEACE)
@@ -73,10 +76,7 @@ async def test_a_slow_model_never_holds_up_the_event_loop(tmp_path: Path) -> Non
     with StandIn() as provider:
         spec = f"llm:good+slow=4@{provider.base_url}"
         async with running_pair(tmp_path) as pair, asyncio.timeout(40):
-            game = await create_game(pair, "llm", {"AUSTRIA": "person", "RUSSIA": spec})
-            person = await DaideClient.open(f"{pair.game.ws}?game={game}")
-            await person.join("person")
-            players = await seat_everyone(pair, game, spec, tmp_path / "llm")
+            game, person, players = await table(pair, spec, tmp_path / "llm")
             try:
                 nego = await join_talks(pair, game, person, "AUS")
                 while (await asyncio.to_thread(provider.stats))["requests"] == 0:
@@ -123,7 +123,7 @@ async def test_over_the_network_the_phase_deadline_bounds_a_models_thinking(tmp_
                 assert ordered and not any("NRS" in t or "NRM" in t for t in ordered), ordered
             finally:
                 await cancel(players)
-    seat = model.meter.to_json()  # type: ignore[attr-defined]
+    seat = model.meter.to_json()
     assert seat["outcomes"] == {"late": 1} and seat["orders_by_fallback"] == 4
     # the call's limit (what the seat counts as its latency when it gives up): the five seconds of
     # the phase, less the two kept in hand for the orders to travel
