@@ -44,14 +44,18 @@ def scripted(request: pytest.FixtureRequest) -> Iterator[str]:
     """A server on 127.0.0.4 giving ``CASES[name]`` to every request; its base URL."""
     answer = CASES[request.param]
     listener = socket.create_server(("127.0.0.4", 0))
+    listener.settimeout(0.05)  # accept() wakes to see the stop: closing the socket would not wake it
     stop = threading.Event()
 
     def serve() -> None:
         while not stop.is_set():
             try:
                 conn, _ = listener.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            conn.settimeout(5)
             with conn:
                 conn.recv(1 << 16)
                 try:
@@ -63,8 +67,8 @@ def scripted(request: pytest.FixtureRequest) -> Iterator[str]:
     thread.start()
     yield f"http://127.0.0.4:{listener.getsockname()[1]}/v1"
     stop.set()
-    listener.close()
     thread.join(5)
+    listener.close()
 
 
 def call(base_url: str) -> Reply:
