@@ -228,8 +228,9 @@ class LLMBot(Bot):
     def _call(self, task: str, messages: list[dict[str, str]], schema: dict[str, Any], attempt: int) -> Reply:
         place = CallPlace(self.game, self.seat, self._phase or "", task, self._calls, attempt)
         reply = self.client.complete(self._body(messages, schema, task), place, self._limit())
-        if reply.outcome == "unsupported" and self.structured == "auto":
-            self.structured = "none"  # the endpoint takes plain text only: ask it so from now on
+        while reply.outcome == "unsupported" and self.structured in prompt.LESS_STRUCTURED:
+            # the endpoint refused the format: ask it with less structure from now on, at last in plain text
+            self.structured = prompt.LESS_STRUCTURED[self.structured]
             self._account(reply)
             reply = self.client.complete(self._body(messages, schema, task), place, self._limit())
         self._account(reply)
@@ -286,8 +287,9 @@ class LLMBot(Bot):
             return None
         system = prompt.system_message(self.power, "orders", self.profile.press, self.levels)
         user = prompt.user_message("orders", position, self.power, legal, self.news, self.profile.press, self.levels)
+        schema = prompt.orders_schema(prompt.legal_table(position, self.power, legal))
         first, again = self._ask(
-            "orders", system, user, prompt.orders_schema(), lambda text: read_orders(text, position, self.power, legal)
+            "orders", system, user, schema, lambda text: read_orders(text, position, self.power, legal)
         )
         if first is None:
             return None

@@ -232,7 +232,7 @@ class ChatClient:
         latency = time.monotonic() - started
         if status != 200:
             text = bytes(data[:2000]).decode("utf-8", "replace")
-            if status == 400 and body.get("response_format") is not None and "response_format" in text:
+            if _refuses_format(status, body, text):
                 return Reply("unsupported", status=status, latency=latency, error=_error_message(text)), None
             wait = _retry_after(retry_after) if status in RETRIED_STATUS else None
             return Reply("http_error", status=status, latency=latency, error=_error_message(text)), wait
@@ -271,6 +271,14 @@ def settle(timeout: float | None = None) -> None:
         running = list(_IN_FLIGHT)
     if running:
         wait_for(running, timeout)
+
+
+def _refuses_format(status: int, body: Mapping[str, Any], text: str) -> bool:
+    """Whether the endpoint refused the request's structured output: a 400 or 422 as OpenAI
+    and vLLM answer, or the 500 of llama-cpp-python's server, naming the format."""
+    if body.get("response_format") is None or status not in (400, 422, 500, 501):
+        return False
+    return any(word in text for word in ("response_format", "json_schema", "json_object"))
 
 
 def _retry_after(value: str | None) -> float:

@@ -166,11 +166,16 @@ def user_message(
     return "\n".join(lines)
 
 
-def orders_schema() -> dict[str, Any]:
-    """The JSON schema of an orders answer (for endpoints that take structured output)."""
+def orders_schema(legal: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON schema of an orders answer: each order one of the legal ones (``legal``: the
+    table of :func:`legal_table`), so that an endpoint that constrains its output to the schema
+    can only answer legal orders."""
+    texts = sorted({t for options in legal["units"].values() for t in options} | set(legal["adjust"]["options"]))
+    needed = min(len(legal["units"]) + abs(legal["adjust"]["count"]), 40)
+    items = {"type": "string", "enum": texts}
     return {
         "type": "object",
-        "properties": {"orders": {"type": "array", "items": {"type": "string", "maxLength": 60}, "maxItems": 40}},
+        "properties": {"orders": {"type": "array", "items": items, "minItems": needed, "maxItems": 40}},
         "required": ["orders"],
         "additionalProperties": False,
     }
@@ -217,5 +222,10 @@ def request_body(
     if schema is not None and structured in ("auto", "json_schema"):
         body["response_format"] = {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema)}}
     elif schema is not None and structured == "json_object":
-        body["response_format"] = {"type": "json_object"}
+        # the schema beside it is llama-cpp-python's extension; other servers read the type alone
+        body["response_format"] = {"type": "json_object", "schema": dict(schema)}
     return body
+
+
+#: What to ask next of an endpoint that refused a structured output: less, then plain text.
+LESS_STRUCTURED = {"auto": "json_object", "json_schema": "json_object", "json_object": "none"}

@@ -117,9 +117,19 @@ def seat_latencies(ran: object) -> list[float]:
 def test_an_endpoint_without_structured_output_is_asked_in_plain_text(provider: StandIn, tmp_path: Path) -> None:
     ran = play(tmp_path, [spec(provider, "no-structured"), "holdbot"])
     seat = ran.seat
-    assert seat["outcomes"]["unsupported"] == 1 and seat["orders_by_fallback"] == 0
+    assert seat["outcomes"]["unsupported"] == 2 and seat["orders_by_fallback"] == 0
     bodies = provider.stats()["bodies"]
-    assert "response_format" in bodies[0] and all("response_format" not in b for b in bodies[1:])
+    asked = [b["response_format"]["type"] for b in bodies[:2]]
+    assert asked == ["json_schema", "json_object"] and all("response_format" not in b for b in bodies[2:])
+
+
+def test_the_schema_allows_only_the_legal_orders(provider: StandIn, tmp_path: Path) -> None:
+    play(tmp_path, [spec(provider, "good"), "holdbot"])
+    body = next(b for b in provider.stats()["bodies"] if "TASK: orders" in b["messages"][1]["content"])
+    allowed = body["response_format"]["json_schema"]["schema"]["properties"]["orders"]["items"]["enum"]
+    content = body["messages"][1]["content"]
+    table = json.loads(next(x for x in content.splitlines() if x.startswith("LEGAL ORDERS")).split(": ", 1)[1])
+    assert sorted(allowed) == sorted({o for options in table["units"].values() for o in options})
 
 
 def test_a_seat_budget_ends_in_the_fallback_and_says_so(provider: StandIn, tmp_path: Path) -> None:

@@ -43,8 +43,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # run as a script: the engine and the seat are the repository's
-    sys.path.insert(0, str(ROOT))
 
 INSTALL = "pip install 'llama-cpp-python[server]' gguf"
 
@@ -190,7 +188,7 @@ def verify_model(path: str | Path, *, context: int = CONTEXT) -> list[str]:
 
     reader = GGUFReader(str(path))
     problems: list[str] = []
-    tokens, scores, types = vocabulary()
+    tokens, _scores, types = vocabulary()
     for key, want in expected_metadata(len(tokens), context).items():
         field = reader.get_field(key)
         if field is None:
@@ -252,7 +250,13 @@ def orders_schema(table: dict[str, list[str]]) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "orders": {"type": "array", "prefixItems": items, "items": False, "minItems": len(items), "maxItems": len(items)}
+            "orders": {
+                "type": "array",
+                "prefixItems": items,
+                "items": False,
+                "minItems": len(items),
+                "maxItems": len(items),
+            }
         },
         "required": ["orders"],
         "additionalProperties": False,
@@ -266,7 +270,7 @@ def _gbnf_literal(text: str) -> str:
 def orders_grammar(table: dict[str, list[str]]) -> str:
     """The same answers as :func:`orders_schema`, as a GBNF grammar (one spelling, no free whitespace)."""
     units = [f"unit{i}" for i in range(len(table))]
-    lines = ["root ::= " + _gbnf_literal('{"orders": [') + ' ' + ' ", " '.join(units) + ' ' + _gbnf_literal("]}")]
+    lines = ["root ::= " + _gbnf_literal('{"orders": [') + " " + ' ", " '.join(units) + " " + _gbnf_literal("]}")]
     for name, orders in zip(units, table.values()):
         lines.append(f"{name} ::= " + " | ".join(_gbnf_literal(json.dumps(o)) for o in orders))
     return "\n".join(lines) + "\n"
@@ -394,7 +398,14 @@ def ask(base: str, table: dict[str, list[str]]) -> bool:
     """Step (d): the phase's orders, under each way of constraining the answer."""
     ok = True
     for name, constraint, required in variants(table):
-        body = {"model": "tiny", "messages": messages(table), "temperature": 1.0, "seed": 1, "max_tokens": 200, **constraint}
+        body = {
+            "model": "tiny",
+            "messages": messages(table),
+            "temperature": 1.0,
+            "seed": 1,
+            "max_tokens": 200,
+            **constraint,
+        }
         started = time.monotonic()
         status, answer = http("POST", base + "/v1/chat/completions", body, timeout=180)
         seconds = time.monotonic() - started
@@ -406,7 +417,9 @@ def ask(base: str, table: dict[str, list[str]]) -> bool:
         choice = (answer.get("choices") or [{}])[0]
         content = (choice.get("message") or {}).get("content")
         problems = check_answer(content, table)
-        print(f"  {name}: HTTP 200 in {seconds:.1f}s, finish {choice.get('finish_reason')}, usage {answer.get('usage')}")
+        print(
+            f"  {name}: HTTP 200 in {seconds:.1f}s, finish {choice.get('finish_reason')}, usage {answer.get('usage')}"
+        )
         print(f"    answer: {content!r}")
         print("    " + ("valid: one legal order per unit" if not problems else "INVALID: " + "; ".join(problems)))
         if problems and required:
@@ -436,7 +449,7 @@ def play_with_seat(base: str, work: Path, structured: str | None = None) -> bool
         from bots.registry import parse_seat
 
         seat = parse_seat(spec)
-    except Exception as error:  # ImportError, or a registry that has no model seats yet
+    except (ImportError, ValueError) as error:  # no registry, or one with no model seats yet
         print(f"(e) skipped: the model seat is not importable here ({type(error).__name__}: {error})")
         return None
     print(f"(e) the seat: {seat!r}")
@@ -450,7 +463,7 @@ def play_with_seat(base: str, work: Path, structured: str | None = None) -> bool
     print("    $ " + " ".join(command))
     started = time.monotonic()
     try:
-        run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=SEAT_RUN_TIMEOUT)
+        run = subprocess.run(command, check=False, cwd=ROOT, capture_output=True, text=True, timeout=SEAT_RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
         print(f"    FAILED: detente run took over {SEAT_RUN_TIMEOUT:.0f}s")
         return False
@@ -474,9 +487,16 @@ def play_with_seat(base: str, work: Path, structured: str | None = None) -> bool
     outcomes = Counter(str(r.get("outcome")) for r in records)
     statuses = Counter(str(r.get("status")) for r in records)
     print(f"    {len(records)} calls: outcomes {dict(outcomes)}, HTTP statuses {dict(statuses)}")
+    for r in records[:2]:
+        format_ = (r.get("request") or {}).get("response_format")
+        print(
+            f"    {r.get('phase')} attempt {r.get('attempt')}: response_format {json.dumps(format_)[:120]}, answer {str(r.get('response'))[:100]!r}"
+        )
     if not any(r.get("status") == 200 for r in records):
         print("    FAILED: no call of the seat was answered with HTTP 200")
-        errors = Counter(str(r.get("error") or r.get("response") or "")[:300] for r in records if r.get("status") != 200)
+        errors = Counter(
+            str(r.get("error") or r.get("response") or "")[:300] for r in records if r.get("status") != 200
+        )
         for error, n in errors.most_common(3):
             print(f"    {n} x {error}")
         return False
@@ -491,7 +511,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (model, logs, the run)")
     parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
     parser.add_argument("--n-ctx", type=int, default=CONTEXT, help=f"the server's context (default: {CONTEXT})")
-    parser.add_argument("--model-only", action="store_true", help="only write the GGUF and read it back (needs gguf only)")
+    parser.add_argument(
+        "--model-only", action="store_true", help="only write the GGUF and read it back (needs gguf only)"
+    )
     parser.add_argument("--no-seat", action="store_true", help="skip step (e), the game through the model seat")
     parser.add_argument(
         "--structured",
@@ -523,7 +545,10 @@ def main(argv: list[str] | None = None) -> int:
         # (b) the model, read back
         model = write_tiny_model(work / "tiny.gguf", context=max(args.n_ctx, 256))
         problems = verify_model(model, context=max(args.n_ctx, 256))
-        print(f"(b) wrote {model} ({model.stat().st_size} bytes): " + ("read back, complete" if not problems else "; ".join(problems)))
+        print(
+            f"(b) wrote {model} ({model.stat().st_size} bytes): "
+            + ("read back, complete" if not problems else "; ".join(problems))
+        )
         if problems:
             return 1
         table = phase_orders()
@@ -541,14 +566,20 @@ def main(argv: list[str] | None = None) -> int:
             process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         started = time.monotonic()
         if not wait_for_server(process, base):
-            why = f"exited with {process.returncode}" if process.poll() is not None else f"no answer in {SERVER_WAIT:.0f}s"
+            why = (
+                f"exited with {process.returncode}"
+                if process.poll() is not None
+                else f"no answer in {SERVER_WAIT:.0f}s"
+            )
             print(f"    FAILED: the server {why}; its log:\n{tail(log)}")
             return 1
         _, models = http("GET", base + "/v1/models")
         print(f"    up in {time.monotonic() - started:.1f}s: GET /v1/models -> {json.dumps(models)[:200]}")
 
         # (d) one phase's orders
-        print(f"(d) the orders of {POWER}, Spring 1901 ({sum(map(len, table.values()))} legal orders for {len(table)} units):")
+        print(
+            f"(d) the orders of {POWER}, Spring 1901 ({sum(map(len, table.values()))} legal orders for {len(table)} units):"
+        )
         ok = ask(base, table)
 
         # (e) a game through the seat
@@ -571,4 +602,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if str(ROOT) not in sys.path:  # run as a script: the engine and the seat are the repository's
+        sys.path.insert(0, str(ROOT))
     sys.exit(main())
