@@ -32,7 +32,7 @@ from detente.stats import estimate
 from detente.tables import columns
 from engine import standard_map
 
-__all__ = ["MEASURES", "format_diplomacy", "read_records", "seat_counts", "summarise_diplomacy"]
+__all__ = ["MEASURES", "estimate_text", "format_diplomacy", "read_records", "seat_counts", "summarise_diplomacy"]
 
 MEASURES = ("proposed", "accepted", "confirmed", "kept", "broken")
 _POWER = {token.upper(): power for power, token in standard_map().abbreviation_of.items()}
@@ -108,17 +108,28 @@ def read_records(run: Path) -> list[dict[str, Any]]:
     return [json.loads(p.read_text(encoding="utf-8")) for p in paths if p.stem.isdigit()]
 
 
+def estimate_text(e: Mapping[str, Any] | None, digits: int = 2) -> str:
+    """An estimate's JSON as ``mean ± se`` (``-`` for none, the mean alone without a se).
+
+    >>> estimate_text({"mean": 1.5, "se": 0.25}), estimate_text({"mean": 2, "se": None}), estimate_text(None)
+    ('1.50 ± 0.25', '2.00', '-')
+    """
+    if e is None:
+        return "-"
+    return f"{e['mean']:.{digits}f}" + (f" ± {e['se']:.{digits}f}" if e.get("se") is not None else "")
+
+
 def format_diplomacy(rows: Sequence[Mapping[str, Any]]) -> str:
     """The table of :func:`summarise_diplomacy`: per game, mean ± se (n games)."""
 
-    def cell(e: Mapping[str, Any] | None, digits: int = 2) -> str:
-        if e is None:
-            return "-"
-        return f"{e['mean']:.{digits}f}" + (f" ± {e['se']:.{digits}f}" if e.get("se") is not None else "")
-
     header = ("bot", "games", "proposed", "accepted", "confirmed", "kept", "broken", "broken share")
     body = [
-        (str(r["bot"]), str(r["games"]), *(cell(r["per_game"][m]) for m in MEASURES), cell(r["broken_share"]))
+        (
+            str(r["bot"]),
+            str(r["games"]),
+            *(estimate_text(r["per_game"][m]) for m in MEASURES),
+            estimate_text(r["broken_share"]),
+        )
         for r in rows
     ]
     lines = columns(header, body)

@@ -68,7 +68,7 @@ from matplotlib.ticker import MaxNLocator
 from pydantic import ValidationError
 
 from bots.llm.usage import summarise_usage
-from detente.diplomacy import MEASURES, summarise_diplomacy
+from detente.diplomacy import MEASURES, estimate_text, summarise_diplomacy
 from detente.experiments import USAGE_FILE, BotSummary, score_game, summarise
 from detente.report_thesis import thesis_section
 from detente.scoring import DIGITS, HIGHER_IS_BETTER, SYSTEMS, interval_text, system_table
@@ -865,14 +865,8 @@ def _model_seats_part(session: Session) -> str:
             ),
         ]
     if any(sum(row["totals"].values()) for row in session.diplomacy):
-
-        def cell(e: Mapping[str, Any] | None) -> str:
-            if e is None:
-                return "-"
-            return f"{e['mean']:.2f}" + (f" ± {e['se']:.2f}" if e.get("se") is not None else "")
-
         rows = [
-            (r["bot"], r["games"], *(cell(r["per_game"][m]) for m in MEASURES), cell(r["broken_share"]))
+            (r["bot"], r["games"], *(estimate_text(r["per_game"][m]) for m in MEASURES), estimate_text(r["broken_share"]))
             for r in session.diplomacy
         ]
         out += [

@@ -116,7 +116,7 @@ def read_orders(text: str | None, position: Position, power: str, legal: LegalOr
         unit, order = options[key]
         chosen = read.by_unit.setdefault(unit, [])
         if unit is not None and chosen:
-            read.problems.append(f"two orders for {_unit_text(position, unit)}; the first is kept")
+            read.problems.append(f"two orders for {position.unit_name(unit)}; the first is kept")
             continue
         if unit is None and (len(chosen) >= needed or order in chosen):
             read.problems.append(f"{key!r}: more adjustments than the {needed} asked, or twice the same")
@@ -125,15 +125,11 @@ def read_orders(text: str | None, position: Position, power: str, legal: LegalOr
         read.texts.append(format_order(m, order))
     for unit in legal:
         if unit is not None and unit not in read.by_unit:
-            read.problems.append(f"no order for {_unit_text(position, unit)}")
+            read.problems.append(f"no order for {position.unit_name(unit)}")
     if None in legal and len(read.by_unit.get(None, ())) < needed:
         read.problems.append(f"{needed} adjustments are asked, {len(read.by_unit.get(None, ()))} given")
     read.problems = _few(read.problems)
     return read
-
-
-def _unit_text(position: Position, unit: Unit) -> str:
-    return format_order(position.map, eo.Hold(unit.type, unit.location))[:-2]
 
 
 def _few(problems: Sequence[str]) -> list[str]:

@@ -300,31 +300,22 @@ class LLMBot(Bot):
         return again
 
     def _merged(self, position: Position, legal: LegalOrders, read: OrdersRead | None) -> list[eo.Order]:
-        """The model's orders, and the fallback's for every unit the model gave none that holds."""
-        units = [u for u in legal if u is not None]
-        needed = abs(position.adjustments.get(self.power, 0)) if None in legal else 0
+        """The model's orders, and the fallback's for every unit (or the adjustments) it gave none
+        that holds; each counted as the model's or the fallback's."""
+        needed = abs(position.adjustments.get(self.power, 0))
         given = read.by_unit if read is not None else {}
-        missing = [u for u in units if u not in given] + (
-            [None] if None in legal and len(given.get(None, ())) < needed else []
-        )
+        # what each key of ``legal`` stands for in the counts: a unit, or the adjustments owed
+        weight = {key: 1 if key is not None else needed for key in legal}
+        kept = {key: given[key] for key in legal if key in given and (key is not None or len(given[key]) == needed)}
         if read is None:
             self.meter.add(phases_by_fallback=1)
-        chosen: list[eo.Order] = []
-        for unit in units:
-            chosen.extend(given.get(unit, ()))
-        if None in legal and None not in missing:
-            chosen.extend(given[None])
+        chosen = [order for key in legal if key in kept for order in kept[key]]
+        missing = [key for key in legal if key not in kept]
         if missing:
             backup = _by_unit(legal, self.fallback.orders(position, legal))
-            for unit in missing:
-                chosen.extend(backup.get(unit, ()))
-        by_model = (
-            len(units)
-            - sum(1 for u in missing if u is not None)
-            + (needed if None in legal and None not in missing else 0)
-        )
+            chosen += [order for key in missing for order in backup.get(key, ())]
         self.meter.add(
-            orders_by_model=by_model, orders_by_fallback=len(units) + (needed if None in legal else 0) - by_model
+            orders_by_model=sum(weight[key] for key in kept), orders_by_fallback=sum(weight[key] for key in missing)
         )
         return chosen
 

@@ -25,7 +25,7 @@ import random
 import threading
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_for
@@ -344,8 +344,3 @@ def _key(body: Mapping[str, Any], place: CallPlace) -> str:
     """The cache key of a call: its request and its place."""
     text = json.dumps({"place": asdict(place), "request": body}, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def messages_size(messages: Sequence[Mapping[str, Any]]) -> int:
-    """The bytes of the messages' texts (what the prompt costs before the endpoint counts it)."""
-    return sum(len(str(m.get("content", "")).encode()) for m in messages)

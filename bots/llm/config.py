@@ -39,6 +39,7 @@ bots.llm.config.ConfigError: --llm-config: profiles.p.modle: Extra inputs are no
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import tomllib
@@ -109,7 +110,7 @@ class Budget:
 
     @property
     def empty(self) -> bool:
-        return all(getattr(self, name) is None for name in self.__slots__)  # type: ignore[attr-defined]
+        return all(value is None for value in dataclasses.astuple(self))
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,10 +311,5 @@ class LLMOptions:
             "cache": str(self.cache) if self.cache is not None else None,
             "offline": self.offline,
             "timeout": self.timeout,
-            "budget": {k: v for k, v in vars_of(self.config.budget).items() if v is not None},
+            "budget": {k: v for k, v in dataclasses.asdict(self.config.budget).items() if v is not None},
         }
-
-
-def vars_of(value: Any) -> dict[str, Any]:
-    """The fields of a slotted dataclass as a dict."""
-    return {name: getattr(value, name) for name in value.__slots__}

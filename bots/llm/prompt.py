@@ -30,7 +30,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import engine.orders as eo
 from bots.base import LegalOrders
 from engine import Position, format_order
 
@@ -111,7 +110,7 @@ def legal_table(position: Position, power: str, legal: LegalOrders) -> dict[str,
         if unit is None:
             options = texts
         else:
-            units[format_order(m, eo.Hold(unit.type, unit.location))[:-2]] = texts
+            units[position.unit_name(unit)] = texts
     return {
         "units": units,
         "adjust": {"count": position.adjustments.get(power, 0) if options else 0, "options": options},
@@ -124,7 +123,7 @@ def board(position: Position, power: str) -> list[str]:
     lines = []
     for p in m.powers:
         centres = sorted(position.centers_of(p))
-        units = sorted(format_order(m, eo.Hold(u.type, u.location))[:-2] for u in position.units_of(p))
+        units = sorted(position.unit_name(u) for u in position.units_of(p))
         you = " (you)" if p == power else ""
         lines.append(f"  {p}{you}: {len(centres)} centres {' '.join(centres) or '-'}; units {', '.join(units) or '-'}")
     return lines
