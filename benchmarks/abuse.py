@@ -22,11 +22,41 @@ The attacks:
 - ``slowloris``: connections that send a request's headers one byte a second, up to
   ``--rate`` of them open at once.
 
+The attacks on seats and connections are measured otherwise: seven honest players in a game
+of their own (an admin's, no deadlines), from addresses of 127.254.0.0/24, one of them gone
+(its seat disconnected) and one asking ``TME`` every 20 ms; the attacker's addresses are in
+other /24s of 127.0.0.0/8 (four to a /24 by default). Each attack prints the honest client's
+p99 ``TME`` round trip and the seconds until the honest player has a seat (the gone one back
+with ``IAM`` and its session token, as the web page does; in ``seat-hoard`` a new stranger's
+``NME``), trying again every 0.25 s for ``--patience`` seconds; "held" when the p99 is under
+100 ms and the seat was had (and, for ``seat-guess``, not taken by the attacker), "broke"
+and why otherwise. Nothing is asserted: what is measured is printed and written.
+
+- ``seat-guess``: from ``--guess-addresses`` (151) addresses, ``--guesses-per-address`` (19)
+  wrong ``IAM (power) (passcode)`` each, without ``?game=``, at the gone player's seat, a new
+  connection each; then the right passcode from an address not yet used. The guesses are all
+  wrong so that luck plays no part: whether the right one is still checked after them says
+  whether every guess was (the seat taken: broke) or the seat had locked (held);
+- ``observer-flood``: from ``--observer-addresses`` (17) addresses, ``--observers-per-address``
+  (63, within the cap per address) silent ``OBS`` connections each, held, to fill
+  ``max_connections`` (1,000); the gone player comes back meanwhile;
+- ``seat-hoard``: from ``--hoard-addresses`` (9) addresses, ``--seats-per-address`` (7) ``NME``
+  each in the games opened for strangers, held until those games play, then left; a new
+  stranger then asks for a seat;
+- ``tiny-flood``: one client sending ``NOW`` in the honest game as fast as it can (``--flood-messages``
+  57,000 in ``--flood-seconds`` 5 s at most), reading the answers; the gone player comes back meanwhile.
+
+The figures go to ``benchmarks/results/abuse.json`` (date, machine, commit, the sizes, the
+no-attack reference and the goal beside each figure) and ``docs/results/abuse.md``, rendered
+from it.
+
 Run::
 
-    .venv/bin/python benchmarks/abuse.py                  # about 2 minutes
-    .venv/bin/python benchmarks/abuse.py --quick          # a smoke run: one game, 2 phases
+    .venv/bin/python benchmarks/abuse.py                  # about 3 minutes
+    .venv/bin/python benchmarks/abuse.py --quick          # a smoke run, under a minute: one game,
+                                                          # 2 phases, and small attacks on seats
     .venv/bin/python benchmarks/abuse.py --attacks nested,adm --rate 100
+    .venv/bin/python benchmarks/abuse.py --attacks seat-guess --guess-addresses 400
 """
 
 from __future__ import annotations
@@ -34,21 +64,34 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
+import datetime
 import json
 import logging
+import math
 import os
 import random
 import signal
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
+
+import structlog
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.machine import print_header, start_clients  # noqa: E402
-from benchmarks.server_load import server_settings  # noqa: E402
-from server.main import configure_logging, serve  # noqa: E402
+from benchmarks.machine import machine, print_header, start_clients  # noqa: E402
+from protocol.daide.messages import Adm, Hlo  # noqa: E402
+from protocol.daide.parser import parse  # noqa: E402
 
 LIMIT_MS = 100.0
 ATTACKER_HOST = "127.0.0.2"
@@ -107,7 +150,9 @@ def _one(attack: str, port: int, rng: random.Random) -> asyncio.Future[None] | a
     if attack == "iam-guess":
         return asyncio.ensure_future(_ws_send(port, f"IAM ({rng.choice(POWERS)}) ({rng.randrange(8192)})"))
     if attack == "session-guess":
-        token = "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") for _ in range(22))
+        token = "".join(
+            rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") for _ in range(22)
+        )
         return asyncio.ensure_future(_ws_send(port, f"IAM ({rng.choice(POWERS)}) ('{token}')"))
     if attack == "nested":  # PRN within PRN: each echo was parsed again, 9 s for 16 kB before issue 14
         depth = 16 * 1024 // 8
@@ -178,6 +223,9 @@ async def measure(
     attack: str | None, rate: float, games: int, phases: int, think: float, seed: int
 ) -> tuple[float, int, int]:
     """A fresh server, the honest games and (if any) the attacker: (p99 ms, phases timed, attacks sent)."""
+    from benchmarks.server_load import server_settings
+    from server.main import serve
+
     with tempfile.TemporaryDirectory() as tmp:
         settings = server_settings(Path(tmp) / "abuse.sqlite3")  # the default limits: they are what is measured
         started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
@@ -234,40 +282,906 @@ async def measure(
     return p99(latencies), len(latencies), sent
 
 
-async def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--attacks", default=",".join(ATTACKS), help="the attacks to try, in order")
-    parser.add_argument("--rate", type=float, default=50.0, help="attacks a second (slowloris: connections held)")
-    parser.add_argument("--games", type=int, default=4, help="honest games at once (default 4)")
-    parser.add_argument("--phases", type=int, default=10, help="phases of each honest game (default 10)")
-    parser.add_argument("--think", type=float, default=0.5, help="seconds from each NOW to the SUB (default 0.5)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--quick", action="store_true", help="2 phases, think 0.2 s")
-    parser.add_argument("--attack", help=argparse.SUPPRESS)  # the attacker process
-    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--seconds", type=float, default=60.0, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.attack:
-        return await attacker(args.attack, args.port, args.rate, args.seconds, args.seed)
-    if args.quick:
-        args.games, args.phases, args.think = 1, 2, 0.2
-    configure_logging(json_logs=True, level=logging.WARNING)
-    logging.getLogger("uvicorn").setLevel(logging.WARNING)
-    attacks = [a for a in args.attacks.split(",") if a]
-    unknown = sorted(set(attacks) - set(ATTACKS))
-    if unknown:
-        parser.error(f"no attack {', '.join(unknown)}: choose from {', '.join(ATTACKS)}")
-    print_header("honest games under attack (issue 14)", "uvicorn", "websockets")
-    print(f"{args.games} honest games of 7 clients, {args.phases} phases each, think {args.think} s; attacker at {ATTACKER_HOST}")
+# --- attacks on seats and connections: the honest player, seated and answered ------------------
+#
+# Each runs against a fresh server with the default limits, in three processes: the server here,
+# the honest players in one of their own (this script with --role honest), the attacker in another
+# (--role attacker). They speak JSON lines: the honest process reads commands on its stdin, both
+# report on their stdout. Every address is on loopback: the honest players in 127.254.0.0/24, the
+# attacker's addresses in other /24s of 127.0.0.0/8 (ATTACKER_NETWORKS on).
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sizes:
+    """How big each attack on seats and connections is (the defaults are the issue's sizes)."""
+
+    guess_addresses: int = 151
+    guesses_per_address: int = 19  # one fewer than an address may guess (referee.guesses.ADDRESS_GUESSES)
+    observer_addresses: int = 17
+    observers_per_address: int = 63  # one fewer than the cap per address: 17 x 63 = 1,071 > max_connections
+    hoard_addresses: int = 9
+    seats_per_address: int = 7  # the cap on seats per address (--max-seats-per-address)
+    flood_messages: int = 57_000
+    flood_seconds: float = 5.0
+    addresses_per_network: int = 4  # 4 x 63 = 252 observers: within the cap per network (256) too
+    concurrency: int = 32  # connections an attacker opens at once
+    interval: float = 0.02  # seconds between two of the honest client's requests
+    patience: float = 10.0  # seconds the honest player keeps trying for its seat
+    baseline_seconds: float = 3.0  # the honest client alone, for the reference row
+
+
+QUICK_SIZES = Sizes(  # --quick: small, but for the two whose size is the point
+    guess_addresses=15,
+    observer_addresses=17,  # fewer would not reach max_connections
+    hoard_addresses=9,  # fewer would not reach max_open_games
+    flood_messages=10_000,
+    flood_seconds=2.0,
+    patience=3.0,
+    baseline_seconds=1.0,
+)
+SEAT_ATTACKS = ("seat-guess", "observer-flood", "seat-hoard", "tiny-flood")
+HONEST_NETWORK = "127.254.0"
+STRANGER = f"{HONEST_NETWORK}.100"  # the new stranger of seat-hoard: in the honest /24, not the attacker's
+ATTACKER_NETWORKS = 10  # the attacker's /24s are 127.10.0.0/24, 127.10.1.0/24, ...
+STEP = 10.0  # seconds any one exchange may take before it counts as failed
+PASSCODES = range(1, 8192)  # 13 bits, as HLO gives them
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results" / "abuse.json"
+PAGE = ROOT / "docs" / "results" / "abuse.md"
+log = structlog.get_logger("detente.bench.abuse")
+GONE = (OSError, TimeoutError, WebSocketException)
+"""What a client meets when the server refuses it, closes on it, or does not answer in time."""
+
+
+def attacker_address(k: int, per_network: int) -> str:
+    """The attacker's ``k``-th address: ``per_network`` of them in each /24, /24 after /24."""
+    network, host = divmod(k, per_network)
+    second, third = divmod(ATTACKER_NETWORKS * 256 + network, 256)
+    return f"127.{second}.{third}.{host + 1}"
+
+
+def networks_of(addresses: int, per_network: int) -> int:
+    return -(-addresses // per_network)
+
+
+def emit(message: dict[str, Any]) -> None:
+    """One JSON line to the orchestrating process."""
+    print(json.dumps(message), flush=True)
+
+
+class Wire:
+    """One DAIDE websocket; messages read but not yet expected wait in ``buffer``."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.buffer: list[str] = []
+        self.power = ""
+        self.passcode = 0
+        self.session = ""
+
+    @classmethod
+    async def open(cls, url: str, local: str) -> Wire:
+        return cls(await websockets.connect(url, open_timeout=STEP, local_addr=(local, 0), max_size=None))
+
+    async def send(self, text: str) -> None:
+        await self.ws.send(text)
+
+    async def expect(self, *prefixes: str, timeout: float = STEP) -> str:
+        """The first message starting with one of ``prefixes`` (the others stay buffered)."""
+        for i, text in enumerate(self.buffer):
+            if text.startswith(prefixes):
+                return self.buffer.pop(i)
+        async with asyncio.timeout(timeout):
+            while True:
+                text = str(await self.ws.recv())
+                if text.startswith(prefixes):
+                    return text
+                if len(self.buffer) < 1_000:  # what nobody asks for (broadcasts) is not kept for ever
+                    self.buffer.append(text)
+
+    async def join(self, name: str) -> str:
+        """NME, answering MAP as a client does: ``YES (NME ...)`` (then the session is kept) or ``REJ (NME ...)``."""
+        await self.send(f"NME ('{name}') ('1')")
+        answer = await self.expect("YES (NME", "REJ (NME")
+        if answer.startswith("YES"):
+            await self.expect("MAP")
+            await self.send("YES (MAP ('standard'))")
+            adm = parse(await self.expect("ADM ('detente') ('session "))
+            assert isinstance(adm, Adm) and adm.session is not None
+            self.session = adm.session
+        return answer
+
+    async def hello(self, timeout: float = STEP) -> None:
+        hlo = parse(await self.expect("HLO", timeout=timeout))
+        assert isinstance(hlo, Hlo) and hlo.power is not None and hlo.passcode is not None
+        self.power, self.passcode = hlo.power, hlo.passcode
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(), STEP)
+
+
+async def answer_of(url: str, local: str, text: str, *prefixes: str) -> str:
+    """Send ``text`` on a new connection from ``local``: the first answer starting with one of
+    ``prefixes``, or what happened instead (``refused 503``, ``closed``, ``timeout``)."""
+    try:
+        wire = await Wire.open(url, local)
+    except InvalidStatus as refused:
+        return f"refused {refused.response.status_code}"
+    except GONE:  # no answer to the handshake, or a close within it
+        return "unreachable"
+    try:
+        await wire.send(text)
+        return await wire.expect(*prefixes)
+    except ConnectionClosed:
+        return "closed"
+    except TimeoutError:
+        return "timeout"
+    finally:
+        await wire.close()
+
+
+# --- the honest players (their own process) --------------------------------------------------------
+
+
+def honest_address(n: int) -> str:
+    return f"{HONEST_NETWORK}.{n}"
+
+
+def create_game(port: int, token: str) -> str:
+    """An admin's game with no deadlines (``POST /api/games``): not one for strangers, so no
+    attack on the open games touches it, and nothing moves unless its players do."""
+    body = json.dumps({"name": "honest", "deadlines": None, "year_limit": None}).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/games", data=body, method="POST")
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=STEP) as response:
+        return str(json.loads(response.read())["id"])
+
+
+async def seven_players(port: int, game: str) -> list[Wire]:
+    """The honest game's seven players, from seven addresses of the honest /24, until the game plays."""
+    url = f"ws://127.0.0.1:{port}/daide?game={game}"
+    players = [await Wire.open(url, honest_address(i + 1)) for i in range(7)]
+    for i, player in enumerate(players):
+        assert (await player.join(f"honest-{i}")).startswith("YES")
+    for player in players:
+        await player.hello()
+    return players
+
+
+async def probe(prober: Wire, interval: float, latencies: list[float], stop: asyncio.Event) -> None:
+    """The honest client's round trips until ``stop``: ``TME`` and its answer (``REJ (TME)`` in a
+    game without deadlines), through the game like any request; a lost answer counts as ``STEP``."""
+    while not stop.is_set():
+        started = time.perf_counter()
+        try:
+            await prober.send("TME")
+            await prober.expect("TME", "REJ (TME")
+        except TimeoutError:
+            pass
+        except GONE:  # the server closed the prober: every round trip from now on is lost
+            latencies.append(STEP)
+            return
+        latencies.append(time.perf_counter() - started)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), interval)
+
+
+async def take_seat(attempt: Callable[[], Awaitable[str]], success: str, patience: float) -> dict[str, Any]:
+    """Try for a seat until an answer starts with ``success`` or ``patience`` seconds pass: whether
+    it was had, the seconds from the first try, the tries and the last answer."""
+    started = time.perf_counter()
+    tries = 0
+    answer = ""
+    while True:
+        tries += 1
+        answer = await attempt()
+        seconds = time.perf_counter() - started
+        if answer.startswith(success) or seconds >= patience:
+            return {"seated": answer.startswith(success), "seconds": seconds, "tries": tries, "answer": answer[:80]}
+        await asyncio.sleep(0.25)  # a player tries again after a moment, not at once
+
+
+async def honest(config: dict[str, Any]) -> int:
+    """The honest side: a game of seven, one of them gone (the seat attacks aim at it), one of the
+    others measuring round trips between ``go`` and ``stop``; ``seat`` brings the gone one back
+    (``rejoin``, with its session token, as the web page does) or seats a new stranger (``stranger``)."""
+    port, interval, patience = int(config["port"]), float(config["interval"]), float(config["patience"])
+    game = await asyncio.to_thread(create_game, port, str(config["token"]))
+    players = await seven_players(port, game)
+    victim = players[-1]
+    await victim.close()  # its seat is disconnected now: the one IAM guesses aim at
+    emit({"ready": True, "game": game, "power": victim.power, "passcode": victim.passcode})
+    stop = asyncio.Event()
+    latencies: list[float] = []
+    prober: asyncio.Task[None] | None = None
+    url = f"ws://127.0.0.1:{port}/daide"
+
+    def rejoin() -> Awaitable[str]:
+        iam = f"IAM ({victim.power}) ('{victim.session}')"
+        return answer_of(f"{url}?game={game}", honest_address(7), iam, "YES (IAM", "REJ (IAM")
+
+    def stranger() -> Awaitable[str]:
+        return answer_of(url, STRANGER, "NME ('stranger') ('1')", "YES (NME", "REJ (NME")
+
+    commands = await stdin_reader()
+    while line := await commands.readline():
+        command = json.loads(line)
+        if "go" in command:
+            prober = asyncio.create_task(probe(players[0], interval, latencies, stop))
+        elif "seat" in command:
+            attempt, success = (rejoin, "YES (IAM") if command["seat"] == "rejoin" else (stranger, "YES (NME")
+            emit(await take_seat(attempt, success, patience))
+        elif "stop" in command:
+            stop.set()
+            if prober is not None:
+                await asyncio.wait_for(prober, STEP + interval)
+            emit({"latencies": latencies})
+            break
+    for player in players[:-1]:
+        await player.close()
+    return 0
+
+
+async def stdin_reader() -> asyncio.StreamReader:
+    reader = asyncio.StreamReader()
+    loop = asyncio.get_running_loop()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    return reader
+
+
+# --- the attackers (their own process) ---------------------------------------------------------------
+
+
+async def bounded(coroutines: list[Awaitable[None]], concurrency: int) -> None:
+    """Run ``coroutines`` with at most ``concurrency`` of them at once."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(coroutine: Awaitable[None]) -> None:
+        async with gate:
+            await coroutine
+
+    await asyncio.gather(*(one(c) for c in coroutines))
+
+
+async def guess_seat(config: dict[str, Any], sizes: Sizes) -> dict[str, Any]:
+    """``IAM (power) (passcode)`` without ``?game=`` from each address, a new connection each, every
+    guess a different wrong passcode. Around them, two probes with the right passcode (the one
+    thing the benchmark knows that an attacker does not), each from an attacker's address not
+    otherwise used: before the guesses (the control: is a right guess from there checked at
+    all?) and after them (the canary: is it still?). The guesses are all wrong so that luck
+    plays no part: the canary taken means every guess was checked, as a random one could have
+    been right; refused while the control was taken, the seat had locked."""
+    url, power, right = f"ws://127.0.0.1:{config['port']}/daide", config["power"], int(config["passcode"])
+    per = sizes.guesses_per_address
+    codes = random.Random(config["seed"]).sample([c for c in PASSCODES if c != right], sizes.guess_addresses * per)
+    answers: Counter[str] = Counter()
+    taken_by_guess = 0
+
+    async def right_guess(k: int) -> str:
+        local = attacker_address(k, sizes.addresses_per_network)
+        return await answer_of(url, local, f"IAM ({power}) ({right})", "YES (IAM", "REJ (IAM")
+
+    async def guesses_from(k: int) -> None:
+        nonlocal taken_by_guess
+        local = attacker_address(k, sizes.addresses_per_network)
+        for code in codes[k * per : (k + 1) * per]:  # one after another, as from one machine
+            answer = await answer_of(url, local, f"IAM ({power}) ({code})", "YES (IAM", "REJ (IAM")
+            answers[answer.split(" (")[0]] += 1
+            taken_by_guess += answer.startswith("YES")
+
+    control = await right_guess(sizes.guess_addresses + 1)  # taken, it is given back at once: the seat is free again
+    started = time.perf_counter()
+    # each address is one task; the gate bounds the connections open at once
+    await bounded([guesses_from(k) for k in range(sizes.guess_addresses)], sizes.concurrency)
+    seconds = time.perf_counter() - started
+    canary = await right_guess(sizes.guess_addresses)
+    taken = canary.startswith("YES") or taken_by_guess > 0
+    return {
+        "guesses": len(codes),
+        "answers": dict(answers),
+        "control": control[:80],
+        "canary": canary[:80],
+        "checked": checked_guesses(len(codes), control, canary),
+        "taken": taken,
+        "seconds": seconds,
+    }
+
+
+def checked_guesses(guesses: int, control: str, canary: str) -> int | None:
+    """How many of the wrong guesses the server checked, as far as the probes tell: all when the
+    canary was taken, none when not even the control was, ``None`` (some, up to the seat's
+    lock) when the control was taken and the canary refused."""
+    if canary.startswith("YES"):
+        return guesses
+    if not control.startswith("YES"):
+        return 0
+    return None
+
+
+async def flood_observers(config: dict[str, Any], sizes: Sizes, stopped: asyncio.Event) -> dict[str, Any]:
+    """``OBS`` of the honest game from each address, ``observers_per_address`` silent connections each,
+    held until the attack is stopped: reports once they are open (or refused)."""
+    url = f"ws://127.0.0.1:{config['port']}/daide?game={config['game']}"
+    held: list[Wire] = []
+    outcomes: Counter[str] = Counter()
+
+    async def observe(local: str) -> None:
+        try:
+            wire = await Wire.open(url, local)
+        except InvalidStatus as refused:
+            outcomes[f"refused {refused.response.status_code}"] += 1
+            return
+        except GONE:
+            outcomes["unreachable"] += 1
+            return
+        try:
+            await wire.send("OBS")
+            outcomes[(await wire.expect("YES (OBS", "REJ (OBS")).split(" (")[0]] += 1
+            held.append(wire)
+        except GONE:
+            outcomes["closed"] += 1
+            await wire.close()
+
+    started = time.perf_counter()
+    locals_ = [
+        attacker_address(k, sizes.addresses_per_network)
+        for k in range(sizes.observer_addresses)
+        for _ in range(sizes.observers_per_address)
+    ]
+    await bounded([observe(local) for local in locals_], sizes.concurrency)
+    emit({"holding": len(held), "outcomes": dict(outcomes), "seconds": time.perf_counter() - started})
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stopped.wait(), 120)  # held until the honest player has tried
+    return {"held": len(held)}  # the process ends: the sockets close with it, none waited for
+
+
+async def hoard_seats(config: dict[str, Any], sizes: Sizes) -> dict[str, Any]:
+    """``NME`` without ``?game=`` from each address, ``seats_per_address`` connections each, in the
+    games opened for strangers; once the games taken are playing, every connection leaves."""
+    url = f"ws://127.0.0.1:{config['port']}/daide"
+    seated: list[Wire] = []
+    outcomes: Counter[str] = Counter()
+
+    async def take(local: str, n: int) -> None:
+        try:
+            wire = await Wire.open(url, local)
+        except GONE as error:  # a refused connection is an outcome, not a failure of the benchmark
+            outcomes[
+                f"refused {error.response.status_code}" if isinstance(error, InvalidStatus) else "unreachable"
+            ] += 1
+            return
+        try:
+            answer = await wire.join(f"hoarder-{n}")
+        except GONE:
+            outcomes["closed"] += 1
+            await wire.close()
+            return
+        outcomes[answer.split(" (")[0]] += 1
+        if answer.startswith("YES"):
+            seated.append(wire)
+        else:
+            await wire.close()
+
+    started = time.perf_counter()
+    locals_ = [
+        attacker_address(k, sizes.addresses_per_network)
+        for k in range(sizes.hoard_addresses)
+        for _ in range(sizes.seats_per_address)
+    ]
+    await bounded([take(local, n) for n, local in enumerate(locals_)], sizes.concurrency)
+    # a seat left before its game starts is free again: the hoarder waits for each game to play
+    playing = await asyncio.gather(*(_playing(w) for w in seated))
+    for wire in seated:
+        await wire.close()
+    return {
+        "outcomes": dict(outcomes),
+        "seats": len(seated),
+        "playing": sum(playing),
+        "seconds": time.perf_counter() - started,
+    }
+
+
+async def _playing(wire: Wire) -> bool:
+    try:
+        await wire.hello(timeout=STEP)
+    except GONE:
+        return False
+    return True
+
+
+async def flood_now(config: dict[str, Any], sizes: Sizes) -> dict[str, Any]:
+    """``NOW`` as fast as one client can send it, in the honest game (``?game=``: its lock), its
+    answers read and thrown away; a connection the server closes is opened again, until
+    ``flood_messages`` are sent or ``flood_seconds`` pass."""
+    url = f"ws://127.0.0.1:{config['port']}/daide?game={config['game']}"
+    local = attacker_address(0, sizes.addresses_per_network)
+    sent = answered = connections = 0
+    sending = 0.0
+    started = time.perf_counter()
+    deadline = started + sizes.flood_seconds
+
+    async def drain(wire: Wire) -> None:
+        nonlocal answered
+        with contextlib.suppress(Exception):
+            async for _ in wire.ws:
+                answered += 1
+
+    while sent < sizes.flood_messages and time.perf_counter() < deadline:
+        try:
+            wire = await Wire.open(url, local)
+        except GONE:
+            await asyncio.sleep(0.1)  # refused: the attacker tries again, a little later
+            continue
+        connections += 1
+        if connections == 1:
+            emit({"flooding": True})  # the honest player tries for its seat from now on
+        reader = asyncio.create_task(drain(wire))
+        with contextlib.suppress(*GONE):
+            while sent < sizes.flood_messages and time.perf_counter() < deadline:
+                await wire.send("NOW")
+                sent += 1
+                if sent % 256 == 0:
+                    await asyncio.sleep(0)  # let its reader run: an attacker that reads is not dropped for it
+        sending = time.perf_counter() - started
+        # what was sent is in the socket buffers yet: the server works through it until the time is up
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(reader), max(0.0, deadline - time.perf_counter()))
+        reader.cancel()
+        await wire.close()
+    seconds = time.perf_counter() - started
+    return {"sent": sent, "sending": sending, "answered": answered, "connections": connections, "seconds": seconds}
+
+
+async def attacker_role(config: dict[str, Any]) -> int:
+    """The attacker process: one attack of :data:`SEAT_ATTACKS`, its report as the last line."""
+    sizes = Sizes(**config["sizes"])
+    attack = config["attack"]
+    stopped = asyncio.Event()  # the orchestrator ends a held attack with SIGTERM
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopped.set)
+    if attack == "seat-guess":
+        report = await guess_seat(config, sizes)
+    elif attack == "observer-flood":
+        report = await flood_observers(config, sizes, stopped)
+    elif attack == "seat-hoard":
+        report = await hoard_seats(config, sizes)
+    elif attack == "tiny-flood":
+        report = await flood_now(config, sizes)
+    else:
+        raise ValueError(f"no attack {attack!r}")
+    emit({"done": True, **report})
+    return 0
+
+
+# --- the orchestration (this process: the server too) -----------------------------------------------
+
+
+class Peer:
+    """A helper process: this script in another role, JSON lines in on its stdin and out on its stdout."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    @classmethod
+    async def start(cls, role: str, config: dict[str, Any]) -> Peer:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            __file__,
+            "--role",
+            role,
+            "--config",
+            json.dumps(config),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=2**24,  # the honest process's last line carries every round trip
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        return cls(process)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        await self.process.stdin.drain()
+
+    async def receive(self, timeout: float) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+        if not line:
+            raise RuntimeError(f"the helper process ended (exit {await self.process.wait()})")
+        return dict(json.loads(line))
+
+    async def ask(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        await self.send(message)
+        return await self.receive(timeout)
+
+    async def stop(self) -> None:
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.terminate()
+            try:
+                await asyncio.wait_for(self.process.wait(), STEP)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+
+
+@dataclass
+class Outcome:
+    """What one attack did to the honest side."""
+
+    attack: str | None
+    p99_ms: float
+    samples: int
+    seat: dict[str, Any]
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def problems(self) -> list[str]:
+        """Why the attack broke the goal: empty when it held."""
+        found = []
+        if not self.p99_ms < LIMIT_MS:
+            found.append(f"p99 {self.p99_ms:.0f} ms")
+        if not self.seat.get("seated"):
+            found.append(f"honest player not seated ({self.seat.get('answer', '')})")
+        if self.detail.get("taken"):
+            found.append("the attacker took the seat")
+        return found
+
+
+async def run_seat_attack(attack: str | None, sizes: Sizes, seed: int) -> Outcome:
+    """A fresh server with the default limits, the honest process and (unless ``attack`` is None) the attacker."""
+    from benchmarks.server_load import TOKEN, server_settings
+    from server.main import serve
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = server_settings(Path(tmp) / "abuse.sqlite3")  # the default limits: they are what is measured
+        started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        stop = asyncio.Event()
+        server = asyncio.create_task(serve(settings, lambda host, port: started.set_result(port), stop))
+        peers: list[Peer] = []
+        try:
+            port = await asyncio.wait_for(started, 30)
+            config = {"port": port, "token": TOKEN, "interval": sizes.interval, "patience": sizes.patience}
+            honest_side = await Peer.start("honest", config)
+            peers.append(honest_side)
+            ready = await honest_side.receive(60)
+            await honest_side.send({"go": True})
+            seat, detail = await _attack(attack, port, ready, honest_side, sizes, seed, peers)
+            report = await honest_side.ask({"stop": True}, 2 * STEP)
+        finally:
+            for peer in peers:
+                await peer.stop()
+            stop.set()
+            await asyncio.wait_for(server, 30)
+    latencies = [float(x) for x in report["latencies"]]
+    return Outcome(attack, p99(latencies), len(latencies), seat, detail)
+
+
+async def _attack(
+    attack: str | None,
+    port: int,
+    ready: dict[str, Any],
+    honest_side: Peer,
+    sizes: Sizes,
+    seed: int,
+    peers: list[Peer],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The attack and the honest player's try for its seat, in the order the attack calls for:
+    (what the seat try found, what the attacker reported)."""
+    seat_timeout = sizes.patience + 2 * STEP
+    kind = "stranger" if attack == "seat-hoard" else "rejoin"
+    if attack is None:
+        await asyncio.sleep(sizes.baseline_seconds)  # the honest client alone: the reference
+        return await honest_side.ask({"seat": kind}, seat_timeout), {}
+    config = {"attack": attack, "port": port, "seed": seed, "sizes": asdict(sizes), **ready}
+    attacker = await Peer.start("attacker", config)
+    peers.append(attacker)
+    limit = 600.0  # the largest attack of the defaults takes well under a minute; this only bounds it
+    if attack == "observer-flood":  # the honest player tries while the observers are held
+        held = await attacker.receive(limit)
+        seat = await honest_side.ask({"seat": kind}, seat_timeout)
+        await attacker.stop()
+        return seat, held
+    if attack == "tiny-flood":  # the honest player tries while the flood runs
+        await attacker.receive(STEP)  # {"flooding": true}
+        seat = await honest_side.ask({"seat": kind}, seat_timeout)
+        return seat, await attacker.receive(sizes.flood_seconds + 2 * STEP)
+    # seat-guess, seat-hoard: the attack first, the honest player after
+    detail = await attacker.receive(limit)
+    return await honest_side.ask({"seat": kind}, seat_timeout), detail
+
+
+def describe_size(attack: str, sizes: Sizes) -> str:
+    per = sizes.addresses_per_network
+    if attack == "seat-guess":
+        n = sizes.guess_addresses
+        return f"{n} addr x {sizes.guesses_per_address} in {networks_of(n, per)} /24s"
+    if attack == "observer-flood":
+        n = sizes.observer_addresses
+        return f"{n} addr x {sizes.observers_per_address} in {networks_of(n, per)} /24s"
+    if attack == "seat-hoard":
+        n = sizes.hoard_addresses
+        return f"{n} addr x {sizes.seats_per_address} in {networks_of(n, per)} /24s"
+    if attack == "tiny-flood":
+        return f"{sizes.flood_messages} NOW in {sizes.flood_seconds:g} s, 1 addr"
+    return "-"
+
+
+def describe_detail(outcome: Outcome) -> str:
+    """The attacker's side, in a few words."""
+    d = outcome.detail
+    if "error" in d:
+        return str(d["error"])[:120]
+    if outcome.attack == "seat-guess":
+        checked = {None: "some, then the seat locked", 0: "none", d["guesses"]: "all"}.get(d["checked"], d["checked"])
+        return (
+            f"{d['guesses']} wrong guesses {d['answers']}, checked: {checked}; the right passcode before them:"
+            f" {d['control'].split(' (')[0]}, after them: {d['canary'].split(' (')[0]}"
+        )
+    if outcome.attack == "observer-flood":
+        return f"held {d['holding']} observers in {d['seconds']:.1f} s {d['outcomes']}"
+    if outcome.attack == "seat-hoard":
+        return f"{d['seats']} seats taken ({d['playing']} playing when left) {d['outcomes']}"
+    if outcome.attack == "tiny-flood":
+        return (
+            f"sent {d['sent']} in {d['sending']:.2f} s, {d['answered']} answered in {d['seconds']:.1f} s,"
+            f" {d['connections']} connection(s)"
+        )
+    return ""
+
+
+def print_seat_row(outcome: Outcome, sizes: Sizes) -> None:
+    name = outcome.attack or "(none)"
+    seat = outcome.seat
+    seated = "yes" if seat.get("seated") else "NO"
+    verdict = "-" if outcome.attack is None else ("held" if not outcome.problems() else "broke")
+    print(
+        f"{name:<15} {describe_size(name, sizes):<28} {outcome.p99_ms:>8.1f} {seat['seconds']:>7.2f} {seated:>6}"
+        f"  {verdict:<5}  {describe_detail(outcome)}",
+        flush=True,
+    )
+    if outcome.problems() and outcome.attack is not None:
+        print(f"{'':<15} broke: {'; '.join(outcome.problems())}", flush=True)
+
+
+async def run_seat_attacks(attacks: list[str], sizes: Sizes, seed: int) -> list[Outcome]:
+    print()
+    print(
+        f"the honest player under attacks on seats and connections: honest /24 {HONEST_NETWORK}.0/24, its p99 TME"
+        f" round trip every {sizes.interval * 1000:g} ms, goal < {LIMIT_MS:g} ms; seat s: until its seat is taken"
+        f" (IAM with its session, or a stranger's NME), tries for {sizes.patience:g} s"
+    )
+    print(f"{'attack':<15} {'size':<28} {'p99 ms':>8} {'seat s':>7} {'seated':>6}  verdict  attacker")
+    outcomes = []
+    for attack in [None, *attacks]:
+        try:
+            outcome = await run_seat_attack(attack, sizes, seed)
+        except Exception as error:  # noqa: BLE001 - a run that went wrong is reported as such; the others still run
+            log.warning("seat attack failed", attack=attack, error=repr(error))
+            failed = {"seated": False, "seconds": float("nan"), "answer": f"the run failed: {error!r}"[:200]}
+            outcome = Outcome(attack, float("inf"), 0, failed, {"error": repr(error)})
+        outcomes.append(outcome)
+        print_seat_row(outcome, sizes)
+    return outcomes
+
+
+# --- the figures: benchmarks/results/abuse.json, docs/results/abuse.md ---------------------------------
+
+
+def commit() -> str | None:
+    """The commit measured, ``-dirty`` when tracked files differ from it."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        )
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head.stdout.strip() + ("-dirty" if status.stdout.strip() else "")
+
+
+def finite(value: float, digits: int) -> float | None:
+    """``value`` rounded, or None for what JSON cannot hold (a run that failed: no figure)."""
+    return round(value, digits) if math.isfinite(value) else None
+
+
+def figures(quick: bool, sizes: Sizes, phase_rows: list[dict[str, Any]], outcomes: list[Outcome]) -> dict[str, Any]:
+    reference = next((o for o in outcomes if o.attack is None), None)
+    return {
+        "benchmark": "abuse",
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "commit": commit(),
+        "quick": quick,
+        "n": asdict(sizes),
+        "goal": {"p99_ms": f"< {LIMIT_MS:g}", "seat": "the honest player seated within the patience"},
+        "reference": None
+        if reference is None
+        else {"p99_ms": finite(reference.p99_ms, 2), "seat_seconds": finite(reference.seat["seconds"], 3)},
+        "phase_attacks": phase_rows,
+        "seat_attacks": [
+            {
+                "attack": o.attack,
+                "size": describe_size(o.attack, sizes),
+                "p99_ms": {"value": finite(o.p99_ms, 2), "goal": f"< {LIMIT_MS:g}", "met": o.p99_ms < LIMIT_MS},
+                "samples": o.samples,
+                "seat_seconds": {"value": finite(o.seat["seconds"], 3), "seated": bool(o.seat.get("seated"))},
+                "seat": o.seat,
+                "attacker": o.detail,
+                "verdict": "held" if not o.problems() else "broke",
+                "broke_on": o.problems(),
+            }
+            for o in outcomes
+            if o.attack is not None
+        ],
+    }
+
+
+def render(results: dict[str, Any], path: Path) -> None:
+    """The figures as a Markdown page, from the JSON and nothing else."""
+    m = results["machine"]
+    reference = results["reference"]
+    lines = [
+        "# Abuse: figures",
+        "",
+        (
+            f"Written by `benchmarks/abuse.py{' --quick' if results['quick'] else ''}` on {results['date']} at"
+            f" commit {results['commit']}, on {m['cores']} cores ({m['cpu']}, {m['python']}); from"
+            " `benchmarks/results/abuse.json`. Goal: p99 under 100 ms, and the honest player seated."
+        ),
+        "",
+    ]
+    if results["phase_attacks"]:
+        lines += [
+            "Honest games under attack: p99 from the last `SUB` of a phase to every client having the next `NOW`.",
+            "",
+            "| attack | rate | sent | phases | p99 NOW ms | goal |",
+            "|---|---:|---:|---:|---:|---|",
+            *(
+                f"| {r['attack'] or '(none)'} | {r['rate']} | {r['sent']} | {r['phases']} | {r['p99_ms']} |"
+                f" {'met' if r['met'] else 'NOT met'} |"
+                for r in results["phase_attacks"]
+            ),
+            "",
+        ]
+    if results["seat_attacks"]:
+        if reference is not None:
+            lines += [
+                (
+                    "Attacks on seats and connections; with no attack the honest p99 TME round trip is"
+                    f" {reference['p99_ms']} ms and its seat takes {reference['seat_seconds']} s."
+                ),
+                "",
+            ]
+        lines += [
+            "Seat s: until the honest player had its seat, or, not seated, until it gave up (`--patience`).",
+            "",
+            "| attack | size | honest p99 ms | seat s | seated | verdict | broke on |",
+            "|---|---|---:|---:|---|---|---|",
+            *(
+                f"| {a['attack']} | {a['size']} | {a['p99_ms']['value']} | {a['seat_seconds']['value']} |"
+                f" {'yes' if a['seat_seconds']['seated'] else 'no'} | {a['verdict']} | {'; '.join(a['broke_on'])} |"
+                for a in results["seat_attacks"]
+            ),
+            "",
+        ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def write_results(results: dict[str, Any]) -> None:
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    render(results, PAGE)
+
+
+def refusals_unlogged(record: logging.LogRecord) -> bool:
+    """Not uvicorn's line for each connection refused: the attacks make thousands, and count them."""
+    return not record.getMessage().startswith("refused a")
+
+
+def add_size_arguments(parser: argparse.ArgumentParser) -> None:
+    """An option for each of :class:`Sizes` but the honest client's pace: ``--guess-addresses`` ..."""
+    default, quick = Sizes(), QUICK_SIZES
+    for f in dataclasses.fields(Sizes):
+        if f.name in ("interval", "baseline_seconds"):
+            continue
+        now, small = getattr(default, f.name), getattr(quick, f.name)
+        parser.add_argument(
+            f"--{f.name.replace('_', '-')}",
+            dest=f.name,
+            type=type(now),
+            help=f"default {now:g}" + (f", {small:g} with --quick" if small != now else ""),
+        )
+
+
+def sizes_of(args: argparse.Namespace) -> Sizes:
+    """The sizes of the mode (``--quick``'s or the full ones), with those given on the command line."""
+    given = {f.name: getattr(args, f.name, None) for f in dataclasses.fields(Sizes)}
+    return dataclasses.replace(
+        QUICK_SIZES if args.quick else Sizes(), **{k: v for k, v in given.items() if v is not None}
+    )
+
+
+async def run_phase_attacks(attacks: list[str], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The honest games' NOW latency under each attack of :data:`ATTACKS`, a row each (and the reference)."""
+    print(
+        f"{args.games} honest games of 7 clients, {args.phases} phases each, think {args.think} s; attacker at {ATTACKER_HOST}"
+    )
     print(f"{'attack':<13} {'rate':>10} {'sent':>7} {'phases':>6} {'p99 NOW ms':>10} {'no attack':>10}  goal < 100 ms")
     base, timed, _ = await measure(None, 0, args.games, args.phases, args.think, args.seed)
-    print(f"{'(none)':<13} {'-':>10} {'-':>7} {timed:>6} {base:>10.1f} {base:>10.1f}  {'met' if base < LIMIT_MS else 'NOT met'}")
+    print(
+        f"{'(none)':<13} {'-':>10} {'-':>7} {timed:>6} {base:>10.1f} {base:>10.1f}  {'met' if base < LIMIT_MS else 'NOT met'}"
+    )
+    rows = [{"attack": None, "rate": "-", "sent": 0, "phases": timed, "p99_ms": round(base, 2), "met": base < LIMIT_MS}]
     for attack in attacks:
         figure, timed, sent = await measure(attack, args.rate, args.games, args.phases, args.think, args.seed)
         rate = f"{args.rate:g} open" if attack in HELD else f"{args.rate:g}/s"
         verdict = "met" if figure < LIMIT_MS else "NOT met"
         shown = "unfinished" if figure == float("inf") else f"{figure:.1f}"
         print(f"{attack:<13} {rate:>10} {sent:>7} {timed:>6} {shown:>10} {base:>10.1f}  {verdict}", flush=True)
+        rows.append(
+            {
+                "attack": attack,
+                "rate": rate,
+                "sent": sent,
+                "phases": timed,
+                "p99_ms": round(figure, 2),
+                "met": figure < LIMIT_MS,
+            }
+        )
+    return rows
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument(
+        "--attacks", default=",".join((*ATTACKS, *SEAT_ATTACKS)), help="the attacks to try, in order (default all)"
+    )
+    parser.add_argument("--rate", type=float, default=50.0, help="attacks a second (slowloris: connections held)")
+    parser.add_argument("--games", type=int, default=4, help="honest games at once (default 4)")
+    parser.add_argument("--phases", type=int, default=10, help="phases of each honest game (default 10)")
+    parser.add_argument("--think", type=float, default=0.5, help="seconds from each NOW to the SUB (default 0.5)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="2 phases, think 0.2 s, small attacks on seats")
+    add_size_arguments(parser)
+    parser.add_argument("--attack", help=argparse.SUPPRESS)  # the attacker process of ATTACKS
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--seconds", type=float, default=60.0, help=argparse.SUPPRESS)
+    parser.add_argument("--role", choices=("honest", "attacker"), help=argparse.SUPPRESS)  # of SEAT_ATTACKS
+    parser.add_argument("--config", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.role == "honest":
+        return await honest(json.loads(args.config))
+    if args.role == "attacker":
+        return await attacker_role(json.loads(args.config))
+    if args.attack:
+        return await attacker(args.attack, args.port, args.rate, args.seconds, args.seed)
+    if args.quick:
+        args.games, args.phases, args.think = 1, 2, 0.2
+    sizes = sizes_of(args)
+    from server.main import configure_logging  # here: the helper processes start without the server's modules
+
+    configure_logging(json_logs=True, level=logging.WARNING)
+    logging.getLogger("uvicorn").setLevel(logging.WARNING)
+    logging.getLogger("uvicorn.error").addFilter(refusals_unlogged)  # uvicorn resets levels, not filters
+    attacks = [a for a in args.attacks.split(",") if a]
+    unknown = sorted(set(attacks) - set(ATTACKS) - set(SEAT_ATTACKS))
+    if unknown:
+        parser.error(f"no attack {', '.join(unknown)}: choose from {', '.join((*ATTACKS, *SEAT_ATTACKS))}")
+    print_header("honest games under attack (issue 14)", "uvicorn", "websockets")
+    phase_attacks = [a for a in attacks if a in ATTACKS]
+    phase_rows = await run_phase_attacks(phase_attacks, args) if phase_attacks else []
+    seat_attacks = [a for a in attacks if a in SEAT_ATTACKS]
+    outcomes = await run_seat_attacks(seat_attacks, sizes, args.seed) if seat_attacks else []
+    write_results(figures(args.quick, sizes, phase_rows, outcomes))
+    print(f"\nfigures: {RESULTS.relative_to(ROOT)}, {PAGE.relative_to(ROOT)}")
     return 0
 
 

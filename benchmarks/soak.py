@@ -75,6 +75,8 @@ TIMEOUT = 30.0
 LIMITS = {
     "--max-connections": "100000",
     "--max-connections-per-address": "100000",
+    "--max-connections-per-network": "100000",
+    "--new-connections-per-network": "100000",
     "--max-open-games": "8",
     "--max-seats-per-address": "100000",
     "--open-games-per-hour": "1000000",

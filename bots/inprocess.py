@@ -1,6 +1,6 @@
 """One game in this process: the server's game master and seven bot sessions, no sockets.
 
-The game master (:class:`referee.game_master.GameMaster`) and the sessions
+The game master (:class:`referee.game.GameMaster`) and the sessions
 (:class:`bots.session.BotSession`) are the very ones the websocket server and client
 drive; here a :class:`referee.table.Table` hands them each other's typed DAIDE messages
 directly, with no text in between, so an experiment pays no network or parsing cost and a bot plays as it would
@@ -44,13 +44,16 @@ from bots.session import BotSession
 from protocol.daide.messages import Value
 from protocol.l import LError, parse, to_text
 from protocol.l import ast as la
-from referee.game_master import OVER, GameMaster
+from referee.game import GameMaster, GameState
 from referee.negotiation import Negotiation
 from referee.record import GameRecord, record_of
 from referee.settings import GameSettings
 from referee.table import Table
 
-__all__ = ["GameSetup", "GameStuck", "InProcessGame", "play_game", "seeds_for"]
+__all__ = ["ROUNDS", "GameSetup", "GameStuck", "InProcessGame", "play_game", "seeds_for"]
+
+ROUNDS = 3
+"""The negotiation rounds of each phase, unless a game is given others (``--rounds``)."""
 
 #: Called once per phase, before the sessions that owe orders are asked for them.
 PhaseHook = Callable[["InProcessGame"], None]
@@ -68,8 +71,8 @@ class GameSetup:
 
     seed: int
     bots: tuple[str, ...]
-    settings: GameSettings = field(default_factory=lambda: GameSettings(year_limit=1920))
-    rounds: int = 3
+    settings: GameSettings = field(default_factory=GameSettings)
+    rounds: int = ROUNDS
     powers: tuple[str, ...] | None = None
     #: how the model seats (``llm:...``) play: the ``--llm-*`` options (None: the defaults)
     llm: LLMOptions | None = None
@@ -100,7 +103,7 @@ class InProcessGame:
     settings: GameSettings = field(default_factory=GameSettings)
     before_orders: PhaseHook | None = None
     negotiates: bool = False
-    rounds: int = 3
+    rounds: int = ROUNDS
     powers: Sequence[str] | None = None
 
     def __post_init__(self) -> None:
@@ -180,7 +183,7 @@ class InProcessGame:
             for session in self.sessions:
                 if session.bot.negotiates:
                     session.bot.on_welcome(welcome)
-        while self.gm.state != OVER:
+        while self.gm.state != GameState.OVER:
             due = [slot for slot, session in enumerate(self.sessions) if session.due]
             if not due:
                 raise GameStuck(f"nobody owes orders in {self.gm.position.phase}, yet the game waits")

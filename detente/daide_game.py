@@ -46,7 +46,8 @@ from bots.session import BotSession
 from engine import standard_map
 from protocol.daide.messages import Drw, MapMessage, Obs, Slo, Yes
 from protocol.daide.parser import DaideSyntaxError, parse
-from referee.game_master import GameMaster
+from referee.deadlines import Deadlines
+from referee.game import GameMaster
 from referee.record import GameRecord, record_of
 from referee.settings import GameSettings
 
@@ -58,7 +59,7 @@ GAME_TIMEOUT = 900.0
 #: A phase ends when every order is in; these only matter for a program that falls silent. The
 #: C++ DumbBot can: two of its units that each want the other's province wait for each other
 #: for ever, and the bot never orders again (its process spins until it is stopped).
-DEADLINES = {"movement": 10, "retreat": 5, "adjustment": 5}
+DEADLINES = Deadlines(movement=10, retreat=5, adjustment=5)
 MAP = standard_map()
 
 
@@ -161,13 +162,8 @@ async def _play(setup: GameSetup) -> GameRecord:
 
 def _game_body(settings: GameSettings, reserved: dict[str, str]) -> dict[str, Any]:
     """The ``POST /api/games`` body: the experiment's settings, every power kept for its slot."""
-    body = replace(settings, reserved=()).to_json()
-    body.update({"deadlines": DEADLINES, "reserved": reserved, "name": settings.name[:100]})
-    return {k: v for k, v in body.items() if k in _CREATE_FIELDS}
-
-
-_CREATE_FIELDS = {"name", "press_level", "l_levels", "protocol", "binding", "press_phases", "deadlines", "year_limit",
-                  "reserved"}  # fmt: skip
+    kept = tuple(sorted(reserved.items()))
+    return replace(settings, name=settings.name[:100], deadlines=DEADLINES, reserved=kept).to_json()
 
 
 async def _launch(program: Path, cwd: Path, port: int, seat: str) -> asyncio.subprocess.Process:

@@ -63,7 +63,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from bots.inprocess import GameSetup, play_game, seeds_for
+from bots.inprocess import ROUNDS, GameSetup, play_game, seeds_for
 from bots.llm.config import LLMOptions
 from bots.llm.usage import collect, summarise_usage
 from bots.registry import LLM_PREFIX
@@ -298,8 +298,8 @@ class Experiment:
     seed: int
     out: Path
     jobs: int = 1
-    settings: GameSettings = field(default_factory=lambda: GameSettings(year_limit=1920))
-    rounds: int = 3
+    settings: GameSettings = field(default_factory=GameSettings)
+    rounds: int = ROUNDS
     rotate: bool = False
     #: the power of each slot in each game, given (overrides ``rotate``): a design of the caller's
     powers: tuple[tuple[str, ...], ...] | None = None

@@ -39,7 +39,7 @@ and its session token, and the seat link is printed again (the options that shap
 before it started (still forming) keeps no seat: the bots and the person join it again.
 The time ``detente play`` was stopped does not count: before the servers start, the phase's
 deadline is moved later by it, as a ``shift`` record of the game (see
-:meth:`referee.game_master.GameMaster.shift_deadline`), so a replay of the game's records
+:meth:`referee.game.GameMaster.shift_deadline`), so a replay of the game's records
 gives the same deadline and nobody falls into civil disorder meanwhile. ``--new`` starts
 another game.
 
@@ -69,7 +69,7 @@ import traceback
 import urllib.parse
 import urllib.request
 import webbrowser
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -82,11 +82,11 @@ from bots.nego_client import NegoLink
 from bots.registry import BOTS, BotSeat, UnknownBot, make_bot, parse_seat
 from bots.session import BotSession
 from bots.ws_client import WsClient
-from detente import llm_options
+from detente import game_options, llm_options
 from engine import Power
 from protocol.daide.messages import Adm, Drw, MapMessage, Rej, Slo, Yes
 from protocol.daide.parser import DaideSyntaxError, parse
-from server.api_models import DeadlinesBody, GameCreate, GameResult, normalise_l_levels
+from server.api_models import GameCreate, GameResult
 from server.settings import SettingsError, load_settings
 from server.store import Store, StoreError
 
@@ -142,11 +142,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         + ", ".join(p.english for p in Power)
         + " (FRA, france, French, ...); default: one drawn at random",
     )
-    parser.add_argument("--l-levels", dest="l_levels", default="1-8", help="L levels of the negotiation, e.g. 1-4,6")
-    parser.add_argument(
-        "--deadlines", default="none", help="seconds per movement,retreat,adjustment phase (e.g. 300,60,60), or none"
-    )
-    parser.add_argument("--year-limit", dest="year_limit", type=int, default=1920, help="the last year played")
+    game_options.add_arguments(parser, ("l_levels", "deadlines", "year_limit"))
     parser.add_argument(
         "--port",
         type=_port,
@@ -252,24 +248,14 @@ def _plan(args: argparse.Namespace) -> _Plan:
             make_bot(name)
     llm = llm_options.options_from(args, Path(args.data_dir) / "llm")
     llm_options.check_seats(names, llm)
-    l_levels = normalise_l_levels(args.l_levels)
-    try:
-        deadlines = DeadlinesBody.parse(args.deadlines)
-    except ValueError as error:
-        raise ValueError(f"--deadlines: {str(error).splitlines()[0]}") from None
+    settings = game_options.settings_from(args, "detente play")
     rng = random.Random(args.seed)
     power = args.power or rng.choice(sorted(p.value for p in Power))
-    game: dict[str, Any] = {
-        "name": "detente play",
-        "l_levels": l_levels,
-        "deadlines": None if deadlines is None else deadlines.model_dump(),
-        "year_limit": args.year_limit,
-        # the kept power goes to the player who joins with this name: a secret (the lobby says
-        # which powers are kept, never for whom); detente play claims it itself (see the module)
-        "reserved": {power: secrets.token_urlsafe(16)},
-    }
+    # the kept power goes to the player who joins with this name: a secret (the lobby says
+    # which powers are kept, never for whom); detente play claims it itself (see the module)
+    settings = replace(settings, reserved=((power, secrets.token_urlsafe(16)),))
     try:
-        GameCreate.model_validate(game)
+        game = GameCreate.of(settings).model_dump(mode="json")  # the server's bounds, such as 0.1 s a phase
     except ValidationError as error:
         first = error.errors()[0]
         option = f"--{str(first['loc'][0]).replace('_', '-')}" if first["loc"] else "the game"
@@ -369,7 +355,7 @@ def _prepare_store(db: Path, keep: str | None, now: float, alive: float | None) 
     """Before the servers start: the game ``keep``, if unfinished, has its deadline moved by the
     time since ``alive`` (a ``shift`` record); every other unfinished game is cancelled.
     What is known of ``keep``: ``{"state", "phase", "shifted"}``, or None (no such unfinished game)."""
-    from referee.game_master import OVER, GameMaster
+    from referee.game import GameMaster, GameState
 
     kept: dict[str, Any] | None = None
     store = Store.open(db)
@@ -378,7 +364,7 @@ def _prepare_store(db: Path, keep: str | None, now: float, alive: float | None) 
             create = GameCreate.model_validate(stored.settings)
             events = store.events(stored.id)
             gm = GameMaster.replay(stored.id, create.settings(), stored.created, events, on_error=lambda e, x: None)
-            if gm.state == OVER:  # it ended, but its server stopped before marking it so: the server will
+            if gm.state == GameState.OVER:  # it ended, but its server stopped before marking it so: the server will
                 continue
             if stored.id == keep:
                 step = gm.shift_deadline(now - alive, now) if alive is not None else None

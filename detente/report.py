@@ -10,7 +10,7 @@ What :func:`load` reads:
   the order of ``tournament.json``, and the tournament's analysis (:func:`detente.tournament.analyse`)
   comes with them;
 - a game server database (``detente serve --db``): every finished game is rebuilt from the
-  store with :meth:`referee.game_master.GameMaster.replay`; games with the same settings (their
+  store with :meth:`referee.game.GameMaster.replay`; games with the same settings (their
   name aside) make a session. The store knows no bots, so the powers play their part.
 
 What :func:`render` writes: one HTML page without external resources (the charts are SVG
@@ -82,7 +82,7 @@ from protocol.daide.parser import parse as parse_daide
 from protocol.l import LError, Propose
 from protocol.l import parse as parse_l
 from referee.compliance import attacks
-from referee.game_master import GameMaster
+from referee.game import GameMaster
 from referee.notary import participants
 from referee.settings import GameSettings
 from server.store import Store, StoreError

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from bots.registry import UnknownBot, bot_class
-from detente import llm_options, ray_runner
+from detente import game_options, llm_options, ray_runner
 from detente.daide_game import is_daide, program_of
 from detente.diplomacy import format_diplomacy, read_records, summarise_diplomacy
 from detente.experiments import (
@@ -31,19 +31,11 @@ from detente.experiments import (
     run_experiment,
     slots_from,
 )
-from referee.settings import PRESS_LEVELS, GameSettings
 
 __all__ = ["add_arguments", "run"]
 
 LOCAL = "local"
 """``--ray`` without an address: a new local cluster."""
-
-
-def _year_limit(text: str) -> int:
-    year = int(text)
-    if year < 1901:
-        raise argparse.ArgumentTypeError("the year limit is a year from 1901 on")
-    return year
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -72,14 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="balanced seats: every slot plays every power once in each block of seven games"
         " (default: powers dealt at random from the seed)",
     )
-    parser.add_argument("--year-limit", dest="year_limit", type=_year_limit, default=1920, help="the last year played")
-    parser.add_argument("--l-levels", dest="l_levels", default="1-8", help="L levels of the negotiation, e.g. 1-4,6")
-    parser.add_argument(
-        "--protocol", choices=("free", "reply", "bilateral"), default="free", help="negotiation protocol"
-    )
-    parser.add_argument("--binding", action="store_true", help="confirmed order commitments bind")
-    parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds per phase")
-    parser.add_argument("--press-level", dest="press_level", type=int, default=0, help="DAIDE press level")
+    # in process there is no clock: no --deadlines
+    game_options.add_arguments(parser, ("year_limit", "l_levels", "protocol", "binding", "rounds", "press_level"))
     parser.add_argument("--out", required=True, type=Path, help="the directory to write (must hold no games.jsonl)")
     parser.add_argument(
         "--format",
@@ -111,17 +97,9 @@ def run(args: argparse.Namespace) -> int:
         llm_options.check_seats(slots, llm)
     except (ValueError, UnknownBot) as error:  # ConfigError is a ValueError
         return fail(str(error))
-    if args.press_level not in PRESS_LEVELS:
-        return fail(f"--press-level is one of {', '.join(map(str, PRESS_LEVELS))}")
     try:
-        settings = GameSettings(
-            name="experiment",
-            year_limit=args.year_limit,
-            press_level=args.press_level,
-            l_levels=args.l_levels,
-            protocol=args.protocol,
-            binding=args.binding,
-        )
+        settings = game_options.settings_from(args, "experiment")
+        rounds = game_options.rounds_from(args)
     except ValueError as error:
         return fail(str(error))
     if args.games < 1:
@@ -142,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         jobs=min(args.jobs, args.games),
         settings=settings,
-        rounds=args.rounds,
+        rounds=rounds,
         rotate=args.rotate,
         formats=tuple(dict.fromkeys(args.formats)),
         llm=llm,

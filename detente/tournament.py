@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bots.inprocess import ROUNDS
 from bots.llm.config import LLMOptions
 from bots.llm.usage import summarise_usage
 from detente.diplomacy import read_records, summarise_diplomacy
@@ -157,8 +158,8 @@ class Tournament:
     kinds: tuple[str, ...] = ("1v6",)
     opponents: tuple[str, ...] | None = None
     jobs: int = 1
-    settings: GameSettings = field(default_factory=lambda: GameSettings(name="tournament", year_limit=1920))
-    rounds: int = 3
+    settings: GameSettings = field(default_factory=lambda: GameSettings(name="tournament"))
+    rounds: int = ROUNDS
     score: str = "sum-of-squares"
     llm: LLMOptions | None = None  # how model seats play (``--llm-*``)
 

@@ -20,21 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from bots.registry import LLM_PREFIX, UnknownBot, bot_class
-from detente import llm_options
+from detente import game_options, llm_options
 from detente.diplomacy import format_diplomacy
 from detente.experiments import Progress, format_usage, new_seed
 from detente.scoring import SYSTEMS
 from detente.tournament import SetUp, Tournament, TournamentError, format_analysis, model_seats, run_tournament
-from referee.settings import GameSettings
 
 __all__ = ["add_arguments", "run"]
-
-
-def _year_limit(text: str) -> int:
-    year = int(text)
-    if year < 1901:
-        raise argparse.ArgumentTypeError("the year limit is a year from 1901 on")
-    return year
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -52,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: the number of cores)"
     )
-    parser.add_argument("--year-limit", dest="year_limit", type=_year_limit, default=1920, help="the last year played")
+    game_options.add_arguments(parser, ("year_limit",))
     parser.add_argument(
         "--setups",
         default="1v6",
@@ -68,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="sum-of-squares",
         help="the scoring system of the printed cross-play matrix and paired comparisons",
     )
-    parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds per phase")
+    game_options.add_arguments(parser, ("rounds",))
     llm_options.add_arguments(parser)
 
 
@@ -95,6 +87,11 @@ def run(args: argparse.Namespace) -> int:
         return fail("--games must be at least 1")
     if args.jobs < 1:
         return fail("--jobs must be at least 1")
+    try:
+        settings = game_options.settings_from(args, "tournament")
+        rounds = game_options.rounds_from(args)
+    except ValueError as error:
+        return fail(str(error))
     tournament = Tournament(
         bots=bots,
         games=args.games,
@@ -103,8 +100,8 @@ def run(args: argparse.Namespace) -> int:
         kinds=kinds,
         opponents=opponents,
         jobs=min(args.jobs, args.games),
-        settings=GameSettings(name="tournament", year_limit=args.year_limit),
-        rounds=args.rounds,
+        settings=settings,
+        rounds=rounds,
         score=args.score,
         llm=llm,
     )

@@ -17,7 +17,8 @@ only fleet that could convoy the supported army).
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from engine import _native
 from engine.convoys import ConvoyRoutes
@@ -40,7 +41,7 @@ def legal_orders(position: Position, power: str) -> dict[Unit | None, list[Order
         compiled = _compiled_board(position)
         if compiled is not None:
             return compiled.for_power(power)
-        board = _Board.of(position)
+        board = _BOARDS(position)
         return {u: board.orders_for(u) for u in position.units if u.power == power}
     if kind == RETREATS:
         return {
@@ -62,26 +63,76 @@ def legal_orders_for(position: Position, unit: Unit) -> list[Order]:
             orders = compiled.for_unit(unit)
             if orders is not None:
                 return orders
-        return _Board.of(position).orders_for(unit)
+        return _BOARDS(position).orders_for(unit)
     for d in position.dislodged:
         if d.unit == unit:
             return _retreat_orders(position.map, unit, d.retreats)
     return []
 
 
+T = TypeVar("T")
+
+
+class _PerPosition(Generic[T]):
+    """``make(position)``, kept for the last ``maxsize`` positions by value: an LRU, where equal
+    positions share an entry and an entry holds its position (so no later object is ever
+    taken for a gone one, as it could be by its ``id()``).
+
+    Hashing a position hashes each of its units in Python (some 3 µs, ten times what a legal
+    list costs once made), so the last ``recent`` positions looked up answer first by identity:
+    in a game the game master and the sessions each ask about one position object, again and
+    again, for the whole phase. They are held here too (at most ``maxsize + recent`` positions
+    in all), so none of them can be another object.
+
+    >>> calls = []
+    >>> units = _PerPosition(lambda position: calls.append(position) or len(position.units), maxsize=2)
+    >>> units(Position.initial()), units(Position.initial()), len(calls), len(units)
+    (22, 22, 1, 1)
+    """
+
+    __slots__ = ("_by_value", "_recent", "maxsize", "recent")
+
+    def __init__(self, make: Callable[[Position], T], maxsize: int, recent: int = 4) -> None:
+        self.maxsize = maxsize
+        self.recent = recent
+        self._by_value = functools.lru_cache(maxsize=maxsize)(make)
+        self._recent: tuple[tuple[Position, T], ...] = ()
+
+    def __call__(self, position: Position) -> T:
+        for seen, value in self._recent:
+            if seen is position:
+                return value
+        value = self._by_value(position)
+        self._recent = ((position, value), *self._recent[: self.recent - 1])
+        return value
+
+    def __len__(self) -> int:
+        """The positions kept by value (never more than ``maxsize``)."""
+        return self._by_value.cache_info().currsize
+
+    def cache_clear(self) -> None:
+        self._by_value.cache_clear()
+        self._recent = ()
+
+
+# The size of each: a game asks about two positions a movement phase (its game master's, and
+# the one its sessions read from NOW, the same units in another order), a bot's search a few
+# more; 256 keep those of every game a server plays at once and the positions a search looks
+# at in a phase. A board is some 4 KB (compiled) to 20 KB (pure Python): a few MB at most.
+_POSITIONS_KEPT = 256
+
+
 def _compiled_board(position: Position) -> Any:
-    """The compiled core's legal orders of a movement position (made once per position), or None."""
-    core = _native.core_for(position.map)
-    if core is None:
+    """The compiled core's legal orders of a movement position, or None (no core, or it declines)."""
+    if _native.core_for(position.map) is None:
         return None
-    cache = position.__dict__
-    board = cache.get("_compiled_legal_board", _MISSING)
-    if board is _MISSING:
-        board = cache["_compiled_legal_board"] = core.legal_board(position.units)
-    return board
+    return _COMPILED_BOARDS(position)
 
 
-_MISSING = object()  # not worked out yet (the core gives None where it declines)
+#: What :func:`_compiled_board` gives, by position (None where the core declines).
+_COMPILED_BOARDS: _PerPosition[Any] = _PerPosition(
+    lambda position: _native.core_for(position.map).legal_board(position.units), _POSITIONS_KEPT
+)
 
 
 def adjustment_orders(position: Position, power: str) -> list[Order]:
@@ -127,7 +178,7 @@ class _Interned(dict[int, Order]):
     Keys are the supported unit's code (``type * 1024 + location``).
     """
 
-    __slots__ = ("unit_type", "location", "destination")
+    __slots__ = ("destination", "location", "unit_type")
 
     def __init__(self, unit_type: int, location: int, destination: int) -> None:
         super().__init__()
@@ -157,7 +208,7 @@ def _supports(m: Map, unit_type: int, location: int) -> tuple[tuple[int, _Intern
 class _Board:
     """What legal orders depend on in one movement position, computed once per position."""
 
-    __slots__ = ("m", "convoys", "unit_at", "can_reach", "carried", "carried_to", "convoying")
+    __slots__ = ("can_reach", "carried", "carried_to", "convoying", "convoys", "m", "unit_at")
 
     def __init__(self, position: Position) -> None:
         m = position.map
@@ -192,13 +243,6 @@ class _Board:
                     for f in routes[d]:
                         self.convoying.setdefault(f, []).append((a, d))
 
-    @staticmethod
-    def of(position: Position) -> _Board:
-        board = position.__dict__.get("_legal_board")
-        if board is None:
-            board = position.__dict__["_legal_board"] = _Board(position)
-        return board
-
     def orders_for(self, unit: Unit) -> list[Order]:
         m = self.m
         t, loc = unit.type, unit.location
@@ -228,3 +272,7 @@ class _Board:
         if here in self.convoying:
             orders += [Convoy(FLEET, loc, a, d) for a, d in self.convoying[here]]
         return orders
+
+
+#: The pure-Python :class:`_Board` of a movement position the compiled core does not answer, by position.
+_BOARDS: _PerPosition[_Board] = _PerPosition(_Board, _POSITIONS_KEPT)

@@ -112,23 +112,6 @@ class Position:
     dislodged: tuple[Dislodged, ...] = ()
     completed: bool = False
 
-    #: the caches engine.legal keeps in a position's ``__dict__`` (its legal orders, pure-Python
-    #: and compiled): made again where needed, they do not travel when it is pickled or copied
-    _LOCAL_CACHES = ("_legal_board", "_compiled_legal_board")
-
-    def __getstate__(self) -> dict[str, Any]:
-        """The position's state for pickle and deepcopy, without :attr:`_LOCAL_CACHES`.
-
-        >>> import copy, pickle
-        >>> from engine import legal_orders
-        >>> start = Position.initial()
-        >>> _ = legal_orders(start, "FRANCE")
-        >>> again = copy.deepcopy(pickle.loads(pickle.dumps(copy.deepcopy(start))))
-        >>> legal_orders(again, "FRANCE") == legal_orders(start, "FRANCE")
-        True
-        """
-        return {k: v for k, v in self.__dict__.items() if k not in self._LOCAL_CACHES}
-
     @classmethod
     def initial(cls, m: Map | None = None) -> Position:
         """The starting position of a map (the standard one by default)."""

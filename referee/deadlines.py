@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from protocol.daide.messages import VariantOption
 
 #: The largest number a DAIDE integer token holds (14 bits, signed).
+__all__ = ["DAIDE_MAX_INT", "Deadlines", "daide_int", "remaining_seconds"]
+
 DAIDE_MAX_INT = 8191
 
 
@@ -54,6 +56,20 @@ class Deadlines:
             raise ValueError(f"deadlines must be numbers of seconds, such as 60,30,30, or none; not {text!r}") from None
         return cls(movement, retreat, adjustment)
 
+    def text(self) -> str:
+        """The command-line form, which :meth:`parse` reads back.
+
+        >>> Deadlines(300, 60, 60).text(), Deadlines(0.5, 1, 1).text(), Deadlines().text()
+        ('300,60,60', '0.5,1,1', 'none')
+        """
+        if self.none:
+            return "none"
+        seconds = (self.movement, self.retreat, self.adjustment)
+        if None in seconds:  # the command line gives all three limits or none
+            raise ValueError(f"{self} has no command-line form: some phases have a limit, others not")
+        # whole seconds without ".0", the others exactly (repr reads back as the same float)
+        return ",".join(str(int(s)) if float(s).is_integer() else repr(float(s)) for s in seconds)  # type: ignore[arg-type]
+
     @property
     def none(self) -> bool:
         """No phase has a time limit."""
@@ -70,7 +86,7 @@ class Deadlines:
         if data is None:
             return cls()
         if not isinstance(data, dict):
-            raise ValueError(f"deadlines are an object of seconds per kind of phase, or null; not {data!r}")
+            raise ValueError(f"deadlines are an object of seconds per kind of phase, or null; not {data!r}")  # noqa: TRY004 - bad input, as a bad number is
         return cls(data.get("movement"), data.get("retreat"), data.get("adjustment"))
 
     def seconds_for(self, phase_kind: str) -> float | None:

@@ -1,12 +1,12 @@
 """What the referee's machines ask their caller to do: one effect type for both.
 
-The game master (:class:`referee.game_master.GameMaster`) and the negotiation
+The game master (:class:`referee.game.GameMaster`) and the negotiation
 (:class:`referee.negotiation.Negotiation`) take an input and return a :class:`Step`:
 the :class:`Record` values to store, then the effects to perform in order. A caller stores
 the records first and performs the effects only once they are durable, so that nothing is
 acknowledged that a crash could lose. A machine's state moves with the step; a caller
 whose store refuses the records performs none of the effects and rebuilds the machine
-from what is stored (:meth:`GameMaster.replay <referee.game_master.GameMaster.replay>`,
+from what is stored (:meth:`GameMaster.replay <referee.game.GameMaster.replay>`,
 :meth:`Negotiation.apply <referee.negotiation.Negotiation.apply>`), which is the state
 before the step: the step's new state counts only once its records are stored.
 
@@ -25,7 +25,7 @@ The effects:
   until its caller reports the game master's answer
   (:meth:`Negotiation.answered <referee.negotiation.Negotiation.answered>`), and the
   caller sends it until then; the game master stores the ids it applied
-  (:attr:`GameMaster.requests <referee.game_master.GameMaster.requests>`).
+  (:attr:`GameMaster.requests <referee.game.GameMaster.requests>`).
 
 >>> step = Step((Record("join", {"at": 1.0, "power": "FRANCE"}),), (Send("c1", "YES"), Close("c2")))
 >>> step.sends, step.at

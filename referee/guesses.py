@@ -1,8 +1,8 @@
 """Wrong passcodes, remembered for a while: the one limit on guessing a seat.
 
-The game master counts them per seat, the game server per client address, and the
-negotiation server per address and per seat; each asks how many came within its window
-and refuses unchecked at its limit. Times come in as numbers (sans-I/O); nothing here is
+A game's seats count them per seat (a budget: :mod:`referee.game.seats`), the lobby per
+client address, and the negotiation server per address and per seat; each asks how many
+came within its window and refuses unchecked at its limit. Times come in as numbers (sans-I/O); nothing here is
 stored, so a restart forgets them. Memory is bounded: a few times per key, and a bounded
 number of keys (the oldest forgotten first).
 
@@ -20,12 +20,10 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-__all__ = ["ADDRESS_GUESSES", "SEAT_GUESSES", "WINDOW", "Guesses"]
+__all__ = ["ADDRESS_GUESSES", "WINDOW", "Guesses"]
 
 WINDOW = 300.0
 """Seconds over which wrong passcodes are counted."""
-SEAT_GUESSES = 5
-"""Wrong passcodes for one seat within :data:`WINDOW`, after which it refuses them unchecked."""
 ADDRESS_GUESSES = 20
 """The same for one client address (a server's limit, across every seat)."""
 

@@ -16,8 +16,9 @@ DAIDE syntax document), the key the order is kept under, and the engine's order;
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+import functools
 from collections.abc import Sequence
+from dataclasses import fields, replace
 from typing import Any
 
 import engine.orders as eo
@@ -103,10 +104,8 @@ def check_order(position: Position, power: str, order: Order) -> tuple[str, str 
     Only an order that could be valid whatever the others do gets ``MBV`` (the game is not
     AOA); the others get the most telling note of the syntax document.
     """
-    m = position.map
-    kind = position.phase.kind
-    if kind == MOVEMENT and id(order) in _OURS:
-        plain = _plain(order, m, power)
+    if position.phase.kind == MOVEMENT and isinstance(order, Hold | Move):
+        plain = _plain(order, position.map, power)
         if plain is not None:
             engine_order, province, key = plain
             unit = position.unit_at.get(province)
@@ -116,7 +115,14 @@ def check_order(position: Position, power: str, order: Order) -> tuple[str, str 
                 and unit.type == engine_order.type
                 and unit.location == engine_order.location
             ):
-                return "MBV", key, engine_order  # what the check below finds, without the unit's list
+                return "MBV", key, engine_order  # what the full check finds, without the unit's list
+    return _full_check(position, power, order)
+
+
+def _full_check(position: Position, power: str, order: Order) -> tuple[str, str | None, eo.Order | None]:
+    """:func:`check_order` without its shortcut for a plain hold or move (see :func:`_plain`)."""
+    m = position.map
+    kind = position.phase.kind
     short = m.abbreviation_of[power]
     if not isinstance(order, _PHASE_ORDERS[kind]):
         return "NRS", None, None
@@ -129,7 +135,7 @@ def check_order(position: Position, power: str, order: Order) -> tuple[str, str 
     if order.unit.power not in (None, short):
         return "NYU", None, None
     try:
-        _, engine_order = _to_engine(order, m, power)
+        _, engine_order = order_to_engine(order, m, power)
     except DaideOrderError:
         return "NSP", None, None
     assert not isinstance(engine_order, eo.Waive)
@@ -178,74 +184,50 @@ def check_order(position: Position, power: str, order: Order) -> tuple[str, str 
     return "MBV", key, eo.Disband(unit.type, unit.location)
 
 
-#: The DAIDE form of the orders :func:`daide_order` keeps, by their plain fields.
-_DAIDE_ORDERS: dict[tuple[Any, ...], Order] = {}
-#: The ids of those DAIDE orders (kept alive there, so no other object ever has one of these
-#: ids), and what :func:`order_to_engine` made of them, by (id, map, power).
-_OURS: set[int] = set()
-_ENGINE_ORDERS: dict[tuple[int, Map, str], tuple[str, eo.Order]] = {}
+# The conversions below are kept by value, each in an LRU of its own (``cache_info()``,
+# ``cache_clear()``): a DAIDE order is a frozen dataclass, so an equal order, wherever it was
+# made, shares an entry, and an entry holds its key, so no later object is ever taken for a
+# gone one (as a key made of an ``id()`` would be once its object was collected). The engine
+# form of a support or a convoy is not kept: few come again, and hashing a DAIDE order (nested
+# dataclasses, in Python) costs about what converting it does.
+#
+# The size of each: a game of seven DumbBots to 1920 gives some 550 distinct order texts, 430
+# kept DAIDE forms and 350 plain holds and moves, and the orders of one phase mostly come
+# again in the next few; 16,384 entries keep those of some thirty games a server plays at once
+# (an entry is a few hundred bytes: some 5 MB at most), or every kept DAIDE form of the
+# standard map (7 powers x some 1,370 holds, moves, retreats, disbands and builds).
+_ORDERS_KEPT = 16_384
 
 
-def _to_engine(order: Order, m: Map, power: str) -> tuple[str, eo.Order]:
-    """``order_to_engine(order, m, power)``, made once for each order :func:`daide_order` made:
-    the sessions of a game in this process send those very objects back, again and again
-    (an order from elsewhere is converted each time: hashing a DAIDE order, nested
-    dataclasses, costs what converting it does)."""
-    if id(order) not in _OURS:
-        return order_to_engine(order, m, power)
-    key = (id(order), m, power)
-    found = _ENGINE_ORDERS.get(key)
-    if found is None:
-        found = _ENGINE_ORDERS[key] = order_to_engine(order, m, power)
-    return found
+@functools.lru_cache(maxsize=_ORDERS_KEPT)
+def _plain(order: Hold | Move, m: Map, power: str) -> tuple[eo.Hold | eo.Move, int, str] | None:
+    """For a hold or a move of ``power``'s own unit which is legal in any position where that
+    very unit (type, location, power) stands: a hold, or a move not by convoy to a place next
+    to it (the first orders of every unit's legal list, made from the map alone), its engine
+    order, province and key; else None. Kept, as :func:`check_order` asks for most orders."""
+    if order.unit.power not in (None, m.abbreviation_of[power]):
+        return None
+    try:
+        _, engine_order = order_to_engine(order, m, power)
+    except DaideOrderError:
+        return None
+    if engine_order.type is None:
+        return None
+    t, location = engine_order.type, engine_order.location
+    moves = m.army_moves if t == ARMY else m.fleet_moves
+    if type(engine_order) is eo.Hold or (
+        type(engine_order) is eo.Move and not engine_order.via_convoy and engine_order.destination in moves[location]
+    ):
+        province = m.province_of[location]
+        return engine_order, province, m.locations[province]
+    return None
 
 
-#: For those DAIDE orders that are a hold or a move over land or along a coast, by (id, map,
-#: power): the engine's order, its unit's province and the key it is kept under; None for the others.
-_PLAIN: dict[tuple[int, Map, str], tuple[eo.Hold | eo.Move, int, str] | None] = {}
-
-
-def _plain(order: Order, m: Map, power: str) -> tuple[eo.Hold | eo.Move, int, str] | None:
-    """For an order :func:`daide_order` made, of ``power``'s own unit, which is legal in any
-    position where that very unit (type, location, power) stands: a hold, or a move not by
-    convoy to a place next to it (the first orders of every unit's legal list, made from the
-    map alone), its engine order, province and key; else None. Made once per order."""
-    cached = (id(order), m, power)
-    if cached in _PLAIN:
-        return _PLAIN[cached]
-    found: tuple[eo.Hold | eo.Move, int, str] | None = None
-    if isinstance(order, Hold | Move) and order.unit.power in (None, m.abbreviation_of[power]):
-        try:
-            _, engine_order = _to_engine(order, m, power)
-        except DaideOrderError:
-            engine_order = None
-        if engine_order is not None and engine_order.type is not None:
-            t, location = engine_order.type, engine_order.location
-            moves = m.army_moves if t == ARMY else m.fleet_moves
-            if type(engine_order) is eo.Hold or (
-                type(engine_order) is eo.Move
-                and not engine_order.via_convoy
-                and engine_order.destination in moves[location]
-            ):
-                province = m.province_of[location]
-                found = (engine_order, province, m.locations[province])
-    _PLAIN[cached] = found
-    return found
-
-
-#: The text of those DAIDE orders, by id.
-_TEXTS: dict[int, str] = {}
-
-
+@functools.lru_cache(maxsize=_ORDERS_KEPT)
 def daide_text(order: Order) -> str:
-    """``str(order)``, made once for each order :func:`daide_order` made (the record of a
-    ``SUB`` keeps its orders' texts)."""
-    if id(order) not in _OURS:
-        return str(order)
-    text = _TEXTS.get(id(order))
-    if text is None:
-        text = _TEXTS[id(order)] = str(order)
-    return text
+    """``str(order)``, kept (the record of a ``SUB`` keeps its orders' texts, and a game gives
+    the same orders again and again)."""
+    return str(order)
 
 
 def daide_order(power: str, order: eo.Order, position: Position) -> Order:
@@ -254,8 +236,8 @@ def daide_order(power: str, order: eo.Order, position: Position) -> Order:
     retreat or a move not by convoy, naming its unit's type (a support or a convoy names
     another unit as the position shows it; a convoyed move, a route through its fleets).
 
-    Those are most orders, and a game gives the same few thousand again and again: the
-    sessions convert each order they send, the game master each order's result. Keyed by a
+    Those are most orders, and a game gives the same few hundred again and again: the
+    sessions convert each order they send, the game master each order's result. Kept by a
     tuple of plain fields, which hashes in C (an engine order, a dataclass, in Python).
 
     >>> from engine import Position
@@ -267,21 +249,26 @@ def daide_order(power: str, order: eo.Order, position: Position) -> Order:
     True
     """
     kind = type(order)
+    values: tuple[int, ...]
     if kind is eo.Move or kind is eo.Retreat:
         if order.type is None or (kind is eo.Move and order.via_convoy):
             return order_from_engine(power, order, position)
-        key: tuple[Any, ...] = (position.map, power, kind, order.type, order.location, order.destination)
+        values = (order.type, order.location, order.destination)
     elif kind is eo.Hold or kind is eo.Disband or kind is eo.Build:
         if order.type is None:
             return order_from_engine(power, order, position)
-        key = (position.map, power, kind, order.type, order.location, position.phase.kind)
+        values = (order.type, order.location)
     else:
         return order_from_engine(power, order, position)
-    found = _DAIDE_ORDERS.get(key)
-    if found is None:
-        found = _DAIDE_ORDERS[key] = order_from_engine(power, order, position)
-        _OURS.add(id(found))
-    return found
+    return _kept_daide_order(position.map, power, position.phase.kind, kind, values)
+
+
+@functools.lru_cache(maxsize=_ORDERS_KEPT)
+def _kept_daide_order(m: Map, power: str, phase_kind: str, kind: type[eo.Order], values: tuple[int, ...]) -> Order:
+    """The DAIDE order :func:`daide_order` keeps: ``power``'s order ``kind(*values)`` on the map
+    alone (such an order names no other unit and no route), its ``DSB`` or ``REM`` by the
+    kind of phase."""
+    return order_from_engine(power, kind(*values), m, phase_kind)
 
 
 def listed(order: eo.Order, options: Sequence[eo.Order]) -> bool:

@@ -25,6 +25,8 @@ from enum import Enum
 
 from referee.deadlines import DAIDE_MAX_INT
 
+__all__ = ["SESSION_BYTES", "Client", "Player", "Role", "Roster", "draw_passcode", "new_session_token", "session_digest"]
+
 
 class Role(Enum):
     """What a connection is in the game."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from engine import Position
 from protocol.daide.messages import Slo
-from referee.game_master import GameMaster
+from referee.game import GameMaster
 
 __all__ = ["GameRecord", "PhaseRecord", "record_of"]
 

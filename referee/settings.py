@@ -1,11 +1,16 @@
-"""The settings of one game: the one value every part of the system reads them from.
+"""The settings of one game: the one model every part of the system reads them from.
 
 The game master, the negotiation, the servers and the experiment runner all take a
-:class:`GameSettings`. It is checked where settings come in (the API's pydantic model
-:class:`server.api_models.GameCreate`, the command lines of ``detente run`` and
-``detente play``) and travels as the JSON of :meth:`GameSettings.to_json`, which is also
-the body of ``POST /api/games``: the stored settings of a game, and those the game server's
-feed sends, read back with :meth:`GameSettings.from_json`.
+:class:`GameSettings`, and its field defaults are the one default of each setting: the
+edges read them rather than repeat them. Settings are checked where they come in: here
+(:meth:`GameSettings.__post_init__`), and, with the HTTP API's own bounds, by its pydantic
+model :class:`server.api_models.GameCreate`, whose :meth:`~server.api_models.GameCreate.of`
+and :meth:`~server.api_models.GameCreate.settings` are the one conversion each way; the
+command lines take them through :mod:`detente.game_options` (``detente run``,
+``tournament`` and ``play``) and :mod:`server.settings` (``detente serve``'s open games).
+They travel as the JSON of :meth:`GameSettings.to_json`, which is also the body of
+``POST /api/games``: the stored settings of a game, and those the game server's feed sends,
+read back with :meth:`GameSettings.from_json`.
 
 >>> s = GameSettings(press_level=10, deadlines=Deadlines(60, 30, 30), reserved=(("FRANCE", "you"),))
 >>> GameSettings.from_json(s.to_json()) == s
@@ -16,6 +21,8 @@ True
 Traceback (most recent call last):
 ...
 ValueError: unknown protocol 'shout' (free, reply or bilateral)
+>>> GameSettings().year_limit, GameSettings(year_limit=None).year_limit
+(1920, None)
 """
 
 from __future__ import annotations
@@ -29,7 +36,18 @@ from protocol.daide.messages import VariantOption
 from protocol.l import format_levels, parse_levels
 from referee.deadlines import Deadlines
 
-__all__ = ["PRESS_LEVELS", "PROTOCOLS", "Deadlines", "GameSettings", "keeps"]
+__all__ = [
+    "FIRST_YEAR",
+    "LAST_YEAR",
+    "PRESS_LEVELS",
+    "PROTOCOLS",
+    "Deadlines",
+    "GameSettings",
+    "check_year_limit",
+    "keeps",
+    "parse_year_limit",
+    "year_limit_text",
+]
 
 PRESS_LEVELS: tuple[int, ...] = (*range(0, 140, 10), 8000)
 """The DAIDE syntax levels: 0 (no press) to 130 in steps of ten, and 8000 (free text)."""
@@ -37,6 +55,11 @@ PRESS_LEVELS: tuple[int, ...] = (*range(0, 140, 10), 8000)
 PROTOCOLS: tuple[str, ...] = ("free", "reply", "bilateral")
 """The negotiation protocols: anything goes; one pending proposal per pair (definition 14);
 one receiver a message."""
+
+FIRST_YEAR = 1901
+"""The smallest year limit: the game begins in 1901."""
+LAST_YEAR = 9999
+"""The largest year limit: a bound on what a client may ask a server to keep playing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,30 +71,42 @@ class GameSettings:
     govern negotiation; ``press_phases`` lists the kinds of phase (``movement``, ``retreat``,
     ``adjustment``) in which press is allowed. With ``binding``, the order commitments the
     notary confirmed replace the orders that break them. The game is drawn when it would
-    go past the last phase of ``year_limit``. ``reserved`` keeps powers for the players who
-    join with those names (pairs of power and ``NME`` name, sorted; see :func:`keeps`).
+    go past the last phase of ``year_limit`` (None: never). ``reserved`` keeps powers for the
+    players who join with those names (pairs of power and ``NME`` name, sorted; see :func:`keeps`).
+
+    Each field's default here is the setting's one default, which the API, the servers and
+    the commands read (``GameSettings().year_limit``) instead of stating their own.
     """
 
-    name: str = "game"
+    name: str = ""  # a name for people; the lobby shows a game without one as "(no name)"
     press_level: int = 0
     l_levels: str = "1-8"
     protocol: str = "free"
     binding: bool = False
     press_phases: tuple[str, ...] = ("movement",)
     deadlines: Deadlines = field(default_factory=Deadlines)
-    year_limit: int | None = None
+    # 1920: what every experiment so far was played to (their seeded files must stay the
+    # same); None, asked for explicitly, plays until a solo or a draw agreed
+    year_limit: int | None = 1920
     reserved: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        if not 0 <= self.press_level <= 8000:
-            raise ValueError(f"press level {self.press_level} is out of range")
+        if isinstance(self.press_level, bool) or self.press_level not in PRESS_LEVELS:
+            levels = ", ".join(map(str, PRESS_LEVELS))
+            raise ValueError(f"the press level is one of {levels}; not {self.press_level!r}")
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"unknown protocol {self.protocol!r} (free, reply or bilateral)")
         unknown = set(self.press_phases) - set(PHASE_KINDS.values())
         if unknown:
             raise ValueError(f"unknown press phases {sorted(unknown)}")
+        if len(set(self.press_phases)) != len(self.press_phases):
+            raise ValueError("the press phases list each kind of phase at most once")
+        check_year_limit(self.year_limit)
         canonical = format_levels(parse_levels(self.l_levels))  # ValueError when it is no level list
         object.__setattr__(self, "l_levels", canonical)
+        # canonical order, so that equal settings compare and store equal
+        phases = tuple(kind for kind in PHASE_KINDS.values() if kind in self.press_phases)
+        object.__setattr__(self, "press_phases", phases)
 
     def variant(self) -> tuple[VariantOption, ...]:
         """The variant options of ``HLO``, in the document's order: LVL, MTL, RTL, BTL, then flags."""
@@ -109,10 +144,48 @@ class GameSettings:
             protocol=str(data.get("protocol", defaults.protocol)),
             binding=bool(data.get("binding", defaults.binding)),
             press_phases=tuple(data.get("press_phases", defaults.press_phases)),
-            deadlines=Deadlines.from_json(data.get("deadlines")),
+            deadlines=Deadlines.from_json(data["deadlines"]) if "deadlines" in data else defaults.deadlines,
             year_limit=data.get("year_limit", defaults.year_limit),
             reserved=tuple(sorted(dict(data.get("reserved") or {}).items())),
         )
+
+
+def check_year_limit(year_limit: object) -> None:
+    """ValueError unless ``year_limit`` is a year from :data:`FIRST_YEAR` to :data:`LAST_YEAR`, or None."""
+    if year_limit is None:
+        return
+    if isinstance(year_limit, bool) or not isinstance(year_limit, int) or not FIRST_YEAR <= year_limit <= LAST_YEAR:
+        raise ValueError(f"the year limit is a year from {FIRST_YEAR} to {LAST_YEAR}, or none; not {year_limit!r}")
+
+
+def parse_year_limit(text: str) -> int | None:
+    """The command-line form of a year limit: a year, or ``none`` for no limit.
+
+    >>> parse_year_limit("1920"), parse_year_limit(" None ")
+    (1920, None)
+    >>> parse_year_limit("1900")
+    Traceback (most recent call last):
+    ...
+    ValueError: the year limit is a year from 1901 to 9999, or none; not 1900
+    """
+    cleaned = text.strip().lower()
+    if cleaned == "none":
+        return None
+    try:
+        year = int(cleaned)
+    except ValueError:
+        raise ValueError(f"the year limit is a year from {FIRST_YEAR} to {LAST_YEAR}, or none; not {text!r}") from None
+    check_year_limit(year)
+    return year
+
+
+def year_limit_text(year_limit: int | None) -> str:
+    """The command-line form of a year limit, which :func:`parse_year_limit` reads back.
+
+    >>> year_limit_text(GameSettings().year_limit), year_limit_text(None)
+    ('1920', 'none')
+    """
+    return "none" if year_limit is None else str(year_limit)
 
 
 def keeps(reserved: str, name: str) -> bool:

@@ -28,7 +28,8 @@ from protocol.daide.messages import PressMessage, Value
 from protocol.daide.parser import parse_press
 from protocol.l import level, parse
 from referee.effects import Bind, Notify, Relay, Reply, Send, Step
-from referee.game_master import GameMaster
+from referee.game import GameMaster
+from referee.lobby import Lobby, LobbyLimits
 from referee.negotiation import Negotiation
 
 __all__ = ["Connection", "Table"]
@@ -58,6 +59,9 @@ class Table:
         """``receivers``, if given, is each connection's own receiver, which ``connection``
         calls: the game master's messages go to it directly (thousands a game: a call less each)."""
         self.gm = gm
+        # the one door into a game, as on a server; no budget: the clock stands still here
+        self.lobby = Lobby(LobbyLimits(message_rate=None))
+        self.lobby.add(gm)
         self.negotiation = negotiation
         self.connection = connection
         self.receivers = receivers
@@ -70,9 +74,11 @@ class Table:
         until no message is left in flight."""
         queue: deque[tuple[str, Value]] = deque((conn, m) for m in messages)
         gm, connection, negotiation, receivers = self.gm, self.connection, self.negotiation, self.receivers
+        door, game_id = self.lobby.receive, gm.game_id
         while queue:
             sender, message = queue.popleft()
-            step = gm.receive(sender, message, 0.0)
+            step = door(sender, game_id, message, 0.0)
+            assert step is not None  # only an open game for strangers is routed again
             for record in step.records:
                 if record.kind == "press":
                     fields = {k: v for k, v in record.payload.items() if k != "at"}

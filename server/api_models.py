@@ -1,10 +1,15 @@
 """The JSON bodies of the game server's HTTP API, as pydantic models with an OpenAPI schema.
 
 Pydantic lives only at this edge (and in :mod:`server.settings`): the game master works
-on the engine's frozen dataclasses, and these models translate at the boundary.
+on the engine's frozen dataclasses, and these models translate at the boundary. A game's
+settings are :class:`referee.settings.GameSettings`; :class:`GameCreate` is their API form,
+its defaults read from that model (but for :data:`SERVER_DEADLINES`), and
+:meth:`GameCreate.of` and :meth:`GameCreate.settings` are the one conversion each way.
 
->>> GameCreate().press_level, GameCreate().protocol, GameCreate().deadlines
-(0, 'free', DeadlinesBody(movement=60.0, retreat=30.0, adjustment=30.0))
+>>> GameCreate().press_level, GameCreate().protocol, GameCreate().year_limit, GameCreate().deadlines
+(0, 'free', 1920, DeadlinesBody(movement=60.0, retreat=30.0, adjustment=30.0))
+>>> GameCreate.of(GameSettings(year_limit=None)).settings() == GameSettings(year_limit=None)
+True
 >>> from engine import Position
 >>> game_position(Position.initial()).units["ENGLAND"]
 ['F EDI', 'F LON', 'A LVP']
@@ -21,20 +26,18 @@ from engine import Adjudication, Position, Power
 from engine.position import PHASE_KINDS
 from protocol.l import format_levels, parse_levels
 from referee.deadlines import Deadlines
-from referee.settings import GameSettings
+from referee.settings import FIRST_YEAR, LAST_YEAR, PRESS_LEVELS, PROTOCOLS, GameSettings
 
 
 def _not_a_bool(value: object) -> object:
     # false == 0 in Python, so a Literal alone would take JSON false for level 0
     if isinstance(value, bool):
-        raise ValueError("press_level is a number: 0, 10, ..., 130 or 8000")
+        raise ValueError("press_level is a number: 0, 10, ..., 130 or 8000")  # noqa: TRY004 - pydantic turns ValueError into a validation error
     return value
 
 
-PressLevel = Annotated[
-    Literal[0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 8000], BeforeValidator(_not_a_bool)
-]
-Protocol = Literal["free", "reply", "bilateral"]
+PressLevel = Annotated[Literal[PRESS_LEVELS], BeforeValidator(_not_a_bool)]  # type: ignore[valid-type]
+Protocol = Literal[PROTOCOLS]  # type: ignore[valid-type]  # the referee names them
 PhaseKind = Literal[tuple(PHASE_KINDS.values())]  # type: ignore[valid-type]  # the engine names them
 GameStatus = Literal["forming", "playing", "finished"]
 
@@ -82,6 +85,13 @@ class DeadlinesBody(Body):
     adjustment: Seconds
 
     @classmethod
+    def of(cls, deadlines: Deadlines) -> DeadlinesBody | None:
+        """The API form of ``deadlines`` (None for none), checked against the API's bounds:
+        the one conversion from the referee's :class:`~referee.deadlines.Deadlines` (back, the
+        JSON of both is the same, which :meth:`Deadlines.from_json` reads)."""
+        return None if deadlines.none else cls.model_validate(deadlines.to_json())
+
+    @classmethod
     def parse(cls, text: str) -> DeadlinesBody | None:
         """The command-line form: ``"60,30,30"`` (movement, retreat, adjustment) or ``"none"``.
 
@@ -90,49 +100,71 @@ class DeadlinesBody(Body):
         >>> DeadlinesBody.parse("none") is None
         True
         """
-        deadlines = Deadlines.parse(text)
-        return None if deadlines.none else cls.model_validate(deadlines.to_json())
+        return cls.of(Deadlines.parse(text))
 
 
-DEFAULT_DEADLINES = DeadlinesBody(movement=60, retreat=30, adjustment=30)
+SERVER_DEADLINES = Deadlines(movement=60, retreat=30, adjustment=30)
+"""The deadlines of a game on a server unless its creator says null (``--deadlines none``):
+the one default that differs from :class:`~referee.settings.GameSettings`' (no deadlines).
+In process and in ``detente play`` no one else waits; on a server, without deadlines one
+absent player would hold every other's game for ever."""
+
+_DEFAULT = GameSettings()
+"""The one default of each setting, which :class:`GameCreate`'s fields take."""
 
 
 PowerName = Literal[tuple(p.value for p in Power)]  # type: ignore[valid-type]  # the engine names them
 
 
 class GameCreate(Body):
-    """The body of ``POST /api/games``: the settings of a new game (every field has a default)."""
+    """The body of ``POST /api/games``: the settings of a new game (every field has a default).
 
-    name: str = Field(default="", max_length=100, description="a name for people; need not be unique")
+    The API form of :class:`referee.settings.GameSettings`, field for field (and ``map``),
+    with its defaults but for the deadlines (:data:`SERVER_DEADLINES`), and the bounds of a
+    server open to clients (a name's length, the shortest deadline).
+    """
+
+    name: str = Field(default=_DEFAULT.name, max_length=100, description="a name for people; need not be unique")
     map: Literal["standard"] = "standard"
     press_level: PressLevel = Field(
-        default=0,
+        default=_DEFAULT.press_level,
         description="DAIDE syntax level: 0 (no press) to 130, 8000 free text",
     )
     l_levels: LLevels = Field(
-        default="1-8", description="the L-language levels allowed in negotiation, e.g. 1-8 or 1-4,6"
+        default=_DEFAULT.l_levels, description="the L-language levels allowed in negotiation, e.g. 1-8 or 1-4,6"
     )
-    protocol: Protocol = Field(default="free", description="the negotiation protocol")
-    binding: bool = Field(default=False, description="whether agreed commitments bind the orders")
+    protocol: Protocol = Field(default=_DEFAULT.protocol, description="the negotiation protocol")
+    binding: bool = Field(default=_DEFAULT.binding, description="whether agreed commitments bind the orders")
     press_phases: tuple[PhaseKind, ...] = Field(
-        default=("movement",), description="the kinds of phase in which press may be sent"
+        default=_DEFAULT.press_phases, description="the kinds of phase in which press may be sent"
     )
     deadlines: DeadlinesBody | None = Field(
-        default=DEFAULT_DEADLINES, description="seconds per kind of phase; null for none (a phase waits for all orders)"
+        default=DeadlinesBody.of(SERVER_DEADLINES),
+        description="seconds per kind of phase; null for none (a phase waits for all orders)",
     )
     year_limit: int | None = Field(
-        default=1935, ge=1901, le=9999, description="the game ends in a draw after this year; null for no limit"
+        default=_DEFAULT.year_limit,
+        ge=FIRST_YEAR,
+        le=LAST_YEAR,
+        description="the game ends in a draw after this year; null for no limit",
     )
 
     reserved: dict[PowerName, Annotated[str, Field(max_length=100)]] = Field(
-        default_factory=dict,
+        default_factory=lambda: dict(_DEFAULT.reserved),
         description="powers kept for the players who join with these names (NME); the others are dealt at random."
         " A name of a power's token and a colon (FRA:) keeps the power for any NME name beginning so, as AiClient"
         " bots started with -rFRA:PASSCODE join: not a secret, so only for servers whose players are known",
     )
 
+    @classmethod
+    def of(cls, settings: GameSettings) -> GameCreate:
+        """The API form of ``settings``, checked against the API's bounds (a
+        :class:`pydantic.ValidationError` beyond them): the one conversion from the referee's model."""
+        return cls.model_validate(settings.to_json())
+
     def settings(self) -> GameSettings:
-        """The game's settings as the referee reads them."""
+        """The game's settings as the referee reads them: the one conversion to the referee's
+        model (both write the same JSON, the body of ``POST /api/games``)."""
         return GameSettings.from_json(self.model_dump(mode="json"))
 
     @field_validator("press_phases")

@@ -82,6 +82,10 @@ class DaideTcpListener:
         read_size: int = READ_SIZE,
         max_connections: int | None = DEFAULT_LIMITS.max_connections,
         max_connections_per_address: int | None = DEFAULT_LIMITS.max_connections_per_address,
+        max_connections_per_network: int | None = DEFAULT_LIMITS.max_connections_per_network,
+        network_prefix_v4: int = DEFAULT_LIMITS.network_prefix_v4,
+        network_prefix_v6: int = DEFAULT_LIMITS.network_prefix_v6,
+        new_connections_per_network: float | None = DEFAULT_LIMITS.new_connections_per_network,
     ) -> None:
         self.service = service
         self.host = host
@@ -89,7 +93,13 @@ class DaideTcpListener:
         self.im_timeout = im_timeout
         self.read_size = read_size
         self.max_connections = max_connections
-        self.addresses = AddressCounter(max_connections_per_address)
+        self.addresses = AddressCounter(
+            max_connections_per_address,
+            max_connections_per_network,
+            network_prefix_v4,
+            network_prefix_v6,
+            new_connections_per_network,
+        )
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
 
@@ -126,14 +136,19 @@ class DaideTcpListener:
                 await asyncio.wait_for(self._server.wait_closed(), CLOSE_TIMEOUT)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """One connection, unless there are ``max_connections`` already or its address holds
-        ``max_connections_per_address`` (the same limits as the websockets', counted apart):
-        then it is closed at once, before any read (DAIDE has no error for a full server)."""
+        """One connection, unless there are ``max_connections`` already and none of them may be
+        shed to make room (:meth:`GameService.shed`: observers first), or its address holds
+        ``max_connections_per_address``, or its network ``max_connections_per_network`` (the same
+        limits as the websockets', counted apart): then it is closed at once, before any read
+        (DAIDE has no error for a full server)."""
         peer = writer.get_extra_info("peername")
         address = str(peer[0]) if isinstance(peer, tuple) else ""
         full = self.max_connections is not None and len(self._handlers) >= self.max_connections
-        if full or not self.addresses.acquire(address):
-            log.warning("daide tcp connection refused", peer=str(peer), full=full)
+        if full and self.service.shed():  # an observer (or a connection that never joined) makes room
+            full = False
+        refusal = None if full else self.addresses.admit(address)
+        if full or refusal is not None:
+            log.warning("daide tcp connection refused", peer=str(peer), full=full, holds_too_many=refusal)
             writer.close()
             return
         task = asyncio.current_task()

@@ -17,6 +17,8 @@ from typing import Any
 import structlog
 
 from protocol.daide.framing import IM_TIMEOUT
+from referee.settings import PROTOCOLS, year_limit_text
+from server.api_models import GameCreate
 from server.app import create_app
 from server.daide_tcp import DaideTcpListener
 from server.retention import RetentionTask, start_retention
@@ -61,6 +63,8 @@ async def serve(
             settings.open_game("open game"),
             max_open_games=settings.max_open_games,
             max_seats_per_address=settings.max_seats_per_address,
+            max_seats_per_network=settings.max_seats_per_network,
+            deserted_after=settings.deserted_after,
             open_games_per_hour=settings.open_games_per_hour,
         )
         retention = start_retention(
@@ -74,6 +78,10 @@ async def serve(
             im_timeout=daide_im_timeout,
             max_connections=limits.max_connections,
             max_connections_per_address=limits.max_connections_per_address,
+            max_connections_per_network=limits.max_connections_per_network,
+            network_prefix_v4=limits.network_prefix_v4,
+            network_prefix_v6=limits.network_prefix_v6,
+            new_connections_per_network=limits.new_connections_per_network,
         )
         # A port that cannot be bound stops the server: bots of the old DAIDE kind would
         # otherwise find nothing there, with only a log line to say why.
@@ -93,7 +101,7 @@ async def serve(
             if ready is not None:
                 ready(host, port)
 
-        await run_app(app, settings.host, settings.port, listening, stop, started)
+        await run_app(app, settings.host, settings.port, listening, stop, started, make_room=service.shed)
     finally:
         if retention is not None:
             await retention.stop()
@@ -112,11 +120,16 @@ def add_serve_arguments(parser: Any) -> None:
     parser.add_argument("--admin-token", dest="admin_token", help="the API's admin token (or DETENTE_ADMIN_TOKEN)")
     parser.add_argument("--secret", help="the negotiation server's shared secret (or DETENTE_SECRET)")
     parser.add_argument("--nego-url", dest="nego_url", help="the negotiation server's URL, for the web page")
-    parser.add_argument("--press-level", dest="press_level", type=int, help="press level of the open game (0)")
-    parser.add_argument("--l-levels", dest="l_levels", help="L levels of the open game (1-8)")
-    parser.add_argument("--protocol", choices=("free", "reply", "bilateral"), help="negotiation protocol (free)")
-    parser.add_argument("--deadlines", help="movement,retreat,adjustment seconds, or none (60,30,30)")
-    parser.add_argument("--year-limit", dest="year_limit", help="last year of the open game, or none (1935)")
+    # not given is None: load_settings leaves those to the open games' defaults, which the help reads
+    game = GameCreate().settings()
+    parser.add_argument(
+        "--press-level", dest="press_level", type=int, help=f"press level of the open game ({game.press_level})"
+    )
+    parser.add_argument("--l-levels", dest="l_levels", help=f"L levels of the open game ({game.l_levels})")
+    parser.add_argument("--protocol", choices=PROTOCOLS, help=f"negotiation protocol ({game.protocol})")
+    parser.add_argument("--deadlines", help=f"movement,retreat,adjustment seconds, or none ({game.deadlines.text()})")
+    year_limit = year_limit_text(game.year_limit)
+    parser.add_argument("--year-limit", dest="year_limit", help=f"last year of the open game, or none ({year_limit})")
     add_limit_arguments(parser)
     add_game_limit_arguments(parser)
     add_retention_arguments(parser)

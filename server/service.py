@@ -1,9 +1,9 @@
 """The asyncio layer of the game server: the store, every game master, their timers and connections.
 
 :class:`GameService` owns the :class:`~server.store.Store` and one
-:class:`~referee.game_master.GameMaster` per game. Each game's inputs (messages,
+:class:`~referee.game.GameMaster` per game. Each game's inputs (messages,
 connections, disconnections, deadlines) are serialised by a lock per game; every
-:class:`~referee.game_master.Step` is handled the same way: its records are appended to
+:class:`~referee.game.Step` is handled the same way: its records are appended to
 the store (durably, in a worker thread) *before* its actions are performed, and then the
 game's deadline is re-armed on the event loop.
 
@@ -24,7 +24,6 @@ address holds at most ``max_seats_per_address`` seats in those games. On
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import itertools
 import random
@@ -37,21 +36,25 @@ from typing import Any
 import structlog
 
 from engine import Position
-from engine.position import PHASE_KINDS
-from protocol.daide.messages import Drw, Iam, Nme, Obs, PressMessage, Rej, Slo, Value
+from protocol.daide.messages import PressMessage, Rej, Value
 from protocol.daide.parser import DaideSyntaxError, parse, parse_press
 from referee import notices
 from referee.effects import Close, Notify, Send, Step
-from referee.game_master import FORMING, OVER, PLAYING, GameMaster
-from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
+from referee.game import GameMaster, GameState, Outcome
+from referee.lobby import Entry, Lobby, LobbyLimits
 from referee.notices import GameNotice
-from referee.players import Client, Role, session_digest
 from server import archive, export
 from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
 from server.feed import Feed
 from server.health import StoreHealth
 from server.metrics import Metrics
-from server.settings import MAX_OPEN_GAMES, MAX_SEATS_PER_ADDRESS, OPEN_GAMES_PER_HOUR
+from server.settings import (
+    DESERTED_AFTER,
+    MAX_OPEN_GAMES,
+    MAX_SEATS_PER_ADDRESS,
+    MAX_SEATS_PER_NETWORK,
+    OPEN_GAMES_PER_HOUR,
+)
 from server.store import Store, StoreError
 from server.web import DEFAULT_QUEUE_SIZE, Outbox
 from server.writer import Writer
@@ -61,7 +64,6 @@ __all__ = ["Connection", "GameService", "GameUnavailable"]
 OPEN_GAME_META = "open_game"
 #: The first letter of the id of a game the server opened for strangers (the admin's start with "g").
 OPEN_GAME_PREFIX = "o"
-HOUR = 3600.0
 #: Seconds between tries of a game whose store writes fail.
 STORE_RETRY = 1.0
 #: Seconds a full game waits for its players to answer MAP before it starts anyway.
@@ -72,7 +74,7 @@ FINISHED_GRACE = 30.0
 log = structlog.get_logger("detente.server")
 
 
-#: Inputs a second one DAIDE connection may send (at most 200 at once); one beyond gets ``REJ``.
+#: Inputs a second one DAIDE connection may send (at most 200 at once); those beyond are shed unread.
 MESSAGE_RATE = 50.0
 
 
@@ -82,36 +84,38 @@ class GameUnavailable(Exception):
 
 @dataclass(eq=False)
 class Connection(Outbox[str]):
-    """One client connection: where it is bound, and what the transport sends it (DAIDE texts).
-
-    ``game`` is the game named by the client (``?game=ID``) until it joins one, then the
-    game it joined.
-    """
+    """One client connection: the game it named (``?game=ID``), its address, and what the
+    transport sends it (DAIDE texts). Which game it is in is the lobby's to say."""
 
     id: str
     requested_game: str | None = None
     address: str | None = None
-    game: str | None = None
 
 
 @dataclass(eq=False)
 class Game:
-    """A game the service runs: its master, settings, lock and armed timer."""
+    """What the service keeps of a game beside the lobby's entry: its settings as created, its
+    lock and its timers. The game itself (:attr:`gm`) is the lobby's."""
 
     id: str
     create: GameCreate
-    gm: GameMaster
+    entry: Entry
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
     finished: bool = False
-    #: opened by the server for strangers (its id starts with OPEN_GAME_PREFIX), not by the admin
-    for_strangers: bool = False
-    #: the address each power was taken from with NME (in memory only; None is not kept)
-    seat_addresses: dict[str, str] = field(default_factory=dict)
     #: a store write failed and the game could not be rebuilt from the store yet: it takes no
     #: input until it is (see GameService._recover)
     stale: bool = False
     evict: asyncio.TimerHandle | None = None
+
+    @property
+    def gm(self) -> GameMaster:
+        return self.entry.gm
+
+    @property
+    def for_strangers(self) -> bool:
+        """Opened by the server for strangers (its id starts with OPEN_GAME_PREFIX), not by the admin."""
+        return self.entry.for_strangers
 
 
 class GameService:
@@ -128,6 +132,8 @@ class GameService:
         max_open_games: int = MAX_OPEN_GAMES,
         max_seats_per_address: int = MAX_SEATS_PER_ADDRESS,
         open_games_per_hour: int = OPEN_GAMES_PER_HOUR,
+        max_seats_per_network: int = MAX_SEATS_PER_NETWORK,
+        deserted_after: float = DESERTED_AFTER,
         finished_grace: float = FINISHED_GRACE,
     ) -> None:
         self.store = store
@@ -137,16 +143,19 @@ class GameService:
         self.queue_size = queue_size
         self.games: dict[str, Game] = {}
         self.connections: dict[str, Connection] = {}
-        self.open_game_id: str | None = None
-        self.message_rate: float | None = message_rate
-        self.max_open_games = max_open_games
-        self.max_seats_per_address = max_seats_per_address
-        self.open_games_per_hour = open_games_per_hour
+        self.lobby = Lobby(
+            LobbyLimits(
+                message_rate=message_rate,
+                max_open_games=max_open_games,
+                max_seats_per_address=max_seats_per_address,
+                max_seats_per_network=max_seats_per_network,
+                open_games_per_hour=open_games_per_hour,
+                deserted_after=deserted_after,
+            )
+        )
         self.finished_grace = finished_grace
-        self._opened: collections.deque[float] = collections.deque()  # when games for strangers opened
         self._reopen: asyncio.TimerHandle | None = None
         self._opening = asyncio.Lock()
-        self._guesses = Guesses()  # wrong passcodes by client address
         self._conn_ids = itertools.count(1)
         self._background: set[asyncio.Task[None]] = set()
         self.feed = Feed()
@@ -158,8 +167,13 @@ class GameService:
         self.metrics.gauge("open_games", "unfinished games opened for strangers", lambda: {(): self.open_games()})
         self.metrics.gauge("feed_followers", "negotiation servers following", lambda: {(): len(self.feed.followers)})
 
+    @property
+    def open_game_id(self) -> str | None:
+        """The game an NME without a game named goes to, if any."""
+        return self.lobby.open_game
+
     def _games_by_state(self) -> dict[tuple[tuple[str, str], ...], float]:
-        counts = dict.fromkeys((FORMING, PLAYING, OVER), 0)
+        counts = dict.fromkeys((GameState.FORMING, GameState.PLAYING, GameState.OVER), 0)
         for game in self.games.values():
             counts[game.gm.state] += 1
         return {(("state", state),): count for state, count in counts.items()}
@@ -180,16 +194,15 @@ class GameService:
                 self.metrics.count("games_not_restored_total", "unfinished games the server could not rebuild")
                 continue
             # the kept open game of a store written before the prefix was used is one too
-            game = Game(
-                stored.id, create, gm, for_strangers=stored.id.startswith(OPEN_GAME_PREFIX) or stored.id == kept
-            )
-            self.games[stored.id] = game
+            strangers = stored.id.startswith(OPEN_GAME_PREFIX) or stored.id == kept
+            self.lobby.add(gm, for_strangers=strangers, now=self.clock())
+            game = self.games[stored.id] = Game(stored.id, create, self.lobby.games[stored.id])
             log.info("game restored", game=stored.id, state=gm.state, phase=str(gm.position.phase), events=len(events))
-            if gm.state == OVER:  # it ended but the server died before marking it finished
+            if gm.state == GameState.OVER:  # it ended but the server died before marking it finished
                 await self._finish(game)
             await self._commit(game, gm.vacate(self.clock()))
-        if self.max_open_games > 0 and kept in self.games and self.games[kept].gm.open_seats:
-            self.open_game_id = kept
+        if self.lobby.limits.max_open_games > 0 and kept in self.games and self.games[kept].gm.open_seats:
+            self.lobby.open_game = kept
         else:
             await self._open_if_room()
 
@@ -211,63 +224,42 @@ class GameService:
 
     # --- games ----------------------------------------------------------------------------
 
-    def passcode_in_use(self, code: int) -> bool:
-        return any(p.passcode == code for g in self.games.values() for p in g.gm.roster.players.values())
-
-    async def create_game(self, create: GameCreate, name_prefix: str = "g") -> Game:
+    async def create_game(self, create: GameCreate, name_prefix: str = "g", for_strangers: bool = False) -> Game:
         """A new game with these settings, recorded in the store."""
         game_id = f"{name_prefix}{secrets.token_hex(4)}"
         while game_id in self.games:
             game_id = f"{name_prefix}{secrets.token_hex(4)}"
         now = self.clock()
         await asyncio.to_thread(self.store.create_game, game_id, create.model_dump(mode="json"), now)
-        gm = GameMaster(game_id, create.settings(), now, rng=self.rng, passcode_in_use=self.passcode_in_use)
-        gm.MESSAGE_RATE, gm.MAP_WAIT = self.message_rate, MAP_WAIT
-        game = Game(game_id, create, gm)
-        self.games[game_id] = game
+        gm = GameMaster(game_id, create.settings(), now, rng=self.rng, passcode_in_use=self.lobby.passcode_in_use)
+        gm.MAP_WAIT = MAP_WAIT
+        if for_strangers:
+            self.lobby.opened(gm, now)
+        else:
+            self.lobby.add(gm)
+        game = self.games[game_id] = Game(game_id, create, self.lobby.games[game_id])
         log.info("game created", game=game_id, name=create.name)
         self.feed.publish(self.game_frame(game))
         return game
 
     def game_frame(self, game: Game) -> dict[str, Any]:
         """The feed's ``game`` frame: a game's settings and where it stands."""
-        gm = game.gm
-        phase = gm.position.phase
-        forming = gm.state == FORMING
+        view = game.gm.view()
         return notices.to_json(
-            GameNotice(
-                game.id,
-                gm.settings,
-                gm.state,
-                None if forming else str(phase),
-                None if forming else PHASE_KINDS[phase.kind],
-                gm.next_deadline,
-            )
+            GameNotice(game.id, view.settings, view.state, view.phase, view.phase_kind, view.next_deadline)
         )
 
     def snapshot(self) -> list[dict[str, Any]]:
         """The ``game`` frame of every game not yet over, for a new follower."""
-        return [self.game_frame(g) for g in self.games.values() if g.gm.state != OVER]
+        return [self.game_frame(g) for g in self.games.values() if g.gm.state != GameState.OVER]
 
     # --- the negotiation server's requests ---------------------------------------------------
 
     def check_session(self, game_id: str | None, power: str, token: str) -> tuple[str, str] | None:
         """The game and the full name of ``power`` (a token or a name) when ``token`` is its
         session token in that game (in any game when ``game_id`` is None), else None."""
-        candidates = (
-            [self.games[game_id]] if game_id in self.games else [] if game_id is not None else self.games.values()
-        )
-        for game in candidates:
-            if game.gm.state == OVER:
-                continue
-            try:
-                name = game.gm.map.power(power)
-            except KeyError:
-                return None
-            player = game.gm.roster.players.get(name)
-            if player is not None and player.has_session(token):
-                return game.id, name
-        return None
+        found = self.lobby.session(game_id, power, token)
+        return None if found is None else (found, self.games[found].gm.map.power(power))
 
     async def deliver(
         self,
@@ -294,10 +286,10 @@ class GameService:
             return None
         async with game.lock:
             gm = game.gm
-            reached = [r for r in recipients if gm.map.power_abbreviations.get(r) in gm.roster.connection_of]
+            reached = gm.connected(recipients)
             if request is not None and request in gm.requests:
                 return reached
-            if phase is not None and (gm.state != PLAYING or phase != str(gm.position.phase)):
+            if phase is not None and (gm.state != GameState.PLAYING or phase != str(gm.position.phase)):
                 return None
             if game.stale and not await self._recover(game):
                 raise StoreError("the game's store cannot be read now")
@@ -321,43 +313,31 @@ class GameService:
                 raise StoreError("the binding could not be stored")
             if request is not None:
                 return request in game.gm.requests
-            return game.gm.state == PLAYING and phase == str(game.gm.position.phase)
+            return game.gm.state == GameState.PLAYING and phase == str(game.gm.position.phase)
 
     def open_games(self) -> int:
-        """The unfinished games opened for strangers, the one forming included."""
-        return sum(1 for g in self.games.values() if g.for_strangers and not g.finished)
+        """The unfinished games opened for strangers that count against the cap now (see the lobby)."""
+        return self.lobby.open_games(self.clock())
 
     async def _open_if_room(self) -> None:
-        """Open a game for strangers unless one is forming or ``max_open_games`` are unfinished."""
+        """Open a game for strangers when the lobby says one is needed and there is room."""
         async with self._opening:  # two games ending together open one game, not two
-            current = self.games.get(self.open_game_id or "")
-            if current is not None and current.gm.open_seats and not current.finished:
+            wait = self.lobby.needs_open_game(self.clock())
+            if wait is None:
+                if self.lobby.open_game is None and self.lobby.limits.max_open_games > 0:
+                    log.warning("open games at the cap", open_games=self.open_games(), cap=self.lobby.limits.max_open_games)
                 return
-            if self.open_games() >= self.max_open_games:
-                self.open_game_id = None  # an NME without a game named gets REJ until one ends
-                if self.max_open_games > 0:
-                    log.warning("open games at the cap", open_games=self.open_games(), cap=self.max_open_games)
+            if wait > 0:  # the hour's count is full, or a game will be deserted then
+                self._retry_opening(wait)
                 return
-            now = self.clock()
-            while self._opened and now - self._opened[0] >= HOUR:
-                self._opened.popleft()
-            if len(self._opened) >= self.open_games_per_hour:
-                self.open_game_id = None
-                self._retry_opening(self._opened[0] + HOUR - now)
-                log.warning("open games opened this hour at the cap", cap=self.open_games_per_hour)
-                return
-            self._opened.append(now)
-            # open_game_id still names the full game meanwhile: an NME sent to it waits for its
-            # lock (held by our caller), then finds it started and tries the new one
-            game = await self.create_game(self.open_settings, OPEN_GAME_PREFIX)
-            game.for_strangers = True
-            self.open_game_id = game.id
+            game = await self.create_game(self.open_settings, OPEN_GAME_PREFIX, for_strangers=True)
             await asyncio.to_thread(self.store.set_meta, OPEN_GAME_META, game.id)
 
     def _retry_opening(self, delay: float) -> None:
         """Try to open a game again once the hour's count allows it (one timer at a time)."""
         if self._reopen is not None:
             return
+        log.warning("no open game for strangers for now", retry_in=round(delay, 1))
 
         def fire() -> None:
             self._reopen = None
@@ -366,16 +346,6 @@ class GameService:
             task.add_done_callback(self._background.discard)
 
         self._reopen = asyncio.get_running_loop().call_later(max(0.0, delay), fire)
-
-    def seats_of(self, address: str) -> int:
-        """The seats ``address`` took with NME in the unfinished games opened for strangers."""
-        return sum(
-            1
-            for g in self.games.values()
-            if g.for_strangers and not g.finished
-            for power, seated in g.seat_addresses.items()
-            if seated == address and power in g.gm.roster.players
-        )
 
     # --- reading games (the API) -----------------------------------------------------------
     #
@@ -410,38 +380,33 @@ class GameService:
         return infos
 
     def _live_info(self, game: Game) -> GameInfo:
-        gm = game.gm
-        status: GameStatus = "forming" if gm.state == FORMING else "playing" if gm.state == PLAYING else "finished"
-        players = [
-            PlayerInfo(
-                power=power,
-                taken=power in gm.roster.players,
-                connected=power in gm.roster.connection_of,
-                civil_disorder=gm.state == PLAYING
-                and power in gm.roster.players
-                and power not in gm.roster.connection_of
-                and power not in gm.eliminated,
-                eliminated=power in gm.eliminated,
-            )
-            for power in gm.powers
-        ]
-        observers = sum(1 for c in gm.roster.clients.values() if c.role is Role.OBSERVER)
+        view = game.gm.view()
+        status: GameStatus = "finished" if view.state == GameState.OVER else view.state  # type: ignore[assignment]
         return GameInfo(
             id=game.id,
             settings=_public(game.create),
             status=status,
-            phase=None if gm.state == FORMING else str(gm.position.phase),
-            created=gm.created,
-            players=players,
-            observers=observers,
-            result=_result(gm) if gm.state == OVER else None,
+            phase=view.phase,
+            created=view.created,
+            players=[
+                PlayerInfo(
+                    power=seat.power,
+                    taken=seat.taken,
+                    connected=seat.connected,
+                    civil_disorder=seat.civil_disorder,
+                    eliminated=seat.eliminated,
+                )
+                for seat in view.seats
+            ],
+            observers=view.observers,
+            result=None if view.outcome is None else _result(view.outcome),
         )
 
     async def position(self, game_id: str) -> Position | None:
         """The engine position of a game, None before it starts or if there is no such game."""
         game = self._live(game_id)
         if game is not None:
-            return None if game.gm.state == FORMING else game.gm.position  # immutable: safe to hand out
+            return None if game.gm.state == GameState.FORMING else game.gm.position  # immutable: safe to hand out
         stored = await asyncio.to_thread(self.store.game, game_id)
         if stored is None or not stored.finished:
             return None  # not in memory and not finished: a game that could not be restored
@@ -502,153 +467,114 @@ class GameService:
 
     def connect(self, requested_game: str | None = None, address: str | None = None) -> Connection:
         """A new connection, not yet in any game; ``requested_game`` is its ``?game=ID``,
-        ``address`` the client's (for the limit on passcode guesses)."""
+        ``address`` the client's (for the limits on seats and passcode guesses)."""
         conn = Connection(f"c{next(self._conn_ids)}", requested_game, address, outbox=asyncio.Queue(self.queue_size))
         self.connections[conn.id] = conn
+        self.lobby.connect(conn.id, address, requested_game)
         return conn
 
     async def receive(self, conn: Connection, text: str) -> None:
-        """One DAIDE message (text) from ``conn``."""
+        """One DAIDE message (text) from ``conn``: shed unread beyond its budget (before it is
+        parsed or any game locked), else routed by the lobby and handed to its game."""
         if conn.closed:
+            return
+        admission = self.lobby.admit(conn.id, self.clock())
+        if not admission.read:
+            self.metrics.count("messages_shed_total", "DAIDE messages dropped unread beyond a connection's rate")
+            if admission.tell is not None:
+                conn.put(str(admission.tell))
+            # the transport reads this connection's next message only after: a flood waits in
+            # the client's socket, not in the server's loop
+            await asyncio.sleep(min(admission.pause, 1.0))
             return
         message: Value | str
         try:
             message = parse(text)
         except DaideSyntaxError:
             message = text  # the game master answers HUH or PRN
-        if isinstance(message, Iam) and self._guessed_out(conn.address):
-            self._refuse_iam(conn, message)  # too many wrong passcodes from this address: unchecked
-            return
         for _attempt in range(5):
-            game = await self._game_for(conn, message)
-            if game is None and isinstance(message, Iam):
-                self._refuse_iam(conn, message)
+            route = self.lobby.route(conn.id, message, self.clock())
+            if route.game is None:
+                self._refuse(conn, route.answer, route.close)
                 return
-            if game is None:
-                conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")
-                return
+            if route.leave is not None:
+                await self._leave(conn, route.leave)
+            game = self.games[route.game]
             async with game.lock:
-                if not self._stale_open_game(conn, game, message):
-                    await self._receive(conn, game, message)
+                if await self._receive(conn, game, message):
                     return
 
-    def _stale_open_game(self, conn: Connection, game: Game, message: Value | str) -> bool:
-        """An NME meant for the open game that filled while it waited for the lock: try the new one."""
-        return (
-            isinstance(message, Nme)
-            and conn.requested_game is None
-            and not game.gm.open_seats
-            and conn.game != game.id
-            and self.open_game_id != game.id
-        )
+    def _refuse(self, conn: Connection, answer: Value | str | None, close: bool) -> None:
+        if close:
+            self.metrics.count("iam_refused_total", "IAM refused by the server, before any game")
+        else:
+            self.metrics.count("nme_refused_total", "NME refused by the server: no open game, or seats per address")
+        if answer is not None:
+            conn.put(str(answer))
+        if close:
+            conn.close()
 
-    async def _receive(self, conn: Connection, game: Game, message: Value | str) -> None:
-        """Hand a message to its game (the game's lock is held)."""
+    async def _receive(self, conn: Connection, game: Game, message: Value | str) -> bool:
+        """Hand a message to its game (the game's lock is held); False when the lobby says to
+        route it again (the open game filled while it waited for the lock)."""
         if conn.closed:
-            return
-        if conn.game != game.id:
-            conn.game = game.id
-            await self._commit(game, game.gm.connect(conn.id, self.clock()))
+            return True
         if game.stale and not await self._recover(game):
             conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")  # not stored: not taken
-            return
+            return True
         started = time.perf_counter()
-        before = game.gm.roster.power_of(conn.id)
-        seating = isinstance(message, Nme) and game.for_strangers and before is None and conn.address is not None
-        if seating and self.seats_of(conn.address or "") >= self.max_seats_per_address:
-            # no await from this check to the seat's record below: NMEs at once cannot pass it together
-            self.metrics.count("nme_refused_total", "NME refused by the server: no open game, or seats per address")
-            conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")
-            return
-        step = game.gm.receive(conn.id, message, self.clock())
-        power = game.gm.roster.power_of(conn.id)
-        if seating and power is not None:
-            game.seat_addresses[power] = conn.address or ""
+        step = self.lobby.receive(conn.id, game.id, message, self.clock())
+        if step is None:
+            return False
         kind = type(message).__name__.upper() if isinstance(message, Value) else "unparsed"
-        log.debug("message", game=game.id, power=power, kind=kind, conn=conn.id)
+        log.debug("message", game=game.id, power=game.gm.roster.power_of(conn.id), kind=kind, conn=conn.id)
         if not await self._commit(game, step):
             # the store refused it: nothing was acknowledged, and the game is back to what is stored
             conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")
-            return
+            return True
         self.metrics.count("messages_total", "DAIDE messages received, by kind", kind=kind)
         self.metrics.observe(
             "message_seconds",
             "from a message in to its answers queued, storing included",
             time.perf_counter() - started,
         )
+        return True
 
-    async def _game_for(self, conn: Connection, message: Value | str) -> Game | None:
-        """The game a message goes to; joining messages of a newcomer may pick (another) game."""
-        current = self.games.get(conn.game) if conn.game is not None else None
-        newcomer = current is None or (
-            (client := current.gm.roster.clients.get(conn.id)) is not None and client.role is Role.NEW
-        )
-        if current is not None and not (newcomer and isinstance(message, Nme | Obs | Iam)):
-            return current
-        if isinstance(message, Iam):
-            digest = None if message.session is None else session_digest(message.session)
-            for game in self.games.values():
-                player = game.gm.roster.players.get(game.gm.map.power_abbreviations.get(message.power, ""))
-                if player is None or game.gm.state == OVER:
-                    continue
-                if player.passcode == message.passcode or (
-                    digest is not None and secrets.compare_digest(player.session or "", digest)
-                ):
-                    await self._leave_current(conn)
-                    return game
-            # a wrong passcode: counted for the address here, and for the seat by the game it
-            # goes to (the one named, or the current one), which refuses it and closes
-            self._guesses.failed(conn.address, self.clock())
-            return self.games.get(conn.requested_game or "") or current
-        if conn.requested_game is not None:
-            return self.games.get(conn.requested_game)
-        if current is None and isinstance(message, Nme):
-            # a DAIDE TCP client cannot name a game: a seat kept for its name (an admin's game,
-            # such as AiClient's -rFRA:... of detente run's daide: seats) says where it goes
-            for game in self.games.values():
-                if game.gm.state == FORMING and game.gm.keeps_seat_for(message.name):
-                    return game
-        if current is not None and (current.gm.state == FORMING or not isinstance(message, Nme)):
-            return current
-        if self.open_game_id is None:  # max_open_games unfinished (or 0): no game for strangers
-            if isinstance(message, Nme):
-                self.metrics.count("nme_refused_total", "NME refused by the server: no open game, or seats per address")
-            return current
-        await self._leave_current(conn)
-        return self.games[self.open_game_id]
-
-    def _guessed_out(self, address: str | None) -> bool:
-        """Whether ``address`` sent :data:`ADDRESS_GUESSES` wrong passcodes within the window."""
-        return self._guesses.recent(address, self.clock(), WINDOW) >= ADDRESS_GUESSES
-
-    def _refuse_iam(self, conn: Connection, message: Iam) -> None:
-        """``REJ (IAM ...)`` and the connection closed, as the game master refuses one."""
-        self.metrics.count("iam_refused_total", "IAM refused by the server, before any game")
-        conn.put(str(Rej(message)))
-        conn.close()
-
-    async def _leave_current(self, conn: Connection) -> None:
-        if conn.game is None:
+    async def _leave(self, conn: Connection, game_id: str) -> None:
+        """``conn`` leaves ``game_id`` for another game."""
+        game = self.games.get(game_id)
+        if game is None:
             return
-        game = self.games.get(conn.game)
-        conn.game = None
-        if game is not None:
-            async with game.lock:
-                await self._commit(game, game.gm.disconnect(conn.id, self.clock()))
+        async with game.lock:
+            await self._commit(game, self.lobby.leave(conn.id, self.clock()))
 
     async def disconnect(self, conn: Connection) -> None:
         """The transport lost ``conn``."""
         self.connections.pop(conn.id, None)
         conn.closed = True
-        game = self.games.get(conn.game) if conn.game is not None else None
+        game = self.games.get(self.lobby.game_of(conn.id) or "")
         if game is None:
+            self.lobby.disconnect(conn.id, self.clock())
             return
         async with game.lock:
             power = game.gm.roster.power_of(conn.id)
             if power is not None:
                 log.info("player left", game=game.id, power=power, conn=conn.id, dropped=conn.dropped)
-            await self._commit(game, game.gm.disconnect(conn.id, self.clock()))
+            await self._commit(game, self.lobby.disconnect(conn.id, self.clock()))
+        if game.for_strangers and self.open_game_id is None and not game.gm.roster.connection_of:
+            await self._open_if_room()  # the game may be deserted now, which leaves room for another
         self._evict_if_alone(game)
+
+    def shed(self) -> bool:
+        """Close the oldest connection that plays no power (an observer, or one that never
+        joined), to make room for another when the server is full; whether there was one."""
+        for conn_id in self.lobby.sheddable():
+            conn = self.connections.get(conn_id)
+            if conn is not None and not conn.closed:
+                self.metrics.count("connections_shed_total", "connections closed to make room: observers first")
+                conn.close()
+                return True
+        return False
 
     # --- steps and deadlines ----------------------------------------------------------------
 
@@ -690,7 +616,7 @@ class GameService:
                 conn.put(texts[key])
             else:
                 conn.close()
-        ended = game.gm.state == OVER and not game.finished
+        ended = game.gm.state == GameState.OVER and not game.finished
         if ended:
             await self._finish(game)
         self._arm(game)
@@ -703,24 +629,17 @@ class GameService:
         the old game master are carried over (a player whose join was not stored is a
         newcomer again); whether it worked. If the store cannot be read either, the game is
         ``stale``: it takes no input, and its timer tries again every second."""
-        old = game.gm
         try:
             stored = await asyncio.to_thread(self.store.events, game.id)
-            gm = await self._replay(game.id, game.create, old.created, stored)
+            gm = await self._replay(game.id, game.create, game.gm.created, stored)
         except Exception as error:  # noqa: BLE001
             self.health.failed(f"{type(error).__name__}: {error}")
             game.stale = True
             log.error("game not rebuilt from the store: it waits", game=game.id, error=str(error))
             self._arm(game)
             return False
-        for conn, client in old.roster.clients.items():
-            power = client.power
-            if power is not None and power in gm.roster.players and old.roster.connection_of.get(power) == conn:
-                gm.roster.seat(conn, gm.roster.players[power])
-                gm.roster.clients[conn] = client
-            else:
-                gm.roster.clients[conn] = Client(conn, client.role if client.role is Role.OBSERVER else Role.NEW)
-        game.gm, game.stale = gm, False
+        self.lobby.rebuilt(gm)
+        game.stale = False
         log.warning("game rebuilt from the store", game=game.id, phase=str(gm.position.phase))
         self._arm(game)
         return True
@@ -736,10 +655,10 @@ class GameService:
             created,
             events,
             rng=self.rng,
-            passcode_in_use=self.passcode_in_use,
+            passcode_in_use=self.lobby.passcode_in_use,
             on_error=lambda event, error: refused.append((event, error)),
         )
-        gm.MESSAGE_RATE, gm.MAP_WAIT = self.message_rate, MAP_WAIT
+        gm.MAP_WAIT = MAP_WAIT
         for event, error in refused:
             log.error("record quarantined", game=game_id, seq=event.seq, kind=event.kind, error=str(error))
             self.metrics.count("records_quarantined_total", "stored records that could not be replayed")
@@ -762,26 +681,27 @@ class GameService:
         last connection has gone, or :data:`FINISHED_GRACE` seconds after the end (its clients
         may still ask for the summary and the last position meanwhile)."""
         game.finished = True
-        result = _result(game.gm)
+        result = _result(game.gm.outcome())
         await asyncio.to_thread(self.store.finish, game.id, result.model_dump(mode="json"), self.clock())
         log.info("game over", game=game.id, outcome=result.outcome, powers=result.powers)
         game.evict = asyncio.get_running_loop().call_later(self.finished_grace, self._evict, game.id)
         self._evict_if_alone(game)
 
     def _evict_if_alone(self, game: Game) -> None:
-        if game.finished and not any(c.game == game.id for c in self.connections.values()):
+        if game.finished and not any(self.lobby.game_of(c) == game.id for c in self.connections):
             self._evict(game.id)
 
     def _evict(self, game_id: str) -> None:
         """Drop a finished game from memory (its connections are closed): the store serves it."""
         game = self.games.pop(game_id, None)
+        self.lobby.remove(game_id)
         if game is None:
             return
         for handle in (game.timer, game.evict):
             if handle is not None:
                 handle.cancel()
         for conn in self.connections.values():
-            if conn.game == game_id:
+            if self.lobby.game_of(conn.id) == game_id:
                 conn.close()
         log.debug("game left memory", game=game_id)
 
@@ -845,11 +765,5 @@ def _history(gm: GameMaster) -> list[HistoryEntry]:
     return [history_entry(turned.orders, turned.adjudication) for turned in gm.history if turned.adjudication]
 
 
-def _result(gm: GameMaster) -> GameResult:
-    phase = str(gm.position.phase)
-    if isinstance(gm.result, Slo):
-        winner = gm.map.power_abbreviations.get(gm.result.power, gm.result.power)
-        return GameResult(outcome="solo", powers=[winner], phase=phase)
-    if isinstance(gm.result, Drw):
-        return GameResult(outcome="draw", powers=list(gm.surviving()), phase=phase)
-    return GameResult(outcome="cancelled", phase=phase)
+def _result(outcome: Outcome) -> GameResult:
+    return GameResult(outcome=outcome.kind, powers=list(outcome.powers), phase=outcome.phase)

@@ -9,8 +9,8 @@ from a file kept in the data directory, or are generated and written to that fil
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     settings, messages = load_settings({"data_dir": tmp, "admin_token": "t0ken", "secret": "s3cret"}, {})
->>> settings.port, settings.daide_port, settings.press_level, settings.deadlines, messages
-(8700, 16713, 0, DeadlinesBody(movement=60.0, retreat=30.0, adjustment=30.0), [])
+>>> settings.port, settings.daide_port, settings.game.year_limit, settings.game.deadlines, messages
+(8700, 16713, 1920, DeadlinesBody(movement=60.0, retreat=30.0, adjustment=30.0), [])
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from server.api_models import DEFAULT_DEADLINES, DeadlinesBody, GameCreate, LLevels, PressLevel, Protocol
+from referee.settings import parse_year_limit
+from server.api_models import DeadlinesBody, GameCreate
 from server.retention import Policy
 from server.web import Limits, default_allowed_hosts, origin_of
 
@@ -42,6 +43,10 @@ SECRET_ENV = "DETENTE_SECRET"
 MAX_OPEN_GAMES = 8
 #: Seats one client address may take in the unfinished games opened for strangers: one game's.
 MAX_SEATS_PER_ADDRESS = 7
+#: Seats one network (a /24, a /64) may take in them: four games', for a lab behind one NAT.
+MAX_SEATS_PER_NETWORK = 28
+#: Seconds without a player connected after which a started game for strangers is deserted.
+DESERTED_AFTER = 1.0
 #: Games opened for strangers in any hour: games that end at once (seven NME, seven DRW) would
 #: otherwise fill the store as fast as clients can play them.
 OPEN_GAMES_PER_HOUR = 60
@@ -87,6 +92,37 @@ class LimitSettings(BaseModel):
         ge=1,
         le=1_000_000,
         description="open connections from one address (behind a --trusted-proxy: one forwarded client)",
+    )
+    # 256: four addresses at their full cap, or a lab of some forty machines each with a player's
+    # bot, its browser page (game and chat) and an observer or two; a quarter of --max-connections,
+    # so that whoever holds one network (one IPv6 subscriber's /64 is 2**64 addresses) cannot fill it
+    max_connections_per_network: int = Field(
+        default=_LIMITS.max_connections_per_network,
+        ge=1,
+        le=1_000_000,
+        description="open connections from one network: an IPv4 address's /--network-prefix-v4 (IPv4-mapped "
+        "IPv6 addresses are IPv4), an IPv6 address's /--network-prefix-v6; the same refusal as "
+        "--max-connections-per-address, and the smaller of the two binds",
+    )
+    new_connections_per_network: float = Field(
+        default=_LIMITS.new_connections_per_network,
+        gt=0,
+        le=1_000_000,
+        description="connections one network may open a second, on average (ten seconds' worth at once); "
+        "one more is refused as --max-connections-per-network",
+    )
+    network_prefix_v4: int = Field(
+        default=_LIMITS.network_prefix_v4,
+        ge=8,
+        le=32,
+        description="prefix length of the IPv4 network counted by --max-connections-per-network (32: each address)",
+    )
+    network_prefix_v6: int = Field(
+        default=_LIMITS.network_prefix_v6,
+        ge=16,
+        le=128,
+        description="prefix length of the IPv6 network counted by --max-connections-per-network "
+        "(64: one subscriber's LAN)",
     )
     allowed_hosts: tuple[str, ...] | None = Field(
         default=None,
@@ -176,6 +212,10 @@ _NUMBERS = (
     "max_connections",
     "ws_first_message_timeout",
     "max_connections_per_address",
+    "max_connections_per_network",
+    "new_connections_per_network",
+    "network_prefix_v4",
+    "network_prefix_v6",
 )
 
 LIMIT_OPTIONS = {
@@ -186,6 +226,10 @@ LIMIT_OPTIONS = {
     "max_connections": "--max-connections",
     "ws_first_message_timeout": "--ws-first-message-timeout",
     "max_connections_per_address": "--max-connections-per-address",
+    "max_connections_per_network": "--max-connections-per-network",
+    "new_connections_per_network": "--new-connections-per-network",
+    "network_prefix_v4": "--network-prefix-v4",
+    "network_prefix_v6": "--network-prefix-v6",
     "allowed_hosts": "--allowed-hosts",
     "allowed_origins": "--allowed-origins",
     "public_metrics": "--public-metrics",
@@ -274,12 +318,9 @@ class ServerSettings(RetentionSettings, LimitSettings):
     admin_token: str = Field(min_length=1, repr=False)
     secret: str = Field(min_length=1, repr=False)
     nego_url: str | None = Field(default=None, description="the negotiation server's URL, told to the web page")
-    # The game the server keeps open for joining:
-    press_level: PressLevel = 0
-    l_levels: LLevels = "1-8"
-    protocol: Protocol = "free"
-    deadlines: DeadlinesBody | None = DEFAULT_DEADLINES
-    year_limit: int | None = Field(default=1935, ge=1901, le=9999)
+    # The games the server opens for strangers: the API's model and its defaults, not a list of
+    # its own (--press-level, --l-levels, --protocol, --deadlines and --year-limit set them)
+    game: GameCreate = Field(default_factory=GameCreate, description="the settings of the games opened for strangers")
     # What strangers may hold of it (the game server's own limits; the shared ones are above):
     max_open_games: int = Field(
         default=MAX_OPEN_GAMES,
@@ -294,6 +335,20 @@ class ServerSettings(RetentionSettings, LimitSettings):
         le=1_000_000,
         description="seats one client address may take with NME in the unfinished games opened for strangers "
         "(REJ beyond)",
+    )
+    deserted_after: float = Field(
+        default=DESERTED_AFTER,
+        ge=0,
+        le=86_400,
+        description="seconds a started game for strangers has had no player connected before it no longer "
+        "counts against --max-open-games (players who fill games and leave do not keep strangers out)",
+    )
+    max_seats_per_network: int = Field(
+        default=MAX_SEATS_PER_NETWORK,
+        ge=1,
+        le=1_000_000,
+        description="seats one network (an IPv4 /24, an IPv6 /64) may take with NME in the unfinished games "
+        "opened for strangers (REJ beyond)",
     )
     open_games_per_hour: int = Field(
         default=OPEN_GAMES_PER_HOUR,
@@ -313,19 +368,14 @@ class ServerSettings(RetentionSettings, LimitSettings):
 
     def open_game(self, name: str = "") -> GameCreate:
         """The settings of the game the server keeps open for joining."""
-        return GameCreate(
-            name=name,
-            press_level=self.press_level,
-            l_levels=self.l_levels,
-            protocol=self.protocol,
-            deadlines=self.deadlines,
-            year_limit=self.year_limit,
-        )
+        return self.game.model_copy(update={"name": name})
 
 
 GAME_LIMIT_OPTIONS = {
     "max_open_games": "--max-open-games",
     "max_seats_per_address": "--max-seats-per-address",
+    "max_seats_per_network": "--max-seats-per-network",
+    "deserted_after": "--deserted-after",
     "open_games_per_hour": "--open-games-per-hour",
 }
 """The limits only the game server takes (on the games opened for strangers), and their options."""
@@ -336,6 +386,15 @@ def add_game_limit_arguments(parser: Any) -> None:
     add_options(parser, ServerSettings, GAME_LIMIT_OPTIONS)
 
 
+GAME_OPTIONS = {
+    "press_level": "--press-level",
+    "l_levels": "--l-levels",
+    "protocol": "--protocol",
+    "deadlines": "--deadlines",
+    "year_limit": "--year-limit",
+}
+"""The settings of the open games (:attr:`ServerSettings.game`) ``detente serve`` takes, and their options."""
+
 _OPTIONS = {
     "host": "--host",
     "port": "--port",
@@ -345,16 +404,15 @@ _OPTIONS = {
     "admin_token": "--admin-token",
     "secret": "--secret",
     "nego_url": "--nego-url",
-    "press_level": "--press-level",
-    "l_levels": "--l-levels",
-    "protocol": "--protocol",
-    "deadlines": "--deadlines",
-    "year_limit": "--year-limit",
+    **GAME_OPTIONS,
     **LIMIT_OPTIONS,
     **GAME_LIMIT_OPTIONS,
     **RETENTION_OPTIONS,
 }
 """Each setting and the option of ``detente serve`` that gives it, for error messages."""
+
+_WHERE = {**_OPTIONS, **{f"game.{name}": option for name, option in GAME_OPTIONS.items()}}
+"""The option of each place of the settings a validation error may point to."""
 
 
 def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tuple[ServerSettings, list[str]]:
@@ -380,17 +438,22 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
             values["deadlines"] = DeadlinesBody.parse(values["deadlines"])
         except (ValueError, ValidationError) as exc:
             raise SettingsError(f"--deadlines: {_first_line(exc)}") from None
-    if isinstance(values.get("year_limit"), str) and values["year_limit"].strip().lower() == "none":
-        values["year_limit"] = None
+    if isinstance(values.get("year_limit"), str):
+        try:
+            values["year_limit"] = parse_year_limit(values["year_limit"])
+        except ValueError as exc:
+            raise SettingsError(f"--year-limit: {exc}") from None
     for key in (
         "port",
         "daide_port",
         "press_level",
-        "year_limit",
         "max_body_bytes",
         "max_header_bytes",
         "max_connections",
         "max_connections_per_address",
+        "max_connections_per_network",
+        "network_prefix_v4",
+        "network_prefix_v6",
         *GAME_LIMIT_OPTIONS,
     ):
         # from the command line or a config file these may be text; ints are what the model checks
@@ -399,8 +462,12 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
                 values[key] = int(values[key])
             except ValueError:
                 raise SettingsError(f"{_OPTIONS[key]}: not a whole number: {values[key]!r}") from None
+    # the options are flat; what they set is one GameCreate, its defaults for those not given
+    game = {key: values.pop(key) for key in GAME_OPTIONS if key in values}
+    if game:
+        values["game"] = game
 
-    return settle(ServerSettings, values, env, DB_NAME, _OPTIONS)
+    return settle(ServerSettings, values, env, DB_NAME, _WHERE)
 
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -412,7 +479,8 @@ def settle(
     """The settings ``model`` from ``values``: the data directory and the store's path (``--db``
     alone puts the data directory beside the file; ``data_dir`` alone puts the store, named
     ``db_name``, in it), the credentials (:func:`fill_credentials`), validated; a
-    :class:`SettingsError` names the option (``options``: setting -> option) of each problem."""
+    :class:`SettingsError` names the option (``options``: setting, or dotted place such as
+    ``game.year_limit``, -> option) of each problem."""
     if "db" in values and "data_dir" not in values:
         values["data_dir"] = Path(values["db"]).parent
     data_dir = Path(values.get("data_dir", DEFAULT_DATA_DIR))
@@ -423,11 +491,20 @@ def settle(
         return model(**values), messages
     except ValidationError as exc:
         problems = [
-            f"{options.get(str(error['loc'][0]), str(error['loc'][0])) if error['loc'] else 'settings'}"
-            f"{''.join(f'.{part}' for part in error['loc'][1:])}: {error['msg'].removeprefix('Value error, ')}"
-            for error in exc.errors()
+            f"{_where(error['loc'], options)}: {error['msg'].removeprefix('Value error, ')}" for error in exc.errors()
         ]
         raise SettingsError("; ".join(problems)) from None
+
+
+def _where(loc: tuple[int | str, ...], options: Mapping[str, str]) -> str:
+    """The option that gives the place ``loc`` of a validation error, and the rest of the place
+    (``--deadlines.retreat``): the longest start of ``loc`` that ``options`` names."""
+    parts = [str(part) for part in loc]
+    for end in range(len(parts), 0, -1):
+        option = options.get(".".join(parts[:end]))
+        if option is not None:
+            return option + "".join(f".{part}" for part in parts[end:])
+    return ".".join(parts) or "settings"
 
 
 def fill_credentials(values: dict[str, Any], env: Mapping[str, str], data_dir: Path) -> list[str]:

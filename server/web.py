@@ -8,8 +8,8 @@ the number of connections.
 from __future__ import annotations
 
 import asyncio
-import errno
 import contextlib
+import errno
 import gc
 import hmac
 import ipaddress
@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 from urllib.parse import urlsplit
 
 import h11
@@ -30,7 +30,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from referee.bucket import Bucket
 from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
+from referee.networks import host_and_network
 
 __all__ = [
     "LOOPBACK_HOSTS",
@@ -155,6 +157,15 @@ class Limits:
       a peer that is gone is caught by the websocket pings (20 s, 20 s to answer).
     - ``max_connections_per_address``: open connections from one peer address (or, behind a
       trusted proxy, one forwarded client); one more is answered 503 and closed.
+    - ``max_connections_per_network``: the same for one network: the address's
+      /``network_prefix_v4`` (24) for IPv4, IPv4-mapped IPv6 addresses included, and its
+      /``network_prefix_v6`` (64) for IPv6. Addresses are cheap to whoever holds a network (a
+      /64 is what one IPv6 subscriber gets), so without it the per-address cap bounds nothing.
+    - ``new_connections_per_network``: connections one network may open a second, on average
+      (ten seconds' worth at once: a lab whose machines all start together); one more is
+      answered 503 and closed before anything is read. A crowd that opens and drops
+      connections as fast as it can (a server that sheds observers to make room for players
+      would otherwise spend its time on their handshakes) costs little.
     - ``allowed_hosts``: the names a request's ``Host`` may give (without the port; ``None``: any);
       another is answered 421 — a page of another site whose name was rebound to this address.
     - ``allowed_origins``: the ``Origin`` a websocket handshake (or a request that is not GET,
@@ -172,6 +183,10 @@ class Limits:
     max_connections: int = 1_000
     ws_first_message_timeout: float = 30.0
     max_connections_per_address: int = 64
+    max_connections_per_network: int = 256
+    new_connections_per_network: float = 20.0
+    network_prefix_v4: int = 24
+    network_prefix_v6: int = 64
     allowed_hosts: frozenset[str] | None = frozenset({"127.0.0.1", "localhost", "::1"})
     allowed_origins: frozenset[str] = frozenset()
     public_metrics: bool = False
@@ -252,30 +267,109 @@ def _in(address: str | None, networks: tuple[ipaddress.IPv4Network | ipaddress.I
         ip = ipaddress.ip_address(address)
     except ValueError:
         return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped  # a dual-stack socket's IPv4 peer: the proxy configured by its IPv4 address
     return any(ip in network for network in networks)
 
 
-class AddressCounter:
-    """The connections open from each address, and the most one may hold."""
+Refusal = Literal["address", "network", "rate"]
+"""What an :class:`AddressCounter` found full."""
 
-    def __init__(self, limit: int | None) -> None:
+
+def peer_keys(address: str, prefix_v4: int, prefix_v6: int) -> tuple[str, str]:
+    """The address and the network ``address`` is counted under
+    (:func:`~referee.networks.host_and_network`); what is not an IP address (a Unix socket's)
+    is its own network: there is nothing to group it with."""
+    return host_and_network(address, prefix_v4, prefix_v6) or (address, address)
+
+
+class AddressCounter:
+    """The connections open from each address and each network (see :func:`peer_keys`), and
+    the most one of each may hold (``None``: no cap)."""
+
+    def __init__(
+        self,
+        limit: int | None,
+        network_limit: int | None = None,
+        prefix_v4: int = DEFAULT_LIMITS.network_prefix_v4,
+        prefix_v6: int = DEFAULT_LIMITS.network_prefix_v6,
+        network_rate: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.limit = limit
+        self.network_limit = network_limit
+        self.prefix_v4 = prefix_v4
+        self.prefix_v6 = prefix_v6
+        self.network_rate = network_rate
+        self.clock = clock
         self.open: dict[str, int] = {}
+        self.networks: dict[str, int] = {}
+        self.arrivals: dict[str, Bucket] = {}  # network -> its bucket of new connections
+
+    @classmethod
+    def of(cls, limits: Limits) -> AddressCounter:
+        """The counter of ``limits``' caps per address and per network."""
+        return cls(
+            limits.max_connections_per_address,
+            limits.max_connections_per_network,
+            limits.network_prefix_v4,
+            limits.network_prefix_v6,
+            limits.new_connections_per_network,
+        )
+
+    def admit(self, address: str) -> Refusal | None:
+        """Count one more from ``address``: ``None``, or, when its address or its network holds
+        the most already (or its network opened too many of late), which (and nothing is counted)."""
+        key, network = peer_keys(address, self.prefix_v4, self.prefix_v6)
+        if self.network_rate is not None and not self._arrives(network):
+            return "rate"
+        held = self.open.get(key, 0)
+        if self.limit is not None and held >= self.limit:
+            return "address"
+        in_network = self.networks.get(network, 0)
+        if self.network_limit is not None and in_network >= self.network_limit:
+            return "network"
+        self.open[key] = held + 1
+        self.networks[network] = in_network + 1
+        return None
+
+    def _arrives(self, network: str) -> bool:
+        """A token of ``network``'s bucket of new connections, if there is one."""
+        rate, now = self.network_rate or 0.0, self.clock()
+        bucket = self.arrivals.pop(network, None) or Bucket(10.0 * rate, now)
+        self.arrivals[network] = bucket  # the most recent last: the first is the one to forget
+        if len(self.arrivals) > ARRIVALS_KEPT:
+            del self.arrivals[next(iter(self.arrivals))]
+        return bucket.take(now, rate, 10.0 * rate)
 
     def acquire(self, address: str) -> bool:
-        """Count one more from ``address``, unless it holds the most already (then ``False``)."""
-        held = self.open.get(address, 0)
-        if self.limit is not None and held >= self.limit:
-            return False
-        self.open[address] = held + 1
-        return True
+        """Count one more from ``address``, unless it (or its network) holds the most already (then ``False``)."""
+        return self.admit(address) is None
 
     def release(self, address: str) -> None:
-        held = self.open.get(address, 0) - 1
-        if held > 0:
-            self.open[address] = held
-        else:
-            self.open.pop(address, None)
+        key, network = peer_keys(address, self.prefix_v4, self.prefix_v6)
+        _decrement(self.open, key)
+        _decrement(self.networks, network)
+
+
+def _decrement(counts: dict[str, int], key: str) -> None:
+    held = counts.get(key, 0) - 1
+    if held > 0:
+        counts[key] = held
+    else:
+        counts.pop(key, None)  # an address gone leaves nothing behind: the dicts stay as small as what is open
+
+
+def too_many(refusal: Refusal) -> str:
+    """The answer's text for a connection refused by :meth:`AddressCounter.admit`."""
+    if refusal == "rate":
+        return "too many new connections from this network; try again later"
+    return f"too many connections from this {refusal}; try again later"
+
+
+ARRIVALS_KEPT = 100_000
+"""Networks whose recent connections are remembered (the oldest forgotten first: a forgotten
+network starts again with a full bucket)."""
 
 
 def limits_of(app: Any) -> Limits:
@@ -309,26 +403,32 @@ class GuardedH11Protocol(H11Protocol):
     request_timeout: float = DEFAULT_LIMITS.request_timeout
     max_connections: int | None = DEFAULT_LIMITS.max_connections
     addresses: AddressCounter | None = None
-    """The connections open per peer address (shared by a server's connections): see
-    ``max_connections_per_address``. A trusted proxy's are not counted here, but by the client it
-    forwards, in :func:`guard_requests`."""
+    """The connections open per peer address and per network (shared by a server's connections):
+    see ``max_connections_per_address`` and ``max_connections_per_network``. A trusted proxy's are
+    not counted here, but by the client it forwards, in :func:`guard_requests`."""
     trusted: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    make_room: Callable[[], bool] | None = None
+    """Asked when the server is full: close a connection that may be shed (an observer) and say
+    whether it did; then this one is taken (the server serves ``max_connections`` players)."""
     _request_timer: asyncio.TimerHandle | None = None
     _address: str | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if self.max_connections is not None and len(self.connections) > self.max_connections:
+        full = self.max_connections is not None and len(self.connections) > self.max_connections
+        if full and not (self.make_room is not None and self.make_room()):
             logging.getLogger("uvicorn.error").warning("refused a connection: %d open", len(self.connections) - 1)
             transport.write(_raw_json_response(503, "Service Unavailable", "too many connections; try again later"))
             transport.close()
             return
         peer = self.client[0] if self.client else None
         if self.addresses is not None and peer and not _in(peer, self.trusted):
-            if not self.addresses.acquire(peer):
-                logging.getLogger("uvicorn.error").warning("refused a connection: %s holds too many", peer)
-                message = "too many connections from this address; try again later"
-                transport.write(_raw_json_response(503, "Service Unavailable", message))
+            refusal = self.addresses.admit(peer)
+            if refusal is not None:
+                logging.getLogger("uvicorn.error").warning(
+                    "refused a connection: %s's %s holds too many", peer, refusal
+                )
+                transport.write(_raw_json_response(503, "Service Unavailable", too_many(refusal)))
                 transport.close()
                 return
             self._address = peer
@@ -452,7 +552,7 @@ def guard_requests(app: Any, limits: Limits, addresses: AddressCounter | None = 
     - from a trusted proxy (``trusted_proxies``), the client is the last address of
       ``X-Forwarded-For`` that is not a trusted proxy (and the scheme ``X-Forwarded-Proto``);
       that client is counted in ``addresses`` while its request or websocket lasts (503 beyond
-      ``max_connections_per_address``);
+      ``max_connections_per_address``, or ``max_connections_per_network`` for its network);
     - a ``Host`` not in ``allowed_hosts`` is answered 421 (a rebound DNS name);
     - a websocket handshake, or a request other than GET, HEAD or OPTIONS, whose ``Origin`` is
       neither the server's own (the scheme and the ``Host`` asked) nor in ``allowed_origins`` is
@@ -482,9 +582,10 @@ def guard_requests(app: Any, limits: Limits, addresses: AddressCounter | None = 
                 scheme = _WEB_SCHEMES[proto]
             scope = {**scope, "client": (client, 0)}
             if addresses is not None and client and not _in(client, trusted):
-                if not addresses.acquire(client):
-                    log.warning("refused a request: %s holds too many (through a proxy)", client)
-                    await _refuse(scope, receive, send, 503, "too many connections from this address; try again later")
+                refusal = addresses.admit(client)
+                if refusal is not None:
+                    log.warning("refused a request: %s's %s holds too many (through a proxy)", client, refusal)
+                    await _refuse(scope, receive, send, 503, too_many(refusal))
                     return
                 counted = client
         try:
@@ -544,14 +645,16 @@ async def run_app(
     stop: asyncio.Event | None = None,
     started: Callable[[], Awaitable[None]] | None = None,
     limits: Limits | None = None,
+    make_room: Callable[[], bool] | None = None,
 ) -> None:
     """Serve ``app`` until a signal or ``stop``; once it listens, await ``started()`` and then
-    call ``ready(host, port)``. A port that cannot be bound raises ``OSError``.
+    call ``ready(host, port)``. A port that cannot be bound raises ``OSError``. When it is full,
+    ``make_room()`` may close a connection to take a new one (see GuardedH11Protocol).
 
     ``limits`` (by default those the app was made with, see :func:`limits_of`) bound each
     client: see :class:`Limits`."""
     limits = limits or limits_of(app)
-    addresses = AddressCounter(limits.max_connections_per_address)
+    addresses = AddressCounter.of(limits)
     protocol = type(
         "GuardedH11Protocol",
         (GuardedH11Protocol,),
@@ -560,6 +663,7 @@ async def run_app(
             "max_connections": limits.max_connections,
             "addresses": addresses,
             "trusted": _networks(limits.trusted_proxies),
+            "make_room": None if make_room is None else staticmethod(make_room),
         },
     )
     config = uvicorn.Config(

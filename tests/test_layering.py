@@ -114,6 +114,53 @@ def test_the_servers_do_not_reach_into_the_bots_or_the_command_line() -> None:
     assert offences("server", {"engine", "protocol", "grammar", "formats", "referee"}) == []
 
 
+def imported_names(path: Path) -> Iterator[tuple[str, str]]:
+    """Each ``from MODULE import NAME`` of ``path`` (absolute), anywhere in the file."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module is not None:
+            yield from ((node.module, alias.name) for alias in node.names)
+        elif isinstance(node, ast.Import):
+            yield from ((alias.name, "") for alias in node.names)
+
+
+def public_names(module: str) -> set[str]:
+    """What ``module`` offers: its ``__all__`` (read from the source), or its submodules for a package."""
+    path = ROOT.joinpath(*module.split("."))
+    source = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    names: set[str] = {p.stem for p in path.glob("*.py")} if path.is_dir() else set()
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+            names |= set(ast.literal_eval(node.value))
+    return names
+
+
+#: The parts of a game (seats, order book, clock, board, handlers): the game's and the lobby's alone.
+GAME_INSIDE = "referee.game."
+
+
+def test_the_servers_reach_the_referee_only_through_its_public_interface() -> None:
+    """``server`` calls the referee through the lobby, the game (``referee.game``) and the shared
+    values (effects, notices, settings, ...): never a part inside a game, never a name a module
+    does not offer in its ``__all__``."""
+    found = []
+    for path in modules_of("server"):
+        for module, name in imported_names(path):
+            if top(module) != "referee":
+                continue
+            if module.startswith(GAME_INSIDE):
+                found.append(f"{module_name(path)} imports {module}: inside a game")
+            elif name and name not in public_names(module):
+                found.append(f"{module_name(path)} imports {name} from {module}, which does not offer it")
+    assert found == []
+
+
+def test_the_public_interface_check_sees_a_private_name(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("from referee.game.seats import Seats\nfrom referee.lobby import _Conn\n")
+    names = list(imported_names(sample))
+    assert ("referee.game.seats", "Seats") in names and "_Conn" not in public_names("referee.lobby")
+
+
 def test_the_game_formats_read_and_write_json_over_the_engine_alone() -> None:
     assert offences("formats", {"engine"}, tuple(m for m in IO_MODULES if m != "json")) == []
 

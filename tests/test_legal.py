@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import pickle
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,12 +17,16 @@ from engine import (
     Position,
     SupportHold,
     SupportMove,
+    _native,
     adjudicate,
     format_order,
+    legal,
     legal_orders,
+    legal_orders_for,
     standard_map,
 )
 from engine.movement import adjudicate_movement
+from engine.position import Phase
 from tests.test_properties import positions
 
 M = standard_map()
@@ -106,3 +115,62 @@ def test_retreat_and_adjustment_orders_are_legal(position: Position) -> None:
         options = legal_orders(winter, power)[None]
         outcome = adjudicate(winter, {power: options[:1]})
         assert all(words != ("void",) for words in outcome.results.values())
+
+
+# --- the legal boards kept by position (engine.legal._COMPILED_BOARDS, _BOARDS) -------------------
+
+#: What a position keeps in its ``__dict__``: its fields and its own cached properties, nothing of engine.legal.
+OWN = {f.name for f in dataclasses.fields(Position)} | {
+    name for name, value in vars(Position).items() if isinstance(value, functools.cached_property)
+}
+
+
+def _every_legal_order(position: Position) -> list:
+    orders = [legal_orders(position, power) for power in M.powers]
+    return [*orders, *(legal_orders_for(position, unit) for unit in position.units)]
+
+
+def _in_year(year: int) -> Position:
+    """The opening position, in spring of ``year``: a position of its own for every year."""
+    start = Position.initial()
+    return Position(M, Phase(year, "S", "M"), start.units, start.centers)
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure Python"])
+def test_legal_orders_are_kept_by_position_value_outside_the_position(pure: bool) -> None:
+    boards = legal._BOARDS if pure or not _native.compiled_available() else legal._COMPILED_BOARDS
+    with _native.pure_python(pure):
+        boards.cache_clear()
+        first, again = Position.initial(), Position.initial()
+        assert first is not again and first == again
+        expected = _every_legal_order(first)
+        assert set(vars(first)) <= OWN  # nothing of engine.legal in the frozen position
+        assert _every_legal_order(again) == expected and len(boards) == 1  # equal positions: one entry
+        assert _every_legal_order(_in_year(1902)) == expected and len(boards) == 2  # another: its own
+        assert vars(pickle.loads(pickle.dumps(first))).keys() == vars(first).keys()  # pickled as it was
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure Python"])
+def test_legal_boards_are_bounded_and_answer_as_if_made_afresh(pure: bool) -> None:
+    boards = legal._BOARDS if pure or not _native.compiled_available() else legal._COMPILED_BOARDS
+    with _native.pure_python(pure):
+        boards.cache_clear()
+        expected = _every_legal_order(Position.initial())
+        for year in range(1901, 1901 + boards.maxsize + 50):
+            assert _every_legal_order(_in_year(year)) == expected
+            assert len(boards) <= boards.maxsize
+        assert len(boards) == boards.maxsize
+        boards.cache_clear()
+        assert len(boards) == 0
+
+
+def test_a_position_given_a_gone_positions_id_gets_its_own_legal_orders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a position is gone, a new one may be given its ``id()``; here every position is given
+    the same one (as :mod:`engine.legal` would see it), and each still gets its own legal orders."""
+    monkeypatch.setattr(legal, "id", lambda _: 1, raising=False)
+    start = Position.initial()
+    for count in range(0, len(start.units), 3):
+        fewer = Position(M, start.phase, start.units[:count], start.centers)
+        for power in M.powers:
+            board = legal._Board(fewer)  # made afresh, kept nowhere
+            assert legal_orders(fewer, power) == {u: board.orders_for(u) for u in fewer.units_of(power)}

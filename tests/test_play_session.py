@@ -26,7 +26,7 @@ import websockets
 
 from referee.deadlines import Deadlines
 from referee.effects import Record
-from referee.game_master import GameMaster
+from referee.game import GameMaster
 from referee.settings import GameSettings
 from server.store import Store
 from tests.server.ws_helpers import DaideClient

@@ -12,7 +12,8 @@ behind a four-octet header: type, a pad octet, and the number of octets that fol
 ``encode`` and ``FrameDecoder`` turn messages into bytes and back, the decoder taking bytes in whatever
 chunks they arrive.  ``Connection`` adds the rules of the conversation (who speaks first, what may
 follow what) for one side, in the manner of h11: feed it bytes, take events, and send what ``send``
-returns.
+returns.  The rules are one table, ``RULES``: (who sends, the state, the kind of message) -> the next
+state or the ``Breach``, consulted alike by ``send`` and ``next_event``.
 
 >>> client, server = Connection(Role.CLIENT), Connection(Role.SERVER)
 >>> encode(InitialMessage()).hex(" ")
@@ -43,9 +44,10 @@ protocol.daide.framing.RemoteProtocolError: more than one IM sent (EM 0x06)
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum, IntEnum
+from types import MappingProxyType
 from typing import ClassVar, TypeAlias
 
 from protocol.daide.tokens import (
@@ -69,6 +71,8 @@ __all__ = [
     "MAX_LENGTH",
     "NEED_DATA",
     "PROTOCOL_VERSION",
+    "RULES",
+    "Breach",
     "Connection",
     "ConnectionState",
     "DaideProtocolError",
@@ -81,11 +85,13 @@ __all__ = [
     "InitialMessage",
     "LocalProtocolError",
     "Message",
+    "MessageKind",
     "MessageType",
     "RemoteProtocolError",
     "RepresentationMessage",
     "Role",
     "Sentinel",
+    "Verdict",
     "decode",
     "encode",
 ]
@@ -533,7 +539,12 @@ class Role(Enum):
 
 
 class ConnectionState(Enum):
-    """Where a connection stands, for the side that holds it."""
+    """Where a connection stands, for the side that holds it.
+
+    The first four are the conversation's: both sides pass through them together, each when it sends or
+    receives the message that moves it on.  ERROR is the state of one side alone (the peer does not know
+    it), and so, until the other side hears of it, is CLOSED.
+    """
 
     AWAIT_IM = "AWAIT_IM"
     """No IM yet: the client has not sent it, or the server not received it."""
@@ -541,10 +552,109 @@ class ConnectionState(Enum):
     """The IM is done, the first RM not yet: the client has not received it, or the server not sent it."""
     OPEN = "OPEN"
     """DMs may flow both ways."""
+    GAME_SELECTED = "GAME_SELECTED"
+    """Open, and the client has selected a game (``SEL ('name')``): the server may answer with a new RM,
+    which makes the connection OPEN again (protocol document, section 5.1)."""
     ERROR = "ERROR"
     """The peer broke the protocol: only an EM may still be sent."""
     CLOSED = "CLOSED"
     """An FM or EM has been sent or received, or the stream has ended: nothing more may be sent."""
+
+
+class MessageKind(Enum):
+    """What the rules tell messages apart by: the five types, and among DMs the game selections
+    (``SEL ('name')``), the one DM that changes what may follow (a new RM).  A bare ``SEL`` asks the
+    game's name and is a plain DM."""
+
+    IM = "IM"
+    RM = "RM"
+    DM = "DM"
+    SEL = "SEL"
+    FM = "FM"
+    EM = "EM"
+
+    @classmethod
+    def of(cls, message: Message) -> MessageKind:
+        """The kind of a message.
+
+        >>> MessageKind.of(DiplomacyMessage.from_text("SEL ('other')")), MessageKind.of(FinalMessage())
+        (<MessageKind.SEL: 'SEL'>, <MessageKind.FM: 'FM'>)
+        """
+        if isinstance(message, DiplomacyMessage) and len(message.tokens) > 1 and message.tokens[0] == Token.SEL:
+            return cls.SEL
+        return cls[message.type.name]
+
+
+@dataclass(frozen=True, slots=True)
+class Breach:
+    """A message the rules refuse: why, and the EM error code the side that receives it answers with.
+
+    The sender's ``send`` raises it as a ``LocalProtocolError``, the receiver's ``next_event`` as a
+    ``RemoteProtocolError``: the same breach, with the same code, either way.  ``code`` is None only in the
+    rows of ERROR and CLOSED, which only ``send`` consults: nothing is decoded in those states.
+    """
+
+    reason: str
+    code: ErrorCode | None = None
+
+
+Verdict: TypeAlias = ConnectionState | Breach
+"""What a message does where it is sent: the state it leads to, or the breach it is."""
+
+# One value per breach, so that the table below reads as a grid.  The reasons are worded for both ends.
+_NOT_IM = Breach("the client's first message is the IM", ErrorCode.NOT_IM)
+_DUPLICATE_IM = Breach("more than one IM sent", ErrorCode.DUPLICATE_IM)
+_CLIENT_RM = Breach("RM sent by client", ErrorCode.CLIENT_RM)
+_EARLY_DM = Breach("DM sent before the RM", ErrorCode.EARLY_DM)
+_SERVER_IM = Breach("IM sent by server", ErrorCode.SERVER_IM)
+_NOT_RM = Breach("the server's first message is the RM", ErrorCode.NOT_RM)
+_UNEXPECTED_RM = Breach("unexpected RM: an RM answers the IM or a game selection", ErrorCode.UNEXPECTED_RM)
+_FAILED = Breach("the peer broke the protocol: only an EM may be sent")
+_ENDED = Breach("the connection is closed: nothing more may be sent")
+
+_S = ConnectionState  # short, for the grids
+# One grid per sender: rows are states, columns the kinds in MessageKind's order, and a cell is the state
+# the message leads to, or its breach.  Why the cells are what they are:
+# - an EM may be sent at any time before the end, and ends the connection;
+# - an FM ends it too once the sender's first message is past: the client may leave right after its IM,
+#   but the server's first message is the RM;
+# - SEL differs from DM only where the client selects a game: then the server may send one new RM, which
+#   makes the connection OPEN again; the server's own SEL is a plain DM;
+# - what the server sends before the IM is judged as the client, who receives it, judges it: an RM that
+#   answers no IM, a DM before the RM, an FM where the RM should come;
+# - the ERROR and CLOSED rows are one side's own, the same for both senders, and consulted by send alone.
+# fmt: off
+_GRIDS: dict[Role, dict[ConnectionState, tuple[Verdict, ...]]] = {
+    Role.CLIENT: {
+        #                  IM             RM              DM                SEL               FM         EM
+        _S.AWAIT_IM:      (_S.AWAIT_RM,   _NOT_IM,        _NOT_IM,          _NOT_IM,          _NOT_IM,   _S.CLOSED),
+        _S.AWAIT_RM:      (_DUPLICATE_IM, _CLIENT_RM,     _EARLY_DM,        _EARLY_DM,        _S.CLOSED, _S.CLOSED),
+        _S.OPEN:          (_DUPLICATE_IM, _CLIENT_RM,     _S.OPEN,          _S.GAME_SELECTED, _S.CLOSED, _S.CLOSED),
+        _S.GAME_SELECTED: (_DUPLICATE_IM, _CLIENT_RM,     _S.GAME_SELECTED, _S.GAME_SELECTED, _S.CLOSED, _S.CLOSED),
+        _S.ERROR:         (_FAILED,       _FAILED,        _FAILED,          _FAILED,          _FAILED,   _S.CLOSED),
+        _S.CLOSED:        (_ENDED,        _ENDED,         _ENDED,           _ENDED,           _ENDED,    _ENDED),
+    },
+    Role.SERVER: {
+        #                  IM             RM              DM                SEL               FM         EM
+        _S.AWAIT_IM:      (_SERVER_IM,    _UNEXPECTED_RM, _EARLY_DM,        _EARLY_DM,        _NOT_RM,   _S.CLOSED),
+        _S.AWAIT_RM:      (_SERVER_IM,    _S.OPEN,        _EARLY_DM,        _EARLY_DM,        _NOT_RM,   _S.CLOSED),
+        _S.OPEN:          (_SERVER_IM,    _UNEXPECTED_RM, _S.OPEN,          _S.OPEN,          _S.CLOSED, _S.CLOSED),
+        _S.GAME_SELECTED: (_SERVER_IM,    _S.OPEN,        _S.GAME_SELECTED, _S.GAME_SELECTED, _S.CLOSED, _S.CLOSED),
+        _S.ERROR:         (_FAILED,       _FAILED,        _FAILED,          _FAILED,          _FAILED,   _S.CLOSED),
+        _S.CLOSED:        (_ENDED,        _ENDED,         _ENDED,           _ENDED,           _ENDED,    _ENDED),
+    },
+}
+# fmt: on
+
+RULES: Mapping[tuple[Role, ConnectionState, MessageKind], Verdict] = MappingProxyType(
+    {
+        (sender, state, kind): verdict
+        for sender, grid in _GRIDS.items()
+        for state, row in grid.items()
+        for kind, verdict in zip(MessageKind, row, strict=True)
+    }
+)
+"""The rules of the conversation: (the sender's role, the state, the message's kind) -> the verdict."""
 
 
 class Connection:
@@ -556,6 +666,20 @@ class Connection:
     ``receive_data`` and ``next_event`` work as ``FrameDecoder``'s, and raise ``RemoteProtocolError``
     with the error code to send back when the peer breaks a rule.  ``representation`` is the set of
     powers and provinces the last RM put in force.
+
+    Both look the message up in ``RULES``, keyed by who sends it, so the two ends of a connection judge
+    a message alike: where the client's ``send`` refuses one, the server's ``next_event`` refuses the
+    same one with the same code.
+
+    >>> RULES[Role.CLIENT, ConnectionState.OPEN, MessageKind.SEL]
+    <ConnectionState.GAME_SELECTED: 'GAME_SELECTED'>
+    >>> RULES[Role.SERVER, ConnectionState.OPEN, MessageKind.RM]
+    Breach(reason='unexpected RM: an RM answers the IM or a game selection', code=<ErrorCode.UNEXPECTED_RM: 12>)
+    >>> client = Connection(Role.CLIENT)
+    >>> client.send(DiplomacyMessage.from_text("NME ('bot') ('1.0')"))
+    Traceback (most recent call last):
+    ...
+    protocol.daide.framing.LocalProtocolError: the client's first message is the IM (EM 0x02)
     """
 
     def __init__(
@@ -568,11 +692,10 @@ class Connection:
     ) -> None:
         self.our_role = our_role
         self._decoder = FrameDecoder(max_length=max_length, max_buffer_size=max_buffer_size, versions=versions)
-        self._im_done = False
-        self._rm_done = False
-        self._rm_allowed = False
-        self._closed = False
+        self._state = ConnectionState.AWAIT_IM
+        # The peer's breach, kept for next_event to raise again in the ERROR state (as FrameDecoder does).
         self._error: RemoteProtocolError | None = None
+        # The IM timer stops at the first octet, not at the first message (section 2.2): no rule's business.
         self._received_data = False
         self._representation = STANDARD
 
@@ -582,15 +705,7 @@ class Connection:
 
     @property
     def state(self) -> ConnectionState:
-        if self._closed:
-            return ConnectionState.CLOSED
-        if self._error is not None:
-            return ConnectionState.ERROR
-        if not self._im_done:
-            return ConnectionState.AWAIT_IM
-        if not self._rm_done:
-            return ConnectionState.AWAIT_RM
-        return ConnectionState.OPEN
+        return self._state
 
     @property
     def representation(self) -> Representation:
@@ -598,22 +713,13 @@ class Connection:
 
     def send(self, message: Message) -> bytes:
         """The bytes to send for ``message``, once the rules allow it."""
-        if self._closed:
-            raise LocalProtocolError("the connection is closed: nothing more may be sent")
-        if isinstance(message, ErrorMessage):
-            self._closed = True
-            return encode(message)
-        if self._error is not None:
-            raise LocalProtocolError("the peer broke the protocol: only an EM may be sent")
-        if self.our_role is Role.CLIENT:
-            self._client_sends(message)
-        else:
-            self._server_sends(message)
-        return encode(message)
+        data = encode(message)  # first, so that what is no message changes no state
+        self._follow(self.our_role, message)
+        return data
 
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         """Add bytes from the peer; empty data marks the end of the stream.  Ignored once closed or failed."""
-        if self._closed or self._error is not None:
+        if self._state in (ConnectionState.CLOSED, ConnectionState.ERROR):
             return
         if data:
             self._received_data = True
@@ -621,21 +727,21 @@ class Connection:
 
     def next_event(self) -> Event:
         """The next message from the peer, ``NEED_DATA`` or ``CONNECTION_CLOSED``."""
-        if self._closed:
+        # Nothing is decoded once closed or failed, so RULES' rows for these two states serve send alone.
+        if self._state is ConnectionState.CLOSED:
             return CONNECTION_CLOSED
-        if self._error is not None:
+        if self._state is ConnectionState.ERROR:
+            assert self._error is not None  # set with the state
             raise self._error
         try:
             event = self._decoder.next_event()
             if event is CONNECTION_CLOSED:
-                self._closed = True
+                self._state = ConnectionState.CLOSED  # the end of the stream is no message: no rule needed
             elif not isinstance(event, Sentinel):
-                if self.our_role is Role.SERVER:
-                    self._server_receives(event)
-                else:
-                    self._client_receives(event)
+                self._follow(self.their_role, event)
         except RemoteProtocolError as error:
             self._error = error
+            self._state = ConnectionState.ERROR
             raise
         return event
 
@@ -652,82 +758,20 @@ class Connection:
         """
         if self.our_role is not Role.SERVER:
             raise LocalProtocolError("only the server runs the IM timer")
-        if self._received_data or self._closed:
+        if self._received_data or self._state is ConnectionState.CLOSED:
             return None
         return ErrorMessage(ErrorCode.TIMEOUT)
 
-    # The rules, from each side.  An EM is allowed at any time and has been dealt with before these.
-
-    def _client_sends(self, message: Message) -> None:
-        if isinstance(message, InitialMessage):
-            if self._im_done:
-                raise LocalProtocolError("the IM has been sent already", ErrorCode.DUPLICATE_IM)
-            self._im_done = True
-        elif not self._im_done:
-            raise LocalProtocolError("the client's first message is the IM", ErrorCode.NOT_IM)
-        elif isinstance(message, RepresentationMessage):
-            raise LocalProtocolError("only the server sends an RM", ErrorCode.CLIENT_RM)
-        elif isinstance(message, DiplomacyMessage):
-            if not self._rm_done:
-                raise LocalProtocolError("no DM before the RM has been received", ErrorCode.EARLY_DM)
-            self._rm_allowed = self._rm_allowed or _selects_game(message)
-        else:
-            self._closed = True
-
-    def _server_sends(self, message: Message) -> None:
-        if isinstance(message, InitialMessage):
-            raise LocalProtocolError("only the client sends an IM", ErrorCode.SERVER_IM)
-        if not self._im_done:
-            raise LocalProtocolError("the server speaks only once the client's IM has come", ErrorCode.NOT_IM)
+    def _follow(self, sender: Role, message: Message) -> None:
+        """Move on as RULES says for ``message`` from ``sender``, or raise the breach: the one path of both
+        directions, which decides only the class of the error."""
+        verdict = RULES[sender, self._state, MessageKind.of(message)]
+        if isinstance(verdict, Breach):
+            if sender is self.our_role:
+                raise LocalProtocolError(verdict.reason, verdict.code)
+            # Only the ERROR and CLOSED rows lack a code, and next_event consults neither.
+            assert verdict.code is not None, verdict
+            raise RemoteProtocolError(verdict.reason, verdict.code)
+        self._state = verdict
         if isinstance(message, RepresentationMessage):
-            if self._rm_done and not self._rm_allowed:
-                raise LocalProtocolError("another RM only answers a game selection", ErrorCode.UNEXPECTED_RM)
-            self._rm_done = True
-            self._rm_allowed = False
             self._representation = message.representation
-        elif not self._rm_done:
-            code = ErrorCode.EARLY_DM if isinstance(message, DiplomacyMessage) else ErrorCode.NOT_RM
-            raise LocalProtocolError("the server's first message is the RM", code)
-        elif isinstance(message, FinalMessage):
-            self._closed = True
-
-    def _server_receives(self, message: Message) -> None:
-        if isinstance(message, ErrorMessage):
-            self._closed = True
-        elif isinstance(message, InitialMessage):
-            if self._im_done:
-                raise RemoteProtocolError("more than one IM sent", ErrorCode.DUPLICATE_IM)
-            self._im_done = True
-        elif not self._im_done:
-            raise RemoteProtocolError(f"the client's first message is an {message.type.name}", ErrorCode.NOT_IM)
-        elif isinstance(message, RepresentationMessage):
-            raise RemoteProtocolError("RM sent by client", ErrorCode.CLIENT_RM)
-        elif isinstance(message, DiplomacyMessage):
-            if not self._rm_done:
-                raise RemoteProtocolError("DM sent before the RM", ErrorCode.EARLY_DM)
-            self._rm_allowed = self._rm_allowed or _selects_game(message)
-        else:
-            self._closed = True
-
-    def _client_receives(self, message: Message) -> None:
-        if isinstance(message, ErrorMessage):
-            self._closed = True
-        elif isinstance(message, InitialMessage):
-            raise RemoteProtocolError("IM sent by server", ErrorCode.SERVER_IM)
-        elif isinstance(message, RepresentationMessage):
-            if not self._im_done or (self._rm_done and not self._rm_allowed):
-                raise RemoteProtocolError("unexpected RM", ErrorCode.UNEXPECTED_RM)
-            self._rm_done = True
-            self._rm_allowed = False
-            self._representation = message.representation
-        elif not self._rm_done:
-            if isinstance(message, DiplomacyMessage):
-                raise RemoteProtocolError("DM sent before the RM", ErrorCode.EARLY_DM)
-            raise RemoteProtocolError("the server's first message is an FM", ErrorCode.NOT_RM)
-        elif isinstance(message, FinalMessage):
-            self._closed = True
-
-
-def _selects_game(message: DiplomacyMessage) -> bool:
-    """Whether a DM is ``SEL ('name')``, which a new RM may answer (protocol document, section 5.1)."""
-    return len(message.tokens) > 1 and message.tokens[0] == Token.SEL

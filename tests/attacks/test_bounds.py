@@ -263,6 +263,9 @@ async def test_connections_over_the_cap_are_refused_at_once(tmp_path: Path) -> N
     async with bounded_server(tmp_path, max_connections=4, request_timeout=30, ws_first_message_timeout=30) as server:
         held = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(3)]
         ws = await websockets.connect(server.ws, open_timeout=TIMEOUT)  # the fourth: websockets count too
+        await ws.send("NME ('player') ('1')")  # a player: never shed to make room
+        async with asyncio.timeout(TIMEOUT):
+            assert (await ws.recv()).startswith("YES (NME")
         try:
             answer, took = await exchange(server.port, get("/healthz"), wait=5)
             status, _, body = parsed(answer)
@@ -301,3 +304,29 @@ async def test_daide_tcp_connections_are_capped_per_address_and_in_total(tmp_pat
             assert not reader.at_eof()
         for _, writer in [*attacker, *others]:
             writer.close()
+
+
+async def test_a_full_server_sheds_its_oldest_observer_for_a_player_and_never_a_player(tmp_path: Path) -> None:
+    """Observers (and connections that never joined) make room when the server is full: the
+    oldest goes, the newcomer is served, and a seated player is never among those shed."""
+    async with bounded_server(tmp_path, max_connections=3, ws_first_message_timeout=30) as server:
+        player = await websockets.connect(server.ws, open_timeout=TIMEOUT)
+        await player.send("NME ('player') ('1')")
+        async with asyncio.timeout(TIMEOUT):
+            assert (await player.recv()).startswith("YES (NME")
+        watchers = []
+        for i in range(2):
+            watcher = await websockets.connect(server.ws, open_timeout=TIMEOUT, local_addr=(f"127.0.3.{i + 1}", 0))
+            await watcher.send("OBS")
+            async with asyncio.timeout(TIMEOUT):
+                assert await watcher.recv() == "YES (OBS)"
+            watchers.append(watcher)
+        # full: a newcomer is served, and the oldest observer is closed for it
+        newcomer = await websockets.connect(server.ws, open_timeout=TIMEOUT, local_addr=("127.0.4.1", 0))
+        await newcomer.send("NME ('late') ('1')")
+        async with asyncio.timeout(TIMEOUT):
+            assert (await newcomer.recv()).startswith("YES (NME")
+            await watchers[0].wait_closed()
+        assert watchers[1].state is websockets.State.OPEN and player.state is websockets.State.OPEN
+        for ws in (player, watchers[1], newcomer):
+            await ws.close()

@@ -6,8 +6,10 @@ Each attack is bounded in messages and time and waits for answers, never for a s
   (and so not dropped as a slow reader) and still gets its next ``NOW``;
 - ``ADM`` from a connection that never joined is refused, reaches no player and is stored
   nowhere;
-- guessing a passcode with ``IAM`` gets ``REJ`` and a closed connection, and after
-  ``GameMaster.IAM_FAILURES`` wrong guesses the seat refuses even the right passcode;
+- guessing a passcode with ``IAM`` gets ``REJ`` and a closed connection; from outside the
+  seat's network nothing is checked (not even the right passcode), and inside it after
+  ``Seats.STRANGER_GUESSES`` wrong guesses from any addresses the seat refuses even the right
+  passcode to all but its own last address;
 - ``IAM`` with the right passcode for a seat whose player is connected is refused, and the
   rightful player keeps its seat;
 - ``IAM`` with the session token takes the seat from an older connection, which is told
@@ -24,7 +26,7 @@ from typing import Any
 import pytest
 import websockets
 
-from referee.game_master import GameMaster
+from referee.game.seats import Seats
 from server.store import Store
 from tests.server.ws_helpers import TIMEOUT, TOKEN, DaideClient, Running, http, running_server
 
@@ -117,37 +119,51 @@ async def test_adm_flood_from_a_connection_that_never_joined_is_refused_and_stor
         await shut([*players.values(), stranger])
 
 
-async def test_iam_guessing_is_refused_closed_and_then_locked(tmp_path: Path) -> None:
+async def _from(url: str, address: str) -> DaideClient:
+    return DaideClient(await websockets.connect(url, open_timeout=TIMEOUT, local_addr=(address, 0)))
+
+
+async def test_iam_guessing_from_many_networks_is_never_checked_and_the_seats_network_has_a_budget(
+    tmp_path: Path,
+) -> None:
     async with running_server(tmp_path) as server:
         gid = await new_game(server)
-        players = await seven(server, gid)
+        players = await seven(server, gid)  # from 127.0.0.1: the seats' network is 127.0.0.0/24
         victim = players.pop("ENG")
         passcode = victim.passcode
         assert passcode is not None
         await victim.close()
         for client in players.values():
             assert await client.expect("CCD") == "CCD (ENG)"
-        for i in range(GameMaster.IAM_FAILURES):
+        # a crowd elsewhere, without ?game=, even knowing the passcode: refused unchecked, closed
+        for i in range(40):
+            thief = await _from(server.ws, f"127.{10 + i // 200}.{i % 200}.9")
+            await thief.send(f"IAM (ENG) ({passcode})")
+            assert await thief.expect("REJ") == f"REJ (IAM (ENG) ({passcode}))"
+            await closed(thief)
+        # neighbours in the seat's network: wrong guesses count against the seat, whatever the address
+        for i in range(Seats.STRANGER_GUESSES):
             guess = (passcode + i) % 8191 + 1  # never the passcode
-            attacker = await DaideClient.open(f"{server.ws}?game={gid}")
-            await attacker.send("NOW")  # into the game, as any newcomer may be
-            await attacker.expect("NOW")
+            attacker = await _from(server.ws, f"127.0.0.{100 + i}")
             await attacker.send(f"IAM (ENG) ({guess})")
             assert await attacker.expect("REJ") == f"REJ (IAM (ENG) ({guess}))"
             await closed(attacker)
-        # the seat is locked: even the right passcode is refused without being checked
-        lucky = await DaideClient.open(f"{server.ws}?game={gid}")
+        # the budget is spent: even the right passcode from a neighbour is refused unchecked
+        lucky = await _from(f"{server.ws}?game={gid}", "127.0.0.200")
         await lucky.send(f"IAM (ENG) ({passcode})")
         assert await lucky.expect("REJ") == f"REJ (IAM (ENG) ({passcode}))"
         await closed(lucky)
         body = await detail(server, gid)
-        eng = next(p for p in body["players"] if p["power"] == "ENGLAND")
-        assert not eng["connected"]
-        # the others play on undisturbed
+        assert not next(p for p in body["players"] if p["power"] == "ENGLAND")["connected"]
+        # the others play on undisturbed, and the rightful player, from its own address, comes back
         await players["FRA"].send("NOW")
         assert (await players["FRA"].expect("NOW")).startswith("NOW (SPR 1901)")
         assert not any(t.startswith("NOT (CCD") for c in players.values() for t in c.buffer)
-        await shut([*players.values()])
+        back = await _from(server.ws, "127.0.0.1")
+        await back.send(f"IAM (ENG) ({passcode})")
+        assert await back.expect("YES") == f"YES (IAM (ENG) ({passcode}))"
+        assert await players["FRA"].expect("NOT") == "NOT (CCD (ENG))"
+        await shut([*players.values(), back])
 
 
 async def test_iam_never_takes_the_seat_of_a_connected_player(tmp_path: Path) -> None:
@@ -180,7 +196,7 @@ async def test_the_session_token_takes_a_connected_seat_and_wrong_tokens_lock_no
         eng = players["ENG"]
         assert eng.session is not None and len(eng.session) >= 22  # 128 bits, URL-safe base64
         # wrong tokens, more than the seat's limit on passcodes: refused and closed, nothing locked
-        for i in range(GameMaster.IAM_FAILURES + 2):
+        for i in range(Seats.STRANGER_GUESSES + 2):
             thief = await DaideClient.open(server.ws)
             await thief.send(f"IAM (ENG) ('forged{i}')")
             assert await thief.expect("REJ") == f"REJ (IAM (ENG) ('forged{i}'))"

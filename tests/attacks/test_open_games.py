@@ -14,7 +14,7 @@ from typing import Any
 
 import websockets
 
-from server.settings import MAX_OPEN_GAMES, MAX_SEATS_PER_ADDRESS
+from server.settings import MAX_OPEN_GAMES, MAX_SEATS_PER_ADDRESS, MAX_SEATS_PER_NETWORK
 from tests.server.ws_helpers import TOKEN, DaideClient, Running, http, running_server
 
 
@@ -52,7 +52,7 @@ async def test_filling_open_games_stops_at_the_cap_until_one_ends(tmp_path: Path
         players: list[list[DaideClient]] = []
         refused: DaideClient | None = None
         for round_ in range(MAX_OPEN_GAMES + 2):  # bounded: two rounds past the cap
-            address = f"127.0.0.{10 + round_}"
+            address = f"127.0.{10 + round_}.1"  # a network each: the cap per network is not this test's
             seated = []
             for i in range(7):
                 client = await stranger(server, address)
@@ -146,3 +146,45 @@ async def test_games_opened_for_strangers_are_limited_per_hour(tmp_path: Path) -
         assert (await nme(late, "late")).startswith("REJ (NME")
         assert len(await games(server)) == 2
         await late.close()
+
+
+async def test_one_network_takes_at_most_its_seats_and_another_still_gets_in(tmp_path: Path) -> None:
+    """Addresses of one /24 share a cap on seats (four games'); a stranger elsewhere still plays."""
+    async with running_server(tmp_path, max_open_games=6) as server:
+        per_network = MAX_SEATS_PER_NETWORK // MAX_SEATS_PER_ADDRESS
+        clients = []
+        for a in range(per_network):
+            for i in range(MAX_SEATS_PER_ADDRESS):
+                client = await stranger(server, f"127.0.7.{a + 1}")
+                assert (await nme(client, f"n{a}p{i}")).startswith("YES (NME"), (a, i)
+                clients.append(client)
+        crowd = await stranger(server, "127.0.7.200")  # a new address of the same network
+        assert (await nme(crowd, "one more")).startswith("REJ (NME")
+        elsewhere = await stranger(server, "127.0.8.1")
+        assert (await nme(elsewhere, "honest")).startswith("YES (NME")
+        for client in [*clients, crowd, elsewhere]:
+            await client.close()
+
+
+async def test_players_who_fill_the_open_games_and_leave_do_not_keep_strangers_out(tmp_path: Path) -> None:
+    """Nine addresses (networks apart) each fill a game and leave: the games are deserted, do not
+    count against the cap, and a new stranger is seated; the hoarders' seats still count."""
+    async with running_server(tmp_path, max_open_games=3, deserted_after=0.0) as server:
+        for round_ in range(9):
+            seated = [await stranger(server, f"127.1.{round_}.1") for _ in range(7)]
+            for i, client in enumerate(seated):
+                answer = await nme(client, f"h{round_}p{i}")
+                assert answer.startswith("YES (NME"), (round_, i, answer)
+            for client in seated:
+                await client.hello()  # the game started: leaving keeps the seats (civil disorder)
+            for client in seated:
+                await client.close()
+            async with asyncio.timeout(10):  # the last one gone: a game opens for the next round
+                while not [g for g in await games(server) if g["status"] == "forming"]:
+                    await asyncio.sleep(0.02)
+        honest = await stranger(server, "127.2.0.1")
+        assert (await nme(honest, "honest")).startswith("YES (NME")
+        back = await stranger(server, "127.1.0.1")  # a hoarder's address: its seven seats still count
+        assert (await nme(back, "again")).startswith("REJ (NME")
+        for client in (honest, back):
+            await client.close()

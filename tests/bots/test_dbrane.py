@@ -293,7 +293,7 @@ def test_a_deal_is_proposed_accepted_confirmed_by_the_notary_and_kept(monkeypatc
     # every other centre next to the fleet or the army is already theirs: Belgium is the only prize
     owned = {england: ["EDI", "LON", "NWY", "DEN", "HOL"], france: ["PAR", "BRE"], others[0]: ["BEL"]}
     owned.update({p: [home[2:]] for p, home in zip(others[1:], ("A MOS", "A CON", "A NAP", "A VIE"), strict=False)})
-    game.gm.position = Position.build("F1901M", units, owned)
+    game.gm.board.position = Position.build("F1901M", units, owned)
     game.play()
     record = game.record(4, names, {})
     deals = [e for e in record.events if e["type"] == "confirmed" and "Commit" in e["deal"]]

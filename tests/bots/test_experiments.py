@@ -210,9 +210,13 @@ def test_detente_run_refuses_bad_options_and_an_old_output(tmp_path: Path, capsy
     assert run("--bots", "holdbot", "--games", "0", "--out", out) == 2
     assert run("--bots", "holdbot", "--games", "1", "--press-level", "7", "--out", out) == 2
     assert run("--bots", "holdbot", "--games", "1", "--l-levels", "9", "--out", out) == 2
-    for year in ("1900", "none"):
-        with pytest.raises(SystemExit):
-            run("--bots", "holdbot", "--games", "1", "--year-limit", year, "--out", out)
+    capsys.readouterr()
+    for year in ("1900", "soon", "10000"):  # one plain line, as for every other bad option
+        assert run("--bots", "holdbot", "--games", "1", "--year-limit", year, "--out", out) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("detente run: --year-limit: the year limit is a year from 1901") and err.count("\n") == 1
+    assert run("--bots", "holdbot", "--games", "1", "--rounds", "-1", "--out", out) == 2
+    assert "--rounds" in capsys.readouterr().err
     assert run("--bots", "holdbot", "--games", "1", "--year-limit", "1901", "--jobs", "1", "--out", out) == 0
     capsys.readouterr()
     assert run("--bots", "holdbot", "--games", "1", "--out", out) == 2

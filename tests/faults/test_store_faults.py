@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.game_master import GameMaster
+from referee.game import GameMaster
 from server.api_models import DeadlinesBody, GameCreate
 from server.service import Connection, GameService, GameUnavailable
 from server.store import Store
@@ -57,7 +57,7 @@ async def test_a_read_only_store_acknowledges_nothing_and_the_game_goes_on_after
         assert await next_text(conns[0], "REJ") == "REJ (DRW)"  # not stored: not acknowledged
         assert len(store.events(game_id)) == stored_before
         assert await service.health.report() is not None  # /healthz: 503 with the reason
-        assert game_id in service.games and not service.games[game_id].gm.draw_votes  # memory did not move
+        assert game_id in service.games and not service.games[game_id].gm.book.draw_votes  # memory did not move
         # the store comes back: the next probe clears it, and the same message is taken
         store._db.execute("PRAGMA query_only=OFF")
         assert await service.health.report() is None
@@ -170,7 +170,7 @@ async def test_a_store_locked_past_its_timeout_acknowledges_nothing_and_recovers
         try:
             await service.receive(conns[0], "DRW")
             assert await next_text(conns[0], "REJ") == "REJ (DRW)"
-            assert not service.games[game_id].gm.draw_votes
+            assert not service.games[game_id].gm.book.draw_votes
             assert "locked" in (await service.health.report() or "")
         finally:
             operator.execute("ROLLBACK")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import itertools
 import json
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from protocol.daide.framing import (
     DEFAULT_MAX_BUFFER_SIZE,
     MAX_LENGTH,
     NEED_DATA,
+    RULES,
+    Breach,
     Connection,
     ConnectionState,
     DaideProtocolError,
@@ -27,6 +30,7 @@ from protocol.daide.framing import (
     InitialMessage,
     LocalProtocolError,
     Message,
+    MessageKind,
     MessageType,
     RemoteProtocolError,
     RepresentationMessage,
@@ -372,7 +376,9 @@ def test_an_em_may_come_at_any_time_and_ends_the_connection() -> None:
         (Role.CLIENT, [InitialMessage()], DiplomacyMessage((Token.NME,)), ErrorCode.EARLY_DM),
         (Role.CLIENT, [InitialMessage()], RepresentationMessage(), ErrorCode.CLIENT_RM),
         (Role.SERVER, [], InitialMessage(), ErrorCode.SERVER_IM),
-        (Role.SERVER, [], RepresentationMessage(), ErrorCode.NOT_IM),
+        # An RM before the IM: the server is told what the client that receives it answers (RULES is one
+        # table for both ends), where it used to be told NOT_IM.
+        (Role.SERVER, [], RepresentationMessage(), ErrorCode.UNEXPECTED_RM),
         (Role.SERVER, [InitialMessage()], DiplomacyMessage((Token.HLO,)), ErrorCode.EARLY_DM),
         (Role.SERVER, [InitialMessage()], FinalMessage(), ErrorCode.NOT_RM),
     ],
@@ -405,7 +411,7 @@ def test_nothing_after_a_final_message() -> None:
 
 
 def test_after_a_peer_error_only_an_em() -> None:
-    client, server = handshake()
+    _, server = handshake()
     assert error_code(server, header(7, 0)) == ErrorCode.MESSAGE_TYPE
     with pytest.raises(LocalProtocolError):
         server.send(DiplomacyMessage((Token.OFF,)))
@@ -431,6 +437,180 @@ def test_im_timer() -> None:
         Connection(Role.CLIENT).im_timer_expired()
 
 
+# --- the table of rules, walked cell by cell ---------------------------------------------------------------
+
+Outcome = ConnectionState | ErrorCode | None
+"""What a message does: the state it leads to, the error code of its breach, or None for a breach no EM answers."""
+
+CONVERSATION = (ConnectionState.AWAIT_IM, ConnectionState.AWAIT_RM, ConnectionState.OPEN, ConnectionState.GAME_SELECTED)
+"""The states both ends pass through together; ERROR and CLOSED are one side's own."""
+
+# Messages of each kind, told apart by hand rather than by MessageKind.of.  A bare SEL asks the game's name
+# and selects nothing, so it is a plain DM.
+SAMPLES: dict[MessageKind, list[Message]] = {
+    MessageKind.IM: [InitialMessage()],
+    MessageKind.RM: [RepresentationMessage(), RepresentationMessage(VARIANT)],
+    MessageKind.DM: [DiplomacyMessage.from_text("NME ('bot') ('1.0')"), DiplomacyMessage((Token.SEL,))],
+    MessageKind.SEL: [DiplomacyMessage.from_text("SEL ('other')")],
+    MessageKind.FM: [FinalMessage()],
+    MessageKind.EM: [ErrorMessage(ErrorCode.LENGTH), ErrorMessage(0x2A)],
+}
+
+
+def described(sender: Role, state: ConnectionState, kind: MessageKind) -> Outcome:
+    """What the protocol document's prose (chapter 3, section 5.1) says of a ``kind`` that ``sender`` sends in
+    ``state``, written out as rules in words rather than as RULES' grid, so that the two check each other."""
+    S, K = ConnectionState, MessageKind
+    if state is S.CLOSED:
+        return None  # nothing after an FM or EM, not even an EM
+    if kind is K.EM:
+        return S.CLOSED  # an EM may be sent at any time, and ends the connection
+    if state is S.ERROR:
+        return None  # to a peer that broke the protocol, only an EM
+    if sender is Role.CLIENT:
+        if state is S.AWAIT_IM:
+            return S.AWAIT_RM if kind is K.IM else ErrorCode.NOT_IM  # the client's first message is the IM
+        if kind is K.IM:
+            return ErrorCode.DUPLICATE_IM  # and it sends only one
+        if kind is K.RM:
+            return ErrorCode.CLIENT_RM  # only the server sends RMs
+        if kind is K.FM:
+            return S.CLOSED  # the client may leave once its IM is sent
+        if state is S.AWAIT_RM:
+            return ErrorCode.EARLY_DM  # no DM before the RM
+        # A game selection lets the server send a new RM, until it has.
+        return S.GAME_SELECTED if kind is K.SEL or state is S.GAME_SELECTED else S.OPEN
+    if kind is K.IM:
+        return ErrorCode.SERVER_IM  # only the client sends the IM
+    if kind is K.RM:  # an RM answers the IM, or a game selection, and nothing else
+        return S.OPEN if state in (S.AWAIT_RM, S.GAME_SELECTED) else ErrorCode.UNEXPECTED_RM
+    if state in (S.AWAIT_IM, S.AWAIT_RM):  # the server's first message is the RM
+        return ErrorCode.EARLY_DM if kind in (K.DM, K.SEL) else ErrorCode.NOT_RM
+    if kind is K.FM:
+        return S.CLOSED
+    return state  # the server's DMs change nothing: a game selection stays answerable
+
+
+def pair_in(state: ConnectionState) -> tuple[Connection, Connection]:
+    """A client and a server that have talked their way into ``state``."""
+    client, server = Connection(Role.CLIENT), Connection(Role.SERVER)
+    way = [
+        (client, server, InitialMessage()),
+        (server, client, RepresentationMessage()),
+        (client, server, DiplomacyMessage.from_text("SEL ('first')")),
+    ]
+    for sender, receiver, message in way[: CONVERSATION.index(state)]:
+        assert feed(receiver, sender.send(message)) == [message]
+    assert client.state is server.state is state
+    return client, server
+
+
+def sent(connection: Connection, message: Message) -> Outcome:
+    before = connection.state
+    try:
+        connection.send(message)
+    except LocalProtocolError as error:
+        assert connection.state is before  # refused: nothing sent, nothing changed
+        return error.code
+    return connection.state
+
+
+def received(connection: Connection, message: Message) -> Outcome:
+    try:
+        events = feed(connection, encode(message))
+    except RemoteProtocolError as error:
+        assert connection.state is ConnectionState.ERROR
+        assert error.error_message == ErrorMessage(error.code)  # an EM answers every breach received
+        return error.code
+    assert events == [message]
+    return connection.state
+
+
+def test_the_table_has_every_cell_and_says_what_the_description_says() -> None:
+    assert set(RULES) == set(itertools.product(Role, ConnectionState, MessageKind))
+    for (sender, state, kind), verdict in RULES.items():
+        outcome = verdict.code if isinstance(verdict, Breach) else verdict
+        assert outcome == described(sender, state, kind), (sender, state, kind, verdict)
+        # What can be received is answered with an EM: only rows that nothing is decoded in lack a code.
+        assert state not in CONVERSATION or outcome is not None
+
+
+def test_samples_are_of_their_kinds() -> None:
+    for kind, samples in SAMPLES.items():
+        assert {MessageKind.of(message) for message in samples} == {kind}
+
+
+@pytest.mark.parametrize(("sender", "state", "kind"), list(itertools.product(Role, CONVERSATION, MessageKind)))
+def test_both_ends_judge_a_message_alike(sender: Role, state: ConnectionState, kind: MessageKind) -> None:
+    expected = described(sender, state, kind)
+    for message in SAMPLES[kind]:
+        client, server = pair_in(state)
+        ours, theirs = (client, server) if sender is Role.CLIENT else (server, client)
+        assert sent(ours, message) == received(theirs, message) == expected
+        if isinstance(message, RepresentationMessage) and isinstance(expected, ConnectionState):
+            assert ours.representation == theirs.representation == message.representation
+
+
+def _closed_by(role: Role, how: str) -> Connection:
+    connection = Connection(role)
+    if how == "sent EM":
+        connection.send(ErrorMessage(ErrorCode.LENGTH))
+    elif how == "received EM":
+        feed(connection, encode(ErrorMessage(ErrorCode.LENGTH)))
+    elif how == "stream ended":
+        connection.receive_data(b"")
+        assert connection.next_event() is CONNECTION_CLOSED
+    else:
+        client, server = handshake()
+        ours, theirs = (client, server) if role is Role.CLIENT else (server, client)
+        if how == "sent FM":
+            ours.send(FinalMessage())
+        else:
+            feed(ours, theirs.send(FinalMessage()))
+        connection = ours
+    return connection
+
+
+def _failed_by(role: Role, how: str) -> Connection:
+    if how == "broken frame":
+        connection, data = Connection(role), header(7, 0)  # a message type of no known kind
+    else:
+        client, server = handshake()
+        connection = client if role is Role.CLIENT else server
+        data = encode(InitialMessage())  # an IM from the server, or a second one from the client
+    with pytest.raises(RemoteProtocolError):
+        feed(connection, data)
+    return connection
+
+
+@pytest.mark.parametrize(("role", "kind"), list(itertools.product(Role, MessageKind)))
+def test_a_closed_side_refuses_everything_and_hears_nothing(role: Role, kind: MessageKind) -> None:
+    expected = described(role, ConnectionState.CLOSED, kind)
+    for how in ["sent EM", "received EM", "stream ended", "sent FM", "received FM"]:
+        for message in SAMPLES[kind]:
+            connection = _closed_by(role, how)
+            assert connection.state is ConnectionState.CLOSED, how
+            assert sent(connection, message) == expected
+            assert feed(connection, encode(message)) == []  # not decoded, so no rule applies
+            assert connection.next_event() is CONNECTION_CLOSED
+
+
+@pytest.mark.parametrize(("role", "kind"), list(itertools.product(Role, MessageKind)))
+def test_a_failed_side_sends_only_an_em_and_hears_nothing(role: Role, kind: MessageKind) -> None:
+    expected = described(role, ConnectionState.ERROR, kind)
+    for how in ["broken frame", "broken rule"]:
+        for message in SAMPLES[kind]:
+            connection = _failed_by(role, how)
+            assert connection.state is ConnectionState.ERROR
+            with pytest.raises(RemoteProtocolError) as first:
+                connection.next_event()
+            assert sent(connection, message) == expected
+            if connection.state is ConnectionState.ERROR:  # the peer's error again, whatever came since
+                with pytest.raises(RemoteProtocolError) as again:
+                    feed(connection, encode(message))
+                assert again.value is first.value
+
+
 # --- properties ---------------------------------------------------------------------------------------------
 
 token_values = st.integers(0, 0xFFFF).filter(lambda t: not 0x5800 <= t <= 0x5FFF)
@@ -447,7 +627,7 @@ messages = st.one_of(
 
 def chunked(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({0, len(data), *(c % (len(data) + 1) for c in cuts)})
-    return [data[a:b] for a, b in zip(points, points[1:], strict=False)]
+    return [data[a:b] for a, b in itertools.pairwise(points)]
 
 
 @given(messages)

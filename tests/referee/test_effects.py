@@ -10,7 +10,7 @@ from protocol.daide.parser import parse
 from referee import notices
 from referee.deadlines import Deadlines
 from referee.effects import Bind, Notify, Reply, Send
-from referee.game_master import GameMaster
+from referee.game import GameMaster
 from referee.negotiation import Negotiation
 from referee.notices import GameNotice, OverNotice, PhaseNotice, PressNotice, ResultsNotice
 from referee.settings import GameSettings

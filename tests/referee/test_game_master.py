@@ -15,7 +15,7 @@ from protocol.daide.orders import order_from_engine
 from protocol.daide.parser import parse
 from referee.deadlines import Deadlines
 from referee.effects import Close, Record, Step
-from referee.game_master import PLAYING, GameMaster
+from referee.game import GameMaster, GameState
 from referee.settings import GameSettings
 
 CONNS = [f"c{i}" for i in range(7)]
@@ -154,7 +154,7 @@ def test_sub_notes_mis_replacement_and_cancel() -> None:
     ]
     # a new order for a unit replaces the old one
     gm.receive(eng, "SUB ((ENG FLT LON) MTO ECH)", 1.0)
-    assert str(gm.pending["ENGLAND"]["LON"].daide) == "(ENG FLT LON) MTO ECH"
+    assert str(gm.book.pending["ENGLAND"]["LON"].daide) == "(ENG FLT LON) MTO ECH"
     assert texts(gm.receive(eng, "MIS", 1.0), eng) == ["MIS (ENG FLT EDI)"]
     assert texts(gm.receive(eng, "NOT (SUB ((ENG FLT LON) MTO ECH))", 1.0), eng) == [
         "YES (NOT (SUB ((ENG FLT LON) MTO ECH)))"
@@ -358,7 +358,7 @@ def test_iam_never_takes_the_seat_of_a_connected_player() -> None:
     by_power, _, _ = start(gm, observer=True)
     eng = by_power["ENG"]
     passcode = gm.roster.players["ENGLAND"].passcode
-    for i in range(GameMaster.IAM_FAILURES + 3):  # the right passcode, over and over: never a failure
+    for i in range(25):  # the right passcode, over and over: never a failure
         step = gm.receive(f"thief{i}", f"IAM (ENG) ({passcode})", 1.0)
         assert texts(step, f"thief{i}") == [f"REJ (IAM (ENG) ({passcode}))"] and step.effects[-1] == Close(f"thief{i}")
         assert texts(step, by_power["FRA"]) == [] and texts(step, eng) == []
@@ -371,54 +371,90 @@ def test_iam_never_takes_the_seat_of_a_connected_player() -> None:
     assert gm.roster.connection_of["ENGLAND"] == "back"
 
 
-def test_iam_guesses_for_a_seat_are_limited_in_a_window() -> None:
-    gm = new_game()
-    by_power, _, _ = start(gm)
-    passcode = gm.roster.players["ENGLAND"].passcode
-    gm.disconnect(by_power["ENG"], 0.0)
-    wrong = [c for c in range(1, 100) if c != passcode]
-    k, window = GameMaster.IAM_FAILURES, GameMaster.IAM_WINDOW
-    for i in range(k):
-        step = gm.receive(f"g{i}", f"IAM (ENG) ({wrong[i]})", 10.0 + i)
-        assert texts(step, f"g{i}") == [f"REJ (IAM (ENG) ({wrong[i]}))"] and step.effects[-1] == Close(f"g{i}")
-        gm.disconnect(f"g{i}", 10.0 + i)
-    # locked: even the right passcode is refused, unchecked, until the first failure is a window old
-    step = gm.receive("locked", f"IAM (ENG) ({passcode})", 10.0 + window - 0.5)
-    assert texts(step, "locked") == [f"REJ (IAM (ENG) ({passcode}))"] and step.effects[-1] == Close("locked")
-    assert "ENGLAND" not in gm.roster.connection_of
-    # another seat is not locked
-    fra_code = gm.roster.players["FRANCE"].passcode
-    gm.disconnect(by_power["FRA"], 11.0)
-    assert texts(gm.receive("fra", f"IAM (FRA) ({fra_code})", 12.0), "fra") == [f"YES (IAM (FRA) ({fra_code}))"]
-    # one failure has aged out: one more guess is checked (and this one is right)
-    step = gm.receive("back", f"IAM (ENG) ({passcode})", 10.0 + window)
-    assert texts(step, "back") == [f"YES (IAM (ENG) ({passcode}))"]
-    # the failures were not stored: nothing of them is in the records, nor in a replayed game
-    assert gm._iam_failures.seen == {}
+def _seated_from(gm: GameMaster, addresses: dict[str, str]) -> dict[str, str]:
+    """Seven players joined from ``addresses`` (conn -> address): power abbreviation -> conn."""
+    for conn, address in addresses.items():
+        gm.connect(conn, 0.0, address)
+        gm.receive(conn, f"NME ('bot {conn}') ('1.0')", 0.0)
+    return {gm.map.abbreviation_of[gm.roster.power_of(c) or ""]: c for c in addresses}
 
 
-def test_iam_failures_are_not_game_state_and_a_replay_forgets_them() -> None:
+def test_a_passcode_from_outside_the_seats_network_is_never_checked_and_locks_nothing() -> None:
     gm = new_game()
-    by_power, records, _ = start(gm)
+    by_power = _seated_from(gm, {c: f"127.0.1.{i + 1}" for i, c in enumerate(CONNS)})
     passcode = gm.roster.players["ENGLAND"].passcode
-    records += gm.disconnect(by_power["ENG"], 0.0).records
-    for i in range(GameMaster.IAM_FAILURES):
-        step = gm.receive(f"g{i}", f"IAM (ENG) ({passcode % 8191 + 1})", 1.0)
-        assert step.records == ()
-    assert texts(gm.receive("late", f"IAM (ENG) ({passcode})", 2.0), "late")[0].startswith("REJ")
+    home = gm.seats.last_address["ENGLAND"]
+    gm.disconnect(by_power["ENG"], 1.0)
+    assert gm.seats.network["ENGLAND"] == "127.0.1.0/24"
+    # the right passcode from another network: refused, unchecked, counted nowhere
+    for i in range(50):
+        gm.connect(f"far{i}", 2.0, f"127.{i + 2}.0.9")
+        step = gm.receive(f"far{i}", f"IAM (ENG) ({passcode})", 2.0)
+        assert texts(step, f"far{i}") == [f"REJ (IAM (ENG) ({passcode}))"] and step.effects[-1] == Close(f"far{i}")
+    assert gm.seats.guesses.seen == {}
+    gm.connect("back", 3.0, home)
+    assert texts(gm.receive("back", f"IAM (ENG) ({passcode})", 3.0), "back") == [f"YES (IAM (ENG) ({passcode}))"]
+
+
+def test_wrong_passcodes_from_the_seats_network_are_a_budget_its_own_address_does_not_share() -> None:
+    gm = new_game()
+    by_power = _seated_from(gm, {c: f"127.0.1.{i + 1}" for i, c in enumerate(CONNS)})
+    passcode = gm.roster.players["ENGLAND"].passcode
+    home = gm.seats.last_address["ENGLAND"]
+    gm.disconnect(by_power["ENG"], 1.0)
+    wrong = [c for c in range(1, 200) if c != passcode]
+    budget = gm.seats.STRANGER_GUESSES
+    for i in range(budget):  # neighbours in the seat's /24, each address once
+        conn = f"n{i}"
+        gm.connect(conn, 2.0, f"127.0.1.{100 + i}")
+        step = gm.receive(conn, f"IAM (ENG) ({wrong[i]})", 2.0 + i)
+        assert texts(step, conn) == [f"REJ (IAM (ENG) ({wrong[i]}))"] and step.records == ()
+    # the budget is spent: the right passcode from a neighbour is refused, unchecked
+    gm.connect("late", 30.0, "127.0.1.250")
+    assert texts(gm.receive("late", f"IAM (ENG) ({passcode})", 30.0), "late")[0].startswith("REJ")
+    # a day later it still is (a budget, not a window)
+    gm.connect("later", 86_400.0, "127.0.1.251")
+    assert texts(gm.receive("later", f"IAM (ENG) ({passcode})", 86_400.0), "later")[0].startswith("REJ")
+    # the rightful player, from its own address, is not locked out by its neighbours
+    gm.connect("back", 86_401.0, home)
+    assert texts(gm.receive("back", f"IAM (ENG) ({passcode})", 86_401.0), "back")[0].startswith("YES")
+    assert gm.seats.guesses.seen == {}  # a right passcode forgets what was counted
+
+
+def test_a_seats_network_is_recorded_and_a_replay_keeps_it_but_forgets_the_counts() -> None:
+    gm = new_game()
+    addresses = {c: f"127.0.1.{i + 1}" for i, c in enumerate(CONNS)}
+    records = []
+    for conn, address in addresses.items():
+        gm.connect(conn, 0.0, address)
+        records += gm.receive(conn, f"NME ('bot {conn}') ('1.0')", 0.0).records
+    joins = [r for r in records if r.kind == "join"]
+    assert {r.payload["network"] for r in joins} == {"127.0.1.0/24"}
+    eng = next(c for c in CONNS if gm.roster.power_of(c) == "ENGLAND")
+    passcode = gm.roster.players["ENGLAND"].passcode
+    gm.disconnect(eng, 1.0)
+    # coming back from another network with the session token records the new one
+    gm.connect("moved", 2.0, "127.9.9.9")
+    gm.receive("moved", f"IAM (ENG) ({passcode % 8191 + 1})", 2.0)  # unchecked: another network
     again = GameMaster.replay("g1", gm.settings, 0.0, records)
-    assert texts(again.receive("back", f"IAM (ENG) ({passcode})", 2.0), "back")[0].startswith("YES")
+    assert again.seats.network["ENGLAND"] == "127.0.1.0/24" and again.seats.guesses.seen == {}
+    again.connect("far", 3.0, "127.9.9.9")
+    assert texts(again.receive("far", f"IAM (ENG) ({passcode})", 3.0), "far")[0].startswith("REJ")
+    again.connect("near", 3.0, "127.0.1.77")
+    assert texts(again.receive("near", f"IAM (ENG) ({passcode})", 3.0), "near")[0].startswith("YES")
+    rejoin = again.disconnect("near", 4.0)
+    assert rejoin.records == ()
 
 
-def test_the_iam_limits_are_attributes_a_caller_may_change() -> None:
+def test_the_guess_budget_is_an_attribute_a_caller_may_change() -> None:
     gm = new_game()
-    gm.IAM_FAILURES = 1
-    by_power, _, _ = start(gm)
+    gm.seats.STRANGER_GUESSES = 1
+    by_power, _, _ = start(gm)  # no addresses: every address counts as inside the network
     passcode = gm.roster.players["ENGLAND"].passcode
     gm.disconnect(by_power["ENG"], 0.0)
     gm.receive("g", f"IAM (ENG) ({passcode % 8191 + 1})", 1.0)
     assert texts(gm.receive("h", f"IAM (ENG) ({passcode})", 2.0), "h")[0].startswith("REJ")
-    assert GameMaster.IAM_FAILURES == 5  # the class keeps its default
+    assert type(gm.seats).STRANGER_GUESSES == 20  # the class keeps its default
 
 
 def test_leaving_before_the_start_frees_the_power() -> None:
@@ -542,28 +578,6 @@ def test_adm_is_bounded_in_length_and_rate() -> None:
     assert [r.kind for r in gm.receive(by_power["FRA"], "ADM ('fra') ('x')", 1.0).records] == ["admin"]
 
 
-# --- the message rate ---------------------------------------------------------------------------------
-
-
-def test_the_message_rate_is_off_by_default_and_limits_one_connection_when_set() -> None:
-    gm = new_game()
-    by_power, _, _ = start(gm)
-    eng, fra = by_power["ENG"], by_power["FRA"]
-    for _ in range(1000):  # off: everything at time 0.0 is heard (as the game in memory does)
-        assert texts(gm.receive(eng, "NOW", 0.0), eng)[0].startswith("NOW (SPR 1901)")
-    gm.MESSAGE_RATE, gm.MESSAGE_BURST = 10.0, 20
-    answers = [texts(gm.receive(eng, "NOW", 5.0), eng)[0] for _ in range(25)]
-    assert all(a.startswith("NOW (SPR") for a in answers[:20]) and answers[20:] == ["REJ (NOW)"] * 5
-    step = gm.receive(eng, "SUB ((ENG FLT LON) MTO NTH)", 5.0)
-    assert texts(step, eng) == ["REJ (SUB ((ENG FLT LON) MTO NTH))"] and step.records == ()
-    assert gm.receive(eng, "SUB ((ENG FLT LON) MTO NTH", 5.0).effects == ()  # no PRN beyond the rate
-    assert texts(gm.receive(fra, "NOW", 5.0), fra)[0].startswith("NOW (SPR")  # another connection
-    assert texts(gm.receive(eng, "NOW", 5.15), eng)[0].startswith("NOW (SPR")  # a token came back
-    assert texts(gm.receive(eng, "NOW", 5.15), eng) == ["REJ (NOW)"]
-    gm.disconnect(eng, 6.0)
-    assert eng not in gm._message_buckets
-
-
 # --- the end of the game -----------------------------------------------------------------------
 
 
@@ -608,7 +622,7 @@ def test_a_solo_ends_the_game_with_slo_and_smr() -> None:
     gm = new_game()
     by_power, _, _ = start(gm)
     centres = "BRE MAR PAR SPA POR BEL LON LVP EDI KIE BER MUN DEN SWE NWY TUN NAP".split()
-    gm.position = Position.build("F1901M", {"FRANCE": ["A RUH"], "ENGLAND": ["F NTH"]}, {"FRANCE": centres})
+    gm.board.position = Position.build("F1901M", {"FRANCE": ["A RUH"], "ENGLAND": ["F NTH"]}, {"FRANCE": centres})
     gm.receive(by_power["ENG"], "SUB ((ENG FLT NTH) HLD)", 1.0)
     step = gm.receive(by_power["FRA"], "SUB ((FRA AMY RUH) MTO HOL)", 1.0)
     sent = texts(step, by_power["ENG"])
@@ -626,9 +640,9 @@ def state_of(gm: GameMaster) -> tuple:
         gm.position.to_json(),
         gm.state,
         dict(gm.roster.players),
-        {p: {k: str(s.daide) for k, s in given.items()} for p, given in gm.pending.items() if given},
-        gm.holding,
-        gm.draw_votes,
+        {p: {k: str(s.daide) for k, s in given.items()} for p, given in gm.book.pending.items() if given},
+        gm.book.holding,
+        gm.book.draw_votes,
         gm.deadline,
         gm.eliminated,
         [str(t.now) for t in gm.history],
@@ -714,7 +728,7 @@ def test_wrong_session_tokens_are_refused_and_lock_nothing_and_a_replay_keeps_th
     by_power, sessions, records = _joined_with_sessions(gm)
     fra = by_power["FRA"]
     gm.disconnect(fra, 1.0)
-    for i in range(GameMaster.IAM_FAILURES + 3):
+    for i in range(25):
         gm.connect(f"x{i}", 2.0)
         step = gm.receive(f"x{i}", f"IAM (FRA) ('forged{i}')", 2.0)
         assert texts(step, f"x{i}") == [f"REJ (IAM (FRA) ('forged{i}'))"]
@@ -737,7 +751,7 @@ def test_a_players_tme_alarms_are_recorded_and_ring_on_its_new_connection_after_
     assert texts(step, eng) == ["YES (TME (30))"] and [r.kind for r in step.records] == ["alarm"]
     records += step.records
     again = GameMaster.replay("g1", gm.settings, 0.0, records, rng=random.Random(1))
-    assert again.alarms == {"ENGLAND": {30}}
+    assert again.clock.alarms == {"ENGLAND": {30}}
     again.connect("back", 2.0)
     again.receive("back", f"IAM (ENG) ('{sessions[eng]}')", 2.0)
     deadline = again.deadline
@@ -745,7 +759,7 @@ def test_a_players_tme_alarms_are_recorded_and_ring_on_its_new_connection_after_
     assert "TME (30)" in texts(again.tick(deadline - 29.0), "back")
     # NOT (TME) cancels them, recorded too
     step = again.receive("back", "NOT (TME)", deadline - 20.0)
-    assert [r.kind for r in step.records] == ["alarm"] and again.alarms == {}
+    assert [r.kind for r in step.records] == ["alarm"] and again.clock.alarms == {}
 
 
 def test_a_full_game_waits_for_its_players_maps_or_map_wait_and_a_replay_starts_it_where_it_started() -> None:
@@ -785,7 +799,7 @@ def test_a_stored_phase_after_which_the_game_was_won_replays() -> None:
     read back): a replay must take it, not fail (it did, for every game won outright)."""
     from engine import adjudicate
     from engine.orders import parse_order
-    from referee.game_master import _stored_position
+    from referee.game.board import _stored_position
 
     m = standard_map()
     owned = ["PAR", "MAR", "BRE", "SPA", "POR", "BEL", "HOL", "LON", "LVP", "EDI", "NWY", "SWE", "DEN", "KIE",
@@ -808,7 +822,7 @@ def test_a_power_is_complete_exactly_when_its_mis_is_bare() -> None:
         by_power, _, _ = start(gm)
         now = 0.0
         for _ in range(40):  # phases, at most
-            if gm.state != PLAYING or gm.position.phase.year >= 1905:
+            if gm.state != GameState.PLAYING or gm.position.phase.year >= 1905:
                 break
             before = gm.position
             for power in gm.must_order():
@@ -817,7 +831,7 @@ def test_a_power_is_complete_exactly_when_its_mis_is_bare() -> None:
                 cut = rng.randrange(len(orders) + 1)
                 for part in (orders[:cut], orders[cut:]):
                     for p in gm.powers:
-                        assert gm._complete(p) == (gm.missing(p) == Mis()), (str(gm.position.phase), p)
+                        assert gm.book.complete(gm.position, p) == (gm.missing(p) == Mis()), (str(gm.position.phase), p)
                         checked += 1
                     if part:
                         gm.receive(conn, Sub(tuple(part)), now)

@@ -10,7 +10,7 @@ from protocol.daide.parser import parse
 from protocol.l import parse as parse_l
 from protocol.l import to_text
 from referee.effects import Bind, Relay, Step
-from referee.game_master import GameMaster
+from referee.game import GameMaster
 from referee.negotiation import Negotiation
 from referee.notices import PhaseNotice
 from referee.settings import GameSettings
@@ -185,7 +185,7 @@ def test_the_game_master_applies_a_request_once_replay_included() -> None:
     records += step.records
     records += gm.bind("S1901M", {"FRANCE": ["A PAR - PIC"]}, 3.0, "bind:5").records
     assert gm.bind("S1901M", {"FRANCE": ["A PAR - BUR"]}, 4.0, "bind:3") == Step()  # sent again: not applied
-    assert "bind:3" in gm.requests and "A PAR - PIC" in str(gm.binding)
+    assert "bind:3" in gm.requests and "A PAR - PIC" in str(gm.book.binding)
     assert gm.bind("F1901M", {"FRANCE": ["A PAR H"]}, 4.0, "bind:6") == Step()  # not its phase: not held
     assert "bind:6" not in gm.requests
     snd = parse("SND (FRA) (PRP (PCE (ENG FRA)))")
@@ -196,5 +196,5 @@ def test_the_game_master_applies_a_request_once_replay_included() -> None:
 
     replayed = GameMaster.replay("g", GameSettings(binding=True), 0.0, records, rng=random.Random(1))
     assert {"bind:3", "bind:5", "relay:4"} <= replayed.requests
-    assert "A PAR - PIC" in str(replayed.binding)
+    assert "A PAR - PIC" in str(replayed.book.binding)
     assert replayed.deliver("ENG", ["FRA"], snd.press, 7.0, "relay:4") == Step()  # type: ignore[attr-defined]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -9,6 +10,8 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from engine import Game, Position
+from referee.deadlines import Deadlines
+from referee.settings import GameSettings
 from server.api_models import (
     API_MODELS,
     ClientConfig,
@@ -39,7 +42,7 @@ def test_game_create_defaults() -> None:
         "binding": False,
         "press_phases": ["movement"],
         "deadlines": {"movement": 60.0, "retreat": 30.0, "adjustment": 30.0},
-        "year_limit": 1935,
+        "year_limit": GameSettings().year_limit,
         "reserved": {},
     }
     with pytest.raises(ValidationError):
@@ -242,3 +245,44 @@ def test_the_api_body_and_the_referee_settings_write_the_same_json() -> None:
     """The store and the feed keep a game's settings as this JSON, whichever side wrote it."""
     for create in (GameCreate(), GameCreate(reserved={"FRANCE": "you"}, deadlines=None, press_phases=["retreat"])):
         assert create.settings().to_json() == create.model_dump(mode="json")
+
+
+def test_game_create_and_the_referee_settings_convert_into_each_other_field_for_field() -> None:
+    """:meth:`GameCreate.of` and :meth:`GameCreate.settings` carry every field, both ways."""
+    settings = GameSettings(
+        name="league 3",
+        press_level=130,
+        l_levels="1-4,6",
+        protocol="bilateral",
+        binding=True,
+        press_phases=("movement", "adjustment"),
+        deadlines=Deadlines(120, 60.5, 30),
+        year_limit=None,
+        reserved=(("ENGLAND", "bob"), ("FRANCE", "alice")),
+    )
+    default = GameSettings()
+    fields = [f.name for f in dataclasses.fields(GameSettings)]
+    # a field added to the model must be given a value of its own here, and a field of the API
+    assert [name for name in fields if getattr(settings, name) == getattr(default, name)] == []
+    assert set(GameCreate.model_fields) == {*fields, "map"}
+    create = GameCreate.of(settings)
+    assert create.settings() == settings
+    assert GameCreate.of(create.settings()) == create
+    assert create.model_dump(mode="json") == settings.to_json()
+    for name in fields:  # and every field by its own value, not only the whole
+        assert getattr(
+            GameCreate.of(dataclasses.replace(default, **{name: getattr(settings, name)})).settings(), name
+        ) == getattr(settings, name), name
+    # the API's bounds hold at its edge: the referee's model takes what a server would not
+    with pytest.raises(ValidationError):
+        GameCreate.of(GameSettings(deadlines=Deadlines(0.01, 1, 1)))
+    with pytest.raises(ValidationError):
+        GameCreate.of(GameSettings(name="x" * 101))
+
+
+def test_deadlines_body_converts_from_the_referee_deadlines() -> None:
+    assert DeadlinesBody.of(Deadlines()) is None
+    body = DeadlinesBody.of(Deadlines(60, 30, 30))
+    assert body == DeadlinesBody(movement=60, retreat=30, adjustment=30)
+    assert GameCreate(deadlines=body).settings().deadlines == Deadlines(60, 30, 30)
+    assert GameCreate(deadlines=None).settings().deadlines == Deadlines()

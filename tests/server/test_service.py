@@ -89,7 +89,7 @@ async def test_unfinished_games_are_rebuilt_on_start(tmp_path: Path) -> None:
     assert game_id in again.games and again.open_game_id != game_id
     rebuilt = again.games[game_id].gm
     assert str(rebuilt.position.phase) == "S1901M"
-    assert rebuilt.pending[rebuilt.map.power_abbreviations[hlo.power or ""]]
+    assert rebuilt.book.pending[rebuilt.map.power_abbreviations[hlo.power or ""]]
     await again.stop()
     store.close()
 
@@ -191,10 +191,10 @@ async def test_eight_at_once_fill_one_game_and_open_the_next(tmp_path: Path) -> 
     await asyncio.gather(*(service.receive(c, f"NME ('p{i}') ('1')") for i, c in enumerate(conns)))
     for conn in conns:
         assert (await next_text(conn, "YES")).startswith("YES (NME")
-    games = [c.game for c in conns]
+    games = [service.lobby.game_of(c.id) for c in conns]
     assert games.count(first) == 7
-    late = next(c for c in conns if c.game != first)
-    assert late.game == service.open_game_id and service.games[late.game].gm.state == "forming"
+    late = next(c for c in conns if service.lobby.game_of(c.id) != first)
+    assert service.lobby.game_of(late.id) == service.open_game_id and service.games[service.lobby.game_of(late.id)].gm.state == "forming"
     await service.stop()
     store.close()
 
@@ -216,7 +216,7 @@ async def test_open_games_stop_at_the_cap_and_open_again_when_one_ends(tmp_path:
     late = service.connect()
     await service.receive(late, "NME ('late') ('1')")
     assert await next_text(late, "REJ") == "REJ (NME ('late') ('1'))"
-    assert late.game is None and len(service.games) == 2
+    assert service.lobby.game_of(late.id) is None and len(service.games) == 2
     # an admin's game is not counted, and a client naming it still joins
     mine = await service.create_game(GameCreate(deadlines=None))
     named = service.connect(mine.id)
@@ -230,7 +230,7 @@ async def test_open_games_stop_at_the_cap_and_open_again_when_one_ends(tmp_path:
     third = service.open_game_id
     assert third is not None and third not in (first, second) and service.open_games() == 2
     await service.receive(late, "NME ('late') ('1')")
-    assert (await next_text(late, "YES")).startswith("YES (NME") and late.game == third
+    assert (await next_text(late, "YES")).startswith("YES (NME") and service.lobby.game_of(late.id) == third
     await service.stop()
 
     # a restart counts the unfinished open games (by their ids) and keeps the forming one
@@ -257,7 +257,7 @@ async def test_max_open_games_zero_keeps_no_open_game(tmp_path: Path) -> None:
     assert (await next_text(stranger, "REJ")).startswith("REJ (NME")
     game = await service.create_game(GameCreate(deadlines=None))
     conns = await fill(service, game.id)
-    assert all(c.game == game.id for c in conns) and service.open_game_id is None and len(service.games) == 1
+    assert all(service.lobby.game_of(c.id) == game.id for c in conns) and service.open_game_id is None and len(service.games) == 1
     await service.stop()
     store.close()
 
@@ -280,7 +280,7 @@ async def test_seats_per_address_in_open_games(tmp_path: Path) -> None:
     await service.disconnect(mine[0])
     await service.receive(mine[2], "NME ('a2') ('1')")
     assert (await next_text(mine[2], "YES")).startswith("YES (NME")
-    assert service.seats_of("10.0.0.1") == 2 and service.open_game_id == first
+    assert service.lobby.seats_of("10.0.0.1")[0] == 2 and service.open_game_id == first
     # a game the admin made is not limited by address
     game = await service.create_game(GameCreate(deadlines=None))
     named = [service.connect(game.id, "10.0.0.1") for _ in range(3)]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.settings import GameSettings
 from server.api_models import DeadlinesBody, GameCreate
 from server.nego.settings import load_nego_settings
 from server.settings import (
@@ -31,9 +32,10 @@ def test_defaults(tmp_path: Path) -> None:
     settings, _ = load_settings({"data_dir": tmp_path}, {})
     assert (settings.host, settings.port, settings.daide_port) == ("127.0.0.1", 8700, 16713)
     assert settings.db == tmp_path / "detente.sqlite3"
-    assert (settings.press_level, settings.l_levels, settings.protocol) == (0, "1-8", "free")
-    assert settings.deadlines == DeadlinesBody(movement=60, retreat=30, adjustment=30)
-    assert settings.year_limit == 1935
+    game = settings.game
+    assert (game.press_level, game.l_levels, game.protocol) == (0, "1-8", "free")
+    assert game.deadlines == DeadlinesBody(movement=60, retreat=30, adjustment=30)
+    assert game.year_limit == GameSettings().year_limit and game == GameCreate()  # the API's, not a list of its own
     assert settings.nego_url is None
 
 
@@ -133,12 +135,14 @@ def test_command_line_text_forms(tmp_path: Path) -> None:
         },
         {},
     )
-    assert (settings.port, settings.daide_port, settings.press_level) == (8800, 0, 8000)
-    assert settings.l_levels == "1-4,6"
-    assert settings.deadlines == DeadlinesBody(movement=120, retreat=60.5, adjustment=30)
-    assert settings.year_limit is None and settings.host == "127.0.0.1"
+    assert (settings.port, settings.daide_port, settings.game.press_level) == (8800, 0, 8000)
+    assert settings.game.l_levels == "1-4,6" and settings.game.protocol == "bilateral"
+    assert settings.game.deadlines == DeadlinesBody(movement=120, retreat=60.5, adjustment=30)
+    assert settings.game.year_limit is None and settings.host == "127.0.0.1"
     none, _ = load_settings({"data_dir": tmp_path, "deadlines": "none", "year_limit": 1910}, {})
-    assert none.deadlines is None and none.year_limit == 1910
+    assert none.game.deadlines is None and none.game.year_limit == 1910
+    text, _ = load_settings({"data_dir": tmp_path, "year_limit": " 1930 "}, {})
+    assert text.game.year_limit == 1930
 
 
 @pytest.mark.parametrize(
@@ -158,6 +162,8 @@ def test_command_line_text_forms(tmp_path: Path) -> None:
         ({"deadlines": "60,0,30"}, "--deadlines: retreat"),
         ({"deadlines": "soon"}, "--deadlines"),
         ({"year_limit": 1800}, "--year-limit"),
+        ({"year_limit": "1800"}, "--year-limit: the year limit is a year from 1901"),
+        ({"year_limit": "soon"}, "--year-limit: the year limit is a year"),
         ({"admin_token": "has space"}, "--admin-token"),
         ({"prot": "free"}, "unknown settings: prot"),
         ({"deadlines": "1e-300,30,30"}, "--deadlines: movement"),
@@ -192,7 +198,7 @@ def test_settings_are_frozen(tmp_path: Path) -> None:
         settings.port = 1  # type: ignore[misc]
 
 
-def test_open_game_carries_the_game_defaults(tmp_path: Path) -> None:
+def test_open_game_carries_the_game_settings(tmp_path: Path) -> None:
     settings, _ = load_settings(
         {"data_dir": tmp_path, "press_level": 20, "protocol": "reply", "deadlines": "none", "year_limit": 1920}, {}
     )

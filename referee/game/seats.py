@@ -1,0 +1,163 @@
+"""The seats of one game: who plays which power, who watches, and who may come back.
+
+:class:`Seats` holds the roster (:mod:`referee.players`), the connections' addresses, and
+the limits a stranger meets: wrong passcodes, ``ADM`` buckets, connections closed. It
+writes nothing itself and knows nothing of the game around it; the handlers of
+:mod:`referee.game.joining` ask it and write to the game's collector.
+
+Coming back with the passcode
+-----------------------------
+
+Old DAIDE bots know only the 13-bit passcode of ``HLO``: 8191 values, too few to be a
+secret against a crowd. So a passcode is checked only where the rightful player could be:
+
+- A seat remembers the network (:func:`~referee.networks.network_of`: the /24 or /64) of
+  the address it was last played from, in its ``join`` record and, when it changes, a
+  ``rejoin`` record: a restart keeps it. A passcode from any other network is refused
+  *unchecked*: it says nothing of the passcode, and counts against nothing, so no crowd
+  elsewhere can either guess or lock the seat.
+- Inside that network, wrong passcodes count against the seat, whichever address sent them:
+  after :attr:`Seats.STRANGER_GUESSES` of them, passcodes are refused unchecked from every
+  address but the seat's own last one, which has a budget of its own
+  (:attr:`Seats.OWN_GUESSES`), so that its neighbours cannot lock the rightful player out.
+  A right passcode resets both. The counts are kept in memory (not game state).
+- A seat whose network is not known (a game in memory, whose connections have no address,
+  or a store written before networks were recorded) counts every address as inside.
+
+So between two rejoins, at most ``STRANGER_GUESSES + OWN_GUESSES`` passcodes are ever
+checked for a disconnected seat in one server process, from however many addresses: the
+chance that 10,000 addresses take it over a 30-day game is at most 40 / 8191 = 0.49 % per
+process lifetime (each restart forgets the counts: 0.98 % with one restart), and 0 from
+outside the seat's network. The session token (128 bits) rejoins from anywhere, and is
+never counted.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from enum import Enum
+
+from referee.bucket import Bucket
+from referee.guesses import Guesses
+from referee.networks import network_of
+from referee.players import Client, Player, Role, Roster, draw_passcode, new_session_token, session_digest
+
+__all__ = ["Seats", "Verdict"]
+
+
+class Verdict(Enum):
+    """What a passcode ``IAM`` meets."""
+
+    TAKE = "take"  # checked, right: the seat is its
+    WRONG = "wrong"  # checked, wrong: counted against the seat
+    UNCHECKED = "unchecked"  # not checked: a seat taken, connected, locked, or another network
+
+
+class Seats:
+    """The roster of one game, its connections' addresses and the limits against guessing."""
+
+    STRANGER_GUESSES = 20
+    """Wrong passcodes for a seat, from addresses of its network but its own, before they go unchecked."""
+    OWN_GUESSES = 20
+    """The same, from the seat's own last address."""
+
+    def __init__(self, powers: tuple[str, ...], rng: random.Random, passcode_in_use: Callable[[int], bool]) -> None:
+        self.powers = powers
+        self.rng = rng
+        self.passcode_in_use = passcode_in_use
+        self.roster = Roster()
+        self.address_of: dict[str, str | None] = {}  # conn -> the client's address
+        self.last_address: dict[str, str] = {}  # power -> the address it last played from (memory)
+        self.network: dict[str, str] = {}  # power -> its network, as recorded
+        self.closed: set[str] = set()  # connections closed by the game: their input is ignored
+        self.adm_buckets: dict[str, Bucket] = {}
+        self.maps: set[str] = set()  # connections that answered MAP
+        self.guesses = Guesses()  # by power (strangers) and power + "@own": never recorded
+
+    # --- connections ------------------------------------------------------------------------
+
+    def connect(self, conn: str, address: str | None) -> None:
+        self.roster.clients[conn] = Client(conn)
+        self.address_of[conn] = address
+        self.closed.discard(conn)
+
+    def leave(self, conn: str) -> Client | None:
+        """Forget ``conn`` (its player, if any, stays, disconnected)."""
+        self.closed.discard(conn)
+        self.adm_buckets.pop(conn, None)
+        self.address_of.pop(conn, None)
+        self.maps.discard(conn)
+        return self.roster.leave(conn)
+
+    def close(self, conn: str) -> None:
+        """``conn`` is being closed: nothing it says is heard until it is gone."""
+        self.closed.add(conn)
+
+    def take_adm(self, conn: str, now: float, rate: float, burst: float) -> bool:
+        bucket = self.adm_buckets.get(conn)
+        if bucket is None:
+            bucket = self.adm_buckets[conn] = Bucket(float(burst), now)
+        return bucket.take(now, rate, burst)
+
+    # --- taking a seat --------------------------------------------------------------------
+
+    def new_player(self, power: str, name: str, version: str) -> tuple[Player, str]:
+        """A player for ``power`` with a fresh passcode, unique here and in ``passcode_in_use``,
+        and its session token (only its digest is kept)."""
+        taken = [p.passcode for p in self.roster.players.values()]
+        token = new_session_token()
+        passcode = draw_passcode(self.rng, taken, self.passcode_in_use)
+        return Player(power, name, version, passcode, session_digest(token)), token
+
+    def seat(self, conn: str | None, player: Player, network: str | None = None) -> None:
+        """``player`` in its seat, played by ``conn`` if connected; ``network`` as recorded."""
+        self.roster.seat(conn, player)
+        if network is not None:
+            self.network[player.power] = network
+        address = self.address_of.get(conn) if conn is not None else None
+        if address is not None:
+            self.last_address[player.power] = address
+
+    def network_of_conn(self, conn: str | None) -> str | None:
+        return network_of(self.address_of.get(conn)) if conn is not None else None
+
+    def unseat(self, power: str) -> None:
+        self.roster.unseat(power)
+        self.network.pop(power, None)
+        self.last_address.pop(power, None)
+
+    # --- coming back with the passcode -------------------------------------------------------
+
+    def verdict(self, power: str, passcode: int, address: str | None, now: float) -> Verdict:
+        """Check a passcode ``IAM`` for ``power`` from ``address`` (see the module), counting a
+        wrong one against the seat. A seat must be taken and its player not connected."""
+        player = self.roster.players.get(power)
+        if player is None or power in self.roster.connection_of:
+            return Verdict.UNCHECKED
+        known = self.network.get(power)
+        if known is not None and network_of(address) != known:
+            return Verdict.UNCHECKED
+        own = address is not None and self.last_address.get(power) == address
+        key, limit = (f"{power}@own", self.OWN_GUESSES) if own else (power, self.STRANGER_GUESSES)
+        if self.guesses.recent(key, now, math.inf) >= limit:
+            return Verdict.UNCHECKED
+        if player.passcode != passcode:
+            self.guesses.failed(key, now)
+            return Verdict.WRONG
+        self.guesses.forget(power)
+        self.guesses.forget(f"{power}@own")
+        return Verdict.TAKE
+
+    def session_player(self, power: str, token: str) -> Player | None:
+        """The player of ``power`` if ``token`` is its session token."""
+        player = self.roster.players.get(power)
+        return player if player is not None and player.has_session(token) else None
+
+    def watching(self) -> list[str]:
+        return self.roster.watching()
+
+    def role(self, conn: str) -> Role:
+        client = self.roster.clients.get(conn)
+        return Role.NEW if client is None else client.role
