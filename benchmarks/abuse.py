@@ -40,6 +40,8 @@ and why otherwise. Nothing is asserted: what is measured is printed and written.
 - ``observer-flood``: from ``--observer-addresses`` (17) addresses, ``--observers-per-address``
   (63, within the cap per address) silent ``OBS`` connections each, held, to fill
   ``max_connections`` (1,000); the gone player comes back meanwhile;
+- ``crowd-flood``: the same from a crowd, ``--crowd-addresses`` (1,000) addresses in 250 /24s,
+  ``--crowd-observers-per-address`` (2) each: every network under its own caps;
 - ``seat-hoard``: from ``--hoard-addresses`` (9) addresses, ``--seats-per-address`` (7) ``NME``
   each in the games opened for strangers, held until those games play, then left; a new
   stranger then asks for a seat;
@@ -299,6 +301,8 @@ class Sizes:
     guesses_per_address: int = 19  # one fewer than an address may guess (referee.guesses.ADDRESS_GUESSES)
     observer_addresses: int = 17
     observers_per_address: int = 63  # one fewer than the cap per address: 17 x 63 = 1,071 > max_connections
+    crowd_addresses: int = 1_000
+    crowd_observers_per_address: int = 2  # 2,000 > max_connections, from 250 /24s
     hoard_addresses: int = 9
     seats_per_address: int = 7  # the cap on seats per address (--max-seats-per-address)
     flood_messages: int = 57_000
@@ -319,7 +323,7 @@ QUICK_SIZES = Sizes(  # --quick: small, but for the two whose size is the point
     patience=3.0,
     baseline_seconds=1.0,
 )
-SEAT_ATTACKS = ("seat-guess", "observer-flood", "seat-hoard", "tiny-flood")
+SEAT_ATTACKS = ("seat-guess", "observer-flood", "crowd-flood", "seat-hoard", "tiny-flood")
 HONEST_NETWORK = "127.254.0"
 STRANGER = f"{HONEST_NETWORK}.100"  # the new stranger of seat-hoard: in the honest /24, not the attacker's
 ATTACKER_NETWORKS = 10  # the attacker's /24s are 127.10.0.0/24, 127.10.1.0/24, ...
@@ -744,6 +748,11 @@ async def attacker_role(config: dict[str, Any]) -> int:
         report = await guess_seat(config, sizes)
     elif attack == "observer-flood":
         report = await flood_observers(config, sizes, stopped)
+    elif attack == "crowd-flood":
+        crowd = dataclasses.replace(
+            sizes, observer_addresses=sizes.crowd_addresses, observers_per_address=sizes.crowd_observers_per_address
+        )
+        report = await flood_observers(config, crowd, stopped)
     elif attack == "seat-hoard":
         report = await hoard_seats(config, sizes)
     elif attack == "tiny-flood":
@@ -877,7 +886,7 @@ async def _attack(
     attacker = await Peer.start("attacker", config)
     peers.append(attacker)
     limit = 600.0  # the largest attack of the defaults takes well under a minute; this only bounds it
-    if attack == "observer-flood":  # the honest player tries while the observers are held
+    if attack in ("observer-flood", "crowd-flood"):  # the honest player tries while the observers are held
         held = await attacker.receive(limit)
         seat = await honest_side.ask({"seat": kind}, seat_timeout)
         await attacker.stop()
@@ -899,6 +908,9 @@ def describe_size(attack: str, sizes: Sizes) -> str:
     if attack == "observer-flood":
         n = sizes.observer_addresses
         return f"{n} addr x {sizes.observers_per_address} in {networks_of(n, per)} /24s"
+    if attack == "crowd-flood":
+        n = sizes.crowd_addresses
+        return f"{n} addr x {sizes.crowd_observers_per_address} in {networks_of(n, per)} /24s"
     if attack == "seat-hoard":
         n = sizes.hoard_addresses
         return f"{n} addr x {sizes.seats_per_address} in {networks_of(n, per)} /24s"
@@ -918,7 +930,7 @@ def describe_detail(outcome: Outcome) -> str:
             f"{d['guesses']} wrong guesses {d['answers']}, checked: {checked}; the right passcode before them:"
             f" {d['control'].split(' (')[0]}, after them: {d['canary'].split(' (')[0]}"
         )
-    if outcome.attack == "observer-flood":
+    if outcome.attack in ("observer-flood", "crowd-flood"):
         return f"held {d['holding']} observers in {d['seconds']:.1f} s {d['outcomes']}"
     if outcome.attack == "seat-hoard":
         return f"{d['seats']} seats taken ({d['playing']} playing when left) {d['outcomes']}"

@@ -80,7 +80,8 @@ BENCH_LIMITS = {
     "max_connections": 100_000,
     "max_connections_per_address": 100_000,
     "max_connections_per_network": 100_000,
-    "new_connections_per_network": 100_000,  # 127.0.0.1's /24 is one network too
+    "new_connections_per_network": 100_000,
+    "new_connections": 100_000,  # 127.0.0.1's /24 is one network too
 }
 GOAL_GAMES = 100
 LIMIT_MS = 100.0

@@ -77,6 +77,7 @@ LIMITS = {
     "--max-connections-per-address": "100000",
     "--max-connections-per-network": "100000",
     "--new-connections-per-network": "100000",
+    "--new-connections": "100000",
     "--max-open-games": "8",
     "--max-seats-per-address": "100000",
     "--open-games-per-hour": "1000000",

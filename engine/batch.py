@@ -41,7 +41,7 @@ from typing import Any
 from engine import _native
 from engine.maps import UNIT_LETTERS, Map
 from engine.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive
-from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Dislodged, Phase, Position, Unit
+from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, SEASONS, Dislodged, Phase, Position, Unit
 from engine.results import Result
 
 KINDS = {"M": 0, "R": 1, "A": 2}
@@ -181,7 +181,7 @@ def legal_orders_many(m: Map, boards: Sequence[array | bytes], threads: int = 1)
         return [item for part in parts for item in part]
 
 
-_SEASONS = {"S": 0, "F": 1, "W": 2}
+_SEASONS = {season: i for i, season in enumerate(SEASONS)}  # the core's numbers for them
 #: core -> the dump function its case names were written with (set_case_names once per pair)
 _case_names: dict[int, Callable[[Any], bytes]] = {}
 

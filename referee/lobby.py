@@ -172,15 +172,31 @@ class Lobby:
     def passcode_in_use(self, code: int) -> bool:
         return any(p.passcode == code for e in self.games.values() for p in e.gm.roster.players.values())
 
-    def session(self, game_id: str | None, power: str, token: str) -> str | None:
-        """The game in which ``token`` is the session token of ``power`` (in ``game_id``, or in
-        any game when it is None), if one is not over."""
+    def session(self, game_id: str | None, power: str, token: str) -> tuple[str, str] | None:
+        """The game in which ``token`` is the session token of ``power`` (a token or a name; in
+        ``game_id``, or in any game when it is None), if one is not over, and the power's name."""
         ids = [game_id] if game_id is not None else list(self.games)
         for gid in ids:
             entry = self.games.get(gid)
             if entry is not None and entry.gm.state is not GameState.OVER and entry.gm.session(power, token):
-                return gid
+                return gid, entry.gm.map.power(power)
         return None
+
+    def power_of(self, conn: str) -> str | None:
+        """The power ``conn`` plays, if it plays one."""
+        gm = self.game(self.game_of(conn) or "")
+        return None if gm is None else gm.roster.power_of(conn)
+
+    def holds_seat(self, network: str) -> bool:
+        """Whether a seat of a game not over was last played from ``network``."""
+        return any(
+            network in entry.gm.seats.network.values() for entry in self.games.values() if _unfinished(entry)
+        )
+
+    def empty(self, game_id: str) -> bool:
+        """Whether none of the game's players is connected."""
+        gm = self.game(game_id)
+        return gm is not None and not gm.roster.connection_of
 
     # --- games for strangers -----------------------------------------------------------------
 

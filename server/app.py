@@ -91,21 +91,21 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         return JSONResponse(openapi(_version()))
 
     async def list_games(request: Request) -> Response:
-        games = await service.all_info(_finished_shown(request))
+        games = await service.reader.all_info(_finished_shown(request))
         return JSONResponse(GameList(games=games).model_dump(mode="json"))
 
     async def get_game(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        info = await service.info(game_id)
+        info = await service.reader.info(game_id)
         if info is None:
             return error_response(404, f"no game {game_id!r}")
-        position = await service.position(game_id)
+        position = await service.reader.position(game_id)
         detail = GameDetail(**info.model_dump(), position=None if position is None else game_position(position))
         return JSONResponse(detail.model_dump(mode="json"))
 
     async def get_history(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        phases = await service.history(game_id)
+        phases = await service.reader.history(game_id)
         if phases is None:
             return error_response(404, f"no game {game_id!r}")
         return JSONResponse(GameHistory(id=game_id, phases=phases).model_dump(mode="json"))
@@ -116,7 +116,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         wanted = request.query_params.get("format", "mila")
         if wanted not in export.FORMATS:
             return error_response(400, f"unknown format {wanted!r}: {' or '.join(export.FORMATS)}")
-        document = await service.export(game_id, private=authorised(request, settings.admin_token))
+        document = await service.reader.export(game_id, private=authorised(request, settings.admin_token))
         if document is None:
             return error_response(404, f"no game {game_id!r}")
         body = mila.dump(document) if wanted == "mila" else document
@@ -139,7 +139,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         try:
             name = str(request.query_params.get("name", "imported game"))
             public = request.query_params.get("public") in ("1", "true")  # its press readable by all
-            game_id = await service.import_game(document, name, public)
+            game_id = await service.reader.import_game(document, name, public)
         except (ValueError, ValidationError) as error:
             return error_response(422, f"cannot import this game: {error}".splitlines()[0])
         return JSONResponse({"id": game_id}, status_code=201)

@@ -86,6 +86,7 @@ class DaideTcpListener:
         network_prefix_v4: int = DEFAULT_LIMITS.network_prefix_v4,
         network_prefix_v6: int = DEFAULT_LIMITS.network_prefix_v6,
         new_connections_per_network: float | None = DEFAULT_LIMITS.new_connections_per_network,
+        new_connections: float | None = DEFAULT_LIMITS.new_connections,
     ) -> None:
         self.service = service
         self.host = host
@@ -99,6 +100,8 @@ class DaideTcpListener:
             network_prefix_v4,
             network_prefix_v6,
             new_connections_per_network,
+            total_rate=new_connections,
+            holds_seat=service.holds_seat,
         )
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()

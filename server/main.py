@@ -82,6 +82,7 @@ async def serve(
             network_prefix_v4=limits.network_prefix_v4,
             network_prefix_v6=limits.network_prefix_v6,
             new_connections_per_network=limits.new_connections_per_network,
+            new_connections=limits.new_connections,
         )
         # A port that cannot be bound stops the server: bots of the old DAIDE kind would
         # otherwise find nothing there, with only a log line to say why.
@@ -101,7 +102,7 @@ async def serve(
             if ready is not None:
                 ready(host, port)
 
-        await run_app(app, settings.host, settings.port, listening, stop, started, make_room=service.shed)
+        await run_app(app, settings.host, settings.port, listening, stop, started, make_room=service.shed, holds_seat=service.holds_seat)
     finally:
         if retention is not None:
             await retention.stop()

@@ -29,25 +29,24 @@ import itertools
 import random
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 
-from engine import Position
 from protocol.daide.messages import PressMessage, Rej, Value
 from protocol.daide.parser import DaideSyntaxError, parse, parse_press
 from referee import notices
 from referee.effects import Close, Notify, Send, Step
-from referee.game import GameMaster, GameState, Outcome
+from referee.game import GameMaster, GameState
 from referee.lobby import Entry, Lobby, LobbyLimits
 from referee.notices import GameNotice
-from server import archive, export
-from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
+from server.api_models import GameCreate
 from server.feed import Feed
 from server.health import StoreHealth
 from server.metrics import Metrics
+from server.reader import GameReader, GameUnavailable, result_of
 from server.settings import (
     DESERTED_AFTER,
     MAX_OPEN_GAMES,
@@ -59,7 +58,7 @@ from server.store import Store, StoreError
 from server.web import DEFAULT_QUEUE_SIZE, Outbox
 from server.writer import Writer
 
-__all__ = ["Connection", "GameService", "GameUnavailable"]
+__all__ = ["Connection", "GameService", "GameUnavailable"]  # GameUnavailable: server.reader's, for the app
 
 OPEN_GAME_META = "open_game"
 #: The first letter of the id of a game the server opened for strangers (the admin's start with "g").
@@ -76,10 +75,6 @@ log = structlog.get_logger("detente.server")
 
 #: Inputs a second one DAIDE connection may send (at most 200 at once); those beyond are shed unread.
 MESSAGE_RATE = 50.0
-
-
-class GameUnavailable(Exception):
-    """A game whose store writes failed and which is not rebuilt yet: not readable for now."""
 
 
 @dataclass(eq=False)
@@ -161,6 +156,7 @@ class GameService:
         self.feed = Feed()
         self.writer = Writer(store)
         self.health = StoreHealth(store)
+        self.reader = GameReader(store, self.games, clock)
         self.metrics = Metrics("detente")
         self.metrics.gauge("games", "games in memory, by state", self._games_by_state)
         self.metrics.gauge("connections", "DAIDE connections open", lambda: {(): len(self.connections)})
@@ -258,8 +254,7 @@ class GameService:
     def check_session(self, game_id: str | None, power: str, token: str) -> tuple[str, str] | None:
         """The game and the full name of ``power`` (a token or a name) when ``token`` is its
         session token in that game (in any game when ``game_id`` is None), else None."""
-        found = self.lobby.session(game_id, power, token)
-        return None if found is None else (found, self.games[found].gm.map.power(power))
+        return self.lobby.session(game_id, power, token)
 
     async def deliver(
         self,
@@ -347,122 +342,6 @@ class GameService:
 
         self._reopen = asyncio.get_running_loop().call_later(max(0.0, delay), fire)
 
-    # --- reading games (the API) -----------------------------------------------------------
-    #
-    # A live game is read on the event loop, between its inputs: never from a worker thread,
-    # which would walk dictionaries the loop is changing. A game not in memory (finished) is
-    # read from the store, in a worker thread, without a game master (server.archive).
-
-    def _live(self, game_id: str) -> Game | None:
-        """The game in memory, if it is; :class:`GameUnavailable` while it is ``stale`` (its
-        memory may hold what the store refused: it is not shown)."""
-        game = self.games.get(game_id)
-        if game is not None and game.stale:
-            raise GameUnavailable(game_id)
-        return game
-
-    async def info(self, game_id: str) -> GameInfo | None:
-        """What the API tells of a game, or None if there is no such game."""
-        game = self._live(game_id)
-        if game is not None:
-            return self._live_info(game)
-        stored = await asyncio.to_thread(self.store.game, game_id)
-        return None if stored is None else _stored_info(stored)
-
-    async def all_info(self, finished: int | None = None) -> list[GameInfo]:
-        """Every game, oldest first: those in memory, and those in the store only (at most the
-        ``finished`` most recent of the finished ones)."""
-        stored = await asyncio.to_thread(self.store.games, False, finished)  # the store picks the recent ones
-        infos = []
-        for row in stored:
-            game = self.games.get(row.id)
-            infos.append(self._live_info(game) if game is not None and not game.stale else _stored_info(row))
-        return infos
-
-    def _live_info(self, game: Game) -> GameInfo:
-        view = game.gm.view()
-        status: GameStatus = "finished" if view.state == GameState.OVER else view.state  # type: ignore[assignment]
-        return GameInfo(
-            id=game.id,
-            settings=_public(game.create),
-            status=status,
-            phase=view.phase,
-            created=view.created,
-            players=[
-                PlayerInfo(
-                    power=seat.power,
-                    taken=seat.taken,
-                    connected=seat.connected,
-                    civil_disorder=seat.civil_disorder,
-                    eliminated=seat.eliminated,
-                )
-                for seat in view.seats
-            ],
-            observers=view.observers,
-            result=None if view.outcome is None else _result(view.outcome),
-        )
-
-    async def position(self, game_id: str) -> Position | None:
-        """The engine position of a game, None before it starts or if there is no such game."""
-        game = self._live(game_id)
-        if game is not None:
-            return None if game.gm.state == GameState.FORMING else game.gm.position  # immutable: safe to hand out
-        stored = await asyncio.to_thread(self.store.game, game_id)
-        if stored is None or not stored.finished:
-            return None  # not in memory and not finished: a game that could not be restored
-        events = await asyncio.to_thread(self.store.events, game_id)
-        if not archive.complete(events):
-            return (await asyncio.to_thread(_replayed, stored, events)).position
-        return archive.stored_position(events)
-
-    async def history(self, game_id: str) -> list[HistoryEntry] | None:
-        """The phases played in a game, oldest first; None if there is no such game. Orders are
-        in the short notation, as given; a finished game's come from its stored records."""
-        game = self._live(game_id)
-        if game is not None:
-            return _history(game.gm)
-        stored = await asyncio.to_thread(self.store.game, game_id)
-        if stored is None:
-            return None
-        events = await asyncio.to_thread(self.store.events, game_id)
-        if archive.complete(events):
-            return await asyncio.to_thread(archive.stored_history, events)
-        gm = await asyncio.to_thread(_replayed, stored, events)  # a store of an earlier version
-        return _history(gm)
-
-    async def import_game(self, document: Mapping[str, Any], name: str, public: bool = False) -> str:
-        """A finished game made of a game file (a détente game document): recorded in the store,
-        served like any finished game, never replayed (:func:`server.archive.imported`). Its id."""
-        game_id = f"i{secrets.token_hex(4)}"
-        while game_id in self.games or await asyncio.to_thread(self.store.game, game_id) is not None:
-            game_id = f"i{secrets.token_hex(4)}"
-        now = self.clock()
-        records, result = archive.imported(document, now, public)
-        settings = GameCreate(name=name[:100], deadlines=None, year_limit=None).model_dump(mode="json")
-
-        await asyncio.to_thread(self.store.add_finished_game, game_id, settings, records, result, now)
-        log.info("game imported", game=game_id, phases=sum(1 for kind, _, _ in records if kind == "adjudicate"))
-        return game_id
-
-    async def export(self, game_id: str, private: bool) -> dict[str, Any] | None:
-        """The game as a détente game document (:func:`server.export.document`), its private
-        press only with ``private``; None if there is no such game."""
-        phases = await self.history(game_id)
-        info = await self.info(game_id)
-        if phases is None or info is None:
-            return None
-        events = await asyncio.to_thread(self.store.events, game_id)
-        names = [entry.phase for entry in phases]
-        press, adjudicated = [], 0
-        for event in events:  # press belongs to the phase being played: the next one to be adjudicated
-            if event.kind == "adjudicate":
-                adjudicated += 1
-            elif event.kind == "press":
-                phase = names[adjudicated] if adjudicated < len(names) else (info.phase or "")
-                press.append((phase, event.payload))
-        result = None if info.result is None else info.result.model_dump(mode="json")
-        return export.document(game_id, [entry.model_dump(mode="json") for entry in phases], press, result, private)
-
     # --- connections ----------------------------------------------------------------------
 
     def connect(self, requested_game: str | None = None, address: str | None = None) -> Connection:
@@ -527,7 +406,7 @@ class GameService:
         if step is None:
             return False
         kind = type(message).__name__.upper() if isinstance(message, Value) else "unparsed"
-        log.debug("message", game=game.id, power=game.gm.roster.power_of(conn.id), kind=kind, conn=conn.id)
+        log.debug("message", game=game.id, power=self.lobby.power_of(conn.id), kind=kind, conn=conn.id)
         if not await self._commit(game, step):
             # the store refused it: nothing was acknowledged, and the game is back to what is stored
             conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")
@@ -557,13 +436,17 @@ class GameService:
             self.lobby.disconnect(conn.id, self.clock())
             return
         async with game.lock:
-            power = game.gm.roster.power_of(conn.id)
+            power = self.lobby.power_of(conn.id)
             if power is not None:
                 log.info("player left", game=game.id, power=power, conn=conn.id, dropped=conn.dropped)
             await self._commit(game, self.lobby.disconnect(conn.id, self.clock()))
-        if game.for_strangers and self.open_game_id is None and not game.gm.roster.connection_of:
+        if game.for_strangers and self.open_game_id is None and self.lobby.empty(game.id):
             await self._open_if_room()  # the game may be deserted now, which leaves room for another
         self._evict_if_alone(game)
+
+    def holds_seat(self, network: str) -> bool:
+        """Whether a player of a game not over last played from ``network`` (a /24, a /64)."""
+        return self.lobby.holds_seat(network)
 
     def shed(self) -> bool:
         """Close the oldest connection that plays no power (an observer, or one that never
@@ -681,7 +564,7 @@ class GameService:
         last connection has gone, or :data:`FINISHED_GRACE` seconds after the end (its clients
         may still ask for the summary and the last position meanwhile)."""
         game.finished = True
-        result = _result(game.gm.outcome())
+        result = result_of(game.gm.outcome())
         await asyncio.to_thread(self.store.finish, game.id, result.model_dump(mode="json"), self.clock())
         log.info("game over", game=game.id, outcome=result.outcome, powers=result.powers)
         game.evict = asyncio.get_running_loop().call_later(self.finished_grace, self._evict, game.id)
@@ -731,39 +614,3 @@ class GameService:
             if game.stale and not await self._recover(game):
                 return
             await self._commit(game, game.gm.tick(self.clock()))
-
-
-def _public(create: GameCreate) -> GameCreate:
-    """The settings as the API shows them: which powers are kept, never the name each is kept
-    for (whoever sends that name in ``NME`` gets the power)."""
-    if not create.reserved:
-        return create
-    return create.model_copy(update={"reserved": dict.fromkeys(create.reserved, "")})
-
-
-def _stored_info(stored: Any) -> GameInfo:
-    """The API's view of a game not in memory, from its row in the store."""
-    result = GameResult.model_validate(stored.result) if stored.result else None
-    return GameInfo(
-        id=stored.id,
-        settings=_public(GameCreate.model_validate(stored.settings)),
-        status="finished" if stored.finished else "forming",
-        phase=result.phase if result else None,
-        created=stored.created,
-        result=result,
-    )
-
-
-def _replayed(stored: Any, events: list[Any]) -> GameMaster:
-    """A game master rebuilt from a store of an earlier version (phase records without their
-    outcome): only the game's own data is touched, so it may run in a worker thread."""
-    create = GameCreate.model_validate(stored.settings)
-    return GameMaster.replay(stored.id, create.settings(), stored.created, events, on_error=lambda e, error: None)
-
-
-def _history(gm: GameMaster) -> list[HistoryEntry]:
-    return [history_entry(turned.orders, turned.adjudication) for turned in gm.history if turned.adjudication]
-
-
-def _result(outcome: Outcome) -> GameResult:
-    return GameResult(outcome=outcome.kind, powers=list(outcome.powers), phase=outcome.phase)

@@ -104,6 +104,13 @@ class LimitSettings(BaseModel):
         "IPv6 addresses are IPv4), an IPv6 address's /--network-prefix-v6; the same refusal as "
         "--max-connections-per-address, and the smaller of the two binds",
     )
+    new_connections: float = Field(
+        default=_LIMITS.new_connections,
+        gt=0,
+        le=1_000_000,
+        description="connections the whole server takes a second, on average (a second's worth at once), from "
+        "networks where no player has a seat; one more is answered 503",
+    )
     new_connections_per_network: float = Field(
         default=_LIMITS.new_connections_per_network,
         gt=0,
@@ -214,6 +221,7 @@ _NUMBERS = (
     "max_connections_per_address",
     "max_connections_per_network",
     "new_connections_per_network",
+    "new_connections",
     "network_prefix_v4",
     "network_prefix_v6",
 )
@@ -228,6 +236,7 @@ LIMIT_OPTIONS = {
     "max_connections_per_address": "--max-connections-per-address",
     "max_connections_per_network": "--max-connections-per-network",
     "new_connections_per_network": "--new-connections-per-network",
+    "new_connections": "--new-connections",
     "network_prefix_v4": "--network-prefix-v4",
     "network_prefix_v6": "--network-prefix-v6",
     "allowed_hosts": "--allowed-hosts",

@@ -166,6 +166,11 @@ class Limits:
       answered 503 and closed before anything is read. A crowd that opens and drops
       connections as fast as it can (a server that sheds observers to make room for players
       would otherwise spend its time on their handshakes) costs little.
+    - ``new_connections``: connections the whole server takes a second, on average (a
+      second's worth at once), from the networks that hold no seat; one more is answered 503
+      before anything is read. A crowd from many networks, each under its own rate, cannot
+      keep the server handshaking; a network where a player has a seat always passes (the
+      game server says which: :meth:`GameService.holds_seat`), so players come back.
     - ``allowed_hosts``: the names a request's ``Host`` may give (without the port; ``None``: any);
       another is answered 421 — a page of another site whose name was rebound to this address.
     - ``allowed_origins``: the ``Origin`` a websocket handshake (or a request that is not GET,
@@ -185,6 +190,7 @@ class Limits:
     max_connections_per_address: int = 64
     max_connections_per_network: int = 256
     new_connections_per_network: float = 20.0
+    new_connections: float = 200.0
     network_prefix_v4: int = 24
     network_prefix_v6: int = 64
     allowed_hosts: frozenset[str] | None = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -272,7 +278,7 @@ def _in(address: str | None, networks: tuple[ipaddress.IPv4Network | ipaddress.I
     return any(ip in network for network in networks)
 
 
-Refusal = Literal["address", "network", "rate"]
+Refusal = Literal["address", "network", "rate", "busy"]
 """What an :class:`AddressCounter` found full."""
 
 
@@ -295,6 +301,8 @@ class AddressCounter:
         prefix_v6: int = DEFAULT_LIMITS.network_prefix_v6,
         network_rate: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        total_rate: float | None = None,
+        holds_seat: Callable[[str], bool] | None = None,
     ) -> None:
         self.limit = limit
         self.network_limit = network_limit
@@ -305,16 +313,21 @@ class AddressCounter:
         self.open: dict[str, int] = {}
         self.networks: dict[str, int] = {}
         self.arrivals: dict[str, Bucket] = {}  # network -> its bucket of new connections
+        self.total_rate = total_rate
+        self.holds_seat = holds_seat
+        self.total = Bucket(total_rate or 0.0, clock())  # the whole server's bucket of new connections
 
     @classmethod
-    def of(cls, limits: Limits) -> AddressCounter:
-        """The counter of ``limits``' caps per address and per network."""
+    def of(cls, limits: Limits, holds_seat: Callable[[str], bool] | None = None) -> AddressCounter:
+        """The counter of ``limits``' caps per address and per network, and of its rates."""
         return cls(
             limits.max_connections_per_address,
             limits.max_connections_per_network,
             limits.network_prefix_v4,
             limits.network_prefix_v6,
             limits.new_connections_per_network,
+            total_rate=limits.new_connections,
+            holds_seat=holds_seat,
         )
 
     def admit(self, address: str) -> Refusal | None:
@@ -323,6 +336,8 @@ class AddressCounter:
         key, network = peer_keys(address, self.prefix_v4, self.prefix_v6)
         if self.network_rate is not None and not self._arrives(network):
             return "rate"
+        if self.total_rate is not None and not self._server_takes(network):
+            return "busy"
         held = self.open.get(key, 0)
         if self.limit is not None and held >= self.limit:
             return "address"
@@ -341,6 +356,13 @@ class AddressCounter:
         if len(self.arrivals) > ARRIVALS_KEPT:
             del self.arrivals[next(iter(self.arrivals))]
         return bucket.take(now, rate, 10.0 * rate)
+
+    def _server_takes(self, network: str) -> bool:
+        """A token of the whole server's bucket; a network holding a seat needs none."""
+        rate = self.total_rate or 0.0
+        if self.total.take(self.clock(), rate, rate):
+            return True
+        return self.holds_seat is not None and self.holds_seat(network)
 
     def acquire(self, address: str) -> bool:
         """Count one more from ``address``, unless it (or its network) holds the most already (then ``False``)."""
@@ -364,6 +386,8 @@ def too_many(refusal: Refusal) -> str:
     """The answer's text for a connection refused by :meth:`AddressCounter.admit`."""
     if refusal == "rate":
         return "too many new connections from this network; try again later"
+    if refusal == "busy":
+        return "too many new connections to this server; try again shortly"
     return f"too many connections from this {refusal}; try again later"
 
 
@@ -646,15 +670,17 @@ async def run_app(
     started: Callable[[], Awaitable[None]] | None = None,
     limits: Limits | None = None,
     make_room: Callable[[], bool] | None = None,
+    holds_seat: Callable[[str], bool] | None = None,
 ) -> None:
     """Serve ``app`` until a signal or ``stop``; once it listens, await ``started()`` and then
     call ``ready(host, port)``. A port that cannot be bound raises ``OSError``. When it is full,
-    ``make_room()`` may close a connection to take a new one (see GuardedH11Protocol).
+    ``make_room()`` may close a connection to take a new one (see GuardedH11Protocol), and a
+    network for which ``holds_seat(network)`` passes the server's rate of new connections.
 
     ``limits`` (by default those the app was made with, see :func:`limits_of`) bound each
     client: see :class:`Limits`."""
     limits = limits or limits_of(app)
-    addresses = AddressCounter.of(limits)
+    addresses = AddressCounter.of(limits, holds_seat)
     protocol = type(
         "GuardedH11Protocol",
         (GuardedH11Protocol,),

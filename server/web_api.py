@@ -114,7 +114,7 @@ class Understand(Body):
 
 class Understanding(Body):
     ok: bool
-    l: str | None = Field(default=None, description="the L message understood")  # noqa: E741 - the language's name
+    l: str | None = Field(default=None, description="the L message understood")
     echo: str | None = Field(default=None, description="it in English, for the writer")
     reason: str | None = None
     closest: str | None = Field(default=None, description="the closest L message that could be built")
@@ -130,7 +130,7 @@ class Understanding(Body):
 class Render(Body):
     """The body of ``POST /api/english/render``: ``l`` (a message) or ``deal`` (of a ``confirmed`` frame)."""
 
-    l: str | None = Field(default=None, max_length=16_384)  # noqa: E741
+    l: str | None = Field(default=None, max_length=16_384)
     deal: str | None = Field(default=None, max_length=16_384)
     viewer: str | None = Field(default=None, max_length=16)
 
@@ -271,9 +271,9 @@ def routes(service: GameService) -> list[BaseRoute]:
     """The page and its endpoints, to append to the routes of :func:`server.app.create_app`."""
 
     async def position_of(game_id: str) -> Position | JSONResponse:
-        if await service.info(game_id) is None:
+        if await service.reader.info(game_id) is None:
             return error_response(404, f"no game {game_id!r}")
-        position = await service.position(game_id)
+        position = await service.reader.position(game_id)
         if position is None:
             return error_response(409, "the game has not started")
         return position  # type: ignore[no-any-return]
@@ -323,7 +323,7 @@ def routes(service: GameService) -> list[BaseRoute]:
         if body.game is not None:
             found = await position_of(body.game)
             position = found if isinstance(found, Position) else None
-            info = await service.info(body.game)
+            info = await service.reader.info(body.game)
             levels = None if info is None else frozenset(parse_levels(info.settings.l_levels))
         return await _answer(lambda: understand_text(body, position, levels))
 

@@ -154,6 +154,31 @@ def test_the_servers_reach_the_referee_only_through_its_public_interface() -> No
     assert found == []
 
 
+#: The parts of a game that ``server`` must not touch: it reads a game through its public
+#: methods (``view()``, ``state``, ``position``, ...) and the lobby.
+GAME_PARTS = frozenset({"seats", "book", "clock", "board", "out", "roster"})
+
+
+def touches_of_parts(path: Path) -> Iterator[str]:
+    """``gm.<part>`` (or ``….gm.<part>``) anywhere in ``path``."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Attribute) and node.attr in GAME_PARTS:
+            owner = node.value
+            name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
+            if name == "gm":
+                yield f"{path.name}:{node.lineno} touches gm.{node.attr}"
+
+
+def test_the_servers_never_touch_the_parts_inside_a_game() -> None:
+    assert [t for path in modules_of("server") for t in touches_of_parts(path)] == []
+
+
+def test_the_parts_check_sees_a_touch(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f(game):\n    return game.gm.roster.players, gm.view()\n")
+    assert [t.split(" ", 1)[1] for t in touches_of_parts(sample)] == ["touches gm.roster"]
+
+
 def test_the_public_interface_check_sees_a_private_name(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("from referee.game.seats import Seats\nfrom referee.lobby import _Conn\n")

@@ -32,6 +32,8 @@ from typing import Any
 
 from bots.base import LegalOrders
 from engine import Position, format_order
+from engine.position import RETREATS
+from protocol.calendar import TURN_SEASONS
 
 __all__ = [
     "MAX_INCOMING",
@@ -46,7 +48,7 @@ __all__ = [
 MAX_INCOMING = 24  # the newest messages of the phase shown; older ones are dropped
 MAX_NOTES = 12
 MAX_TEXT = 1500  # characters of one incoming message shown
-SEASONS = {"S": "spring", "F": "fall", "W": "winter"}
+SEASONS = {s.season: s.word for s in TURN_SEASONS if s.kind != RETREATS}  # spring, fall, winter
 KINDS = {"M": "movement", "R": "retreats", "A": "adjustments"}
 
 _SYSTEM = """You play {power} in a game of Diplomacy on the standard map, against six other players.

@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from protocol.calendar import TURN_SEASONS
+
 # --- the token names ----------------------------------------------------------------------
 
 POWERS = ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR")
@@ -54,7 +56,7 @@ PROVINCES_BY_CATEGORY: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 PROVINCES = tuple(sorted(p for group in PROVINCES_BY_CATEGORY.values() for p in group))
 COASTS = ("NCS", "NEC", "ECS", "SEC", "SCS", "SWC", "WCS", "NWC")
-SEASONS = ("SPR", "SUM", "FAL", "AUT", "WIN")
+SEASONS = tuple(s.token for s in TURN_SEASONS)
 UNIT_TYPES = ("AMY", "FLT")
 
 #: ``THX`` order notes.

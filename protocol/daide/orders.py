@@ -23,12 +23,13 @@ from collections.abc import Collection
 
 import engine.orders as eo
 from engine.maps import ARMY, FLEET, LAND, SEA, Map
-from engine.position import ADJUSTMENTS, RETREATS, Phase, Position
-from engine.position import Unit
+from engine.position import ADJUSTMENTS, RETREATS, Phase, Position, Unit
+from protocol.calendar import TURN_SEASONS
 from protocol.daide.messages import (
     Build,
     CoastAdjacency,
     Convoy,
+    DaideUnit,
     Disband,
     Hold,
     HomeCentres,
@@ -44,7 +45,6 @@ from protocol.daide.messages import (
     SupportHold,
     SupportMove,
     Turn,
-    DaideUnit,
     Waive,
 )
 
@@ -71,8 +71,8 @@ class DaideOrderError(ValueError):
 _COAST = {"NC": "NCS", "SC": "SCS", "EC": "ECS", "WC": "WCS"}
 _TYPES = {"AMY": ARMY, "FLT": FLEET}
 _TYPE_NAMES = {ARMY: "AMY", FLEET: "FLT"}
-_SEASONS = {("S", "M"): "SPR", ("S", "R"): "SUM", ("F", "M"): "FAL", ("F", "R"): "AUT", ("W", "A"): "WIN"}
-_PHASES = {season: phase for phase, season in _SEASONS.items()}
+_SEASONS = {(s.season, s.kind): s.token for s in TURN_SEASONS}
+_PHASES = {s.token: (s.season, s.kind) for s in TURN_SEASONS}
 
 
 # --- turns, places, units --------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from protocol.calendar import TURN_SEASONS
 from protocol.english.grammar import NO, Bindings, Grammar, Rule, Terminal, rule
 from protocol.english.phrases import (
     AgreementInfo,
@@ -90,7 +91,7 @@ def _powers(b: Bindings) -> Any:
 
 
 _COASTS = {"north": "ncs", "south": "scs", "east": "ecs", "west": "wcs"}
-_SEASONS = {"spring": "spr", "summer": "sum", "fall": "fal", "autumn": "aut", "winter": "win"}
+_SEASONS = {s.word: s.token.lower() for s in TURN_SEASONS}
 _AGAINST = "(against|on|to attack)"
 _MAKE = "(have|make|form|sign|agree on|agree to|agree|establish|keep|conclude|declare|propose)"
 _WILL = (

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from engine.maps import Map, standard_map
+from protocol.calendar import TURN_SEASONS
 from protocol.english.names import Names
 from protocol.english.phrases import parties_of
 from protocol.l import ast as a
@@ -31,7 +32,7 @@ from protocol.l.printer import to_text
 
 __all__ = ["to_english"]
 
-_SEASONS = {"spr": "spring", "sum": "summer", "fal": "fall", "aut": "autumn", "win": "winter"}
+_SEASONS = {s.token.lower(): s.word for s in TURN_SEASONS}
 _COASTS = {"ncs": "north", "scs": "south", "ecs": "east", "wcs": "west"}
 _COMPARISONS = {">": "after", "<": "before", ">=": "not before", "<=": "not after", "=": "the same time as"}
 _FEELINGS = {"VeryHappy": "very happy", "Happy": "happy", "Sad": "sad", "Angry": "angry"}

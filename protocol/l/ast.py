@@ -30,6 +30,8 @@ from collections.abc import Iterable
 from dataclasses import Field, dataclass
 from typing import Any, ClassVar, TypeAlias
 
+from protocol.calendar import TURN_SEASONS
+
 __all__ = [
     "Accept",
     "Action",
@@ -90,7 +92,7 @@ __all__ = [
     "Wve",
 ]
 
-SEASONS = ("spr", "sum", "fal", "aut", "win")
+SEASONS = tuple(s.token.lower() for s in TURN_SEASONS)
 REGION_TYPES = ("amy", "sea", "coast", "ncs", "scs", "ecs", "wcs")
 FEELINGS = ("VeryHappy", "Happy", "Sad", "Angry")
 COMPARISONS = (">", "<", ">=", "<=", "=")

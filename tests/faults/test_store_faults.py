@@ -77,17 +77,17 @@ async def test_finished_games_leave_memory_and_are_served_from_the_store(tmp_pat
         await next_text(conn, "NOW (FAL 1901)")
     for conn in conns:
         await next_text(conn, "DRW")
-    live_history = [h.model_dump() for h in await service.history(game.id) or []]
-    assert live_history and (await service.info(game.id)).status == "finished"  # type: ignore[union-attr]
-    live_position = await service.position(game.id)
+    live_history = [h.model_dump() for h in await service.reader.history(game.id) or []]
+    assert live_history and (await service.reader.info(game.id)).status == "finished"  # type: ignore[union-attr]
+    live_position = await service.reader.position(game.id)
     assert game.id in service.games  # its players are still connected
     for conn in conns:
         await service.disconnect(conn)
     assert game.id not in service.games  # the last one gone: out of memory
-    info = await service.info(game.id)
+    info = await service.reader.info(game.id)
     assert info is not None and info.status == "finished" and info.result is not None
-    assert [h.model_dump() for h in await service.history(game.id) or []] == live_history
-    assert await service.position(game.id) == live_position
+    assert [h.model_dump() for h in await service.reader.history(game.id) or []] == live_history
+    assert await service.reader.position(game.id) == live_position
     # and the phase records hold the outcome: nothing was recomputed to answer
     phases = [e.payload for e in store.events(game.id) if e.kind == "adjudicate"]
     assert all({"given", "orders", "results", "after"} <= set(p) for p in phases)
@@ -219,7 +219,7 @@ async def test_a_corrupted_store_acknowledges_nothing_and_says_so(tmp_path: Path
         # the game cannot be read back from the store: it takes nothing and shows nothing
         assert service.games[game_id].stale
         with pytest.raises(GameUnavailable):
-            await service.position(game_id)
+            await service.reader.position(game_id)
         await service.receive(conns[1], "DRW")
         assert await next_text(conns[1], "REJ") == "REJ (DRW)"
 
