@@ -10,8 +10,10 @@ What it decides:
 
 - **Budgets before work.** Each connection has a token bucket of messages
   (:attr:`LobbyLimits.message_rate`, :attr:`LobbyLimits.message_burst`); a message beyond
-  it is shed by :meth:`Lobby.admit` before it is parsed or its game is locked, and the
-  first of a run of shed messages is answered with one server ``ADM`` saying so.
+  it is shed by :meth:`Lobby.admit` before it is parsed or its game is locked; the first
+  shed message is answered with one server ``ADM`` saying so (and again at most every
+  :data:`TELL_EVERY` seconds), and the server reads nothing of that connection until its
+  next message is due.
 - **Which game.** A connection that named a game (``?game=ID``) goes there; ``NME``
   without one goes to a game keeping a seat for its name, or to the game open for
   strangers; ``IAM`` without one goes to the game where that power's seat may be coming
@@ -58,6 +60,8 @@ __all__ = ["SHED_TEXT", "Admission", "Entry", "Lobby", "LobbyLimits", "Route"]
 
 SHED_TEXT = "too many messages: those beyond the rate are dropped unread"
 """The server's ``ADM`` to a connection whose messages begin to be shed."""
+TELL_EVERY = 10.0
+"""Seconds between two such ``ADM`` to one connection."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +128,7 @@ class _Conn:
     requested: str | None
     game: str | None = None
     bucket: Bucket | None = None
-    shedding: bool = False  # the last message was shed: the next shed one is not told again
+    told: float | None = None  # when it was last told that its messages are shed
 
 
 class Lobby:
@@ -278,7 +282,8 @@ class Lobby:
 
     def admit(self, conn: str, now: float) -> Admission:
         """Whether a message of ``conn`` may be read: a message beyond the budget is shed unread,
-        the first of a run of shed ones gets the server's ``ADM``, and the server should read
+        the first shed one gets the server's ``ADM`` (again only :data:`TELL_EVERY` seconds
+        later, however many are shed meanwhile), and the server should read
         nothing more of that connection for ``pause`` seconds (its next token's time), so that
         a flood waits in its own socket rather than in the server."""
         c = self._conns.get(conn)
@@ -289,10 +294,11 @@ class Lobby:
         if bucket is None:
             bucket = c.bucket = Bucket(float(self.limits.message_burst), now)
         if bucket.take(now, rate, self.limits.message_burst):
-            c.shedding = False
             return _READ
-        told, c.shedding = c.shedding, True
-        return Admission(False, None if told else Adm(SERVER_NAME, SHED_TEXT), (1.0 - bucket.tokens) / rate)
+        tell = c.told is None or now - c.told >= TELL_EVERY
+        if tell:
+            c.told = now
+        return Admission(False, Adm(SERVER_NAME, SHED_TEXT) if tell else None, (1.0 - bucket.tokens) / rate)
 
     def route(self, conn: str, message: Value | str, now: float = 0.0) -> Route:
         """Where ``message`` of ``conn`` goes (see the module). Call :meth:`receive` with the

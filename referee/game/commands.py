@@ -3,7 +3,8 @@ vote for a draw (``DRW``), its press (``SND``) and its greeting again (``HLO``).
 
 :mod:`referee.game.dispatch` calls these only for a connection that plays a power, and
 only in the states its table allows; each handler checks what the table cannot (the
-turn named, a power out of the game).
+turn named, a power out of the game). Whether the phase is then over is the game's to see
+(``Rule.advances``): a handler never calls back into it for that.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ def sub(g: GameMaster, conn: str, power: str, msg: Sub, now: float) -> None:
         g.out.record("orders", now, power=power, orders=accepted)
     if not book.complete(position, power):
         g.out.to(conn, book.missing(position, power))
-    g.maybe_advance(now)
 
 
 def not_sub(g: GameMaster, conn: str, power: str, msg: Not, now: float) -> None:
@@ -66,7 +66,6 @@ def gof(g: GameMaster, conn: str, power: str, msg: Value, now: float) -> None:
     position = g.board.position
     if go and power in g.book.owed(position) and not g.book.complete(position, power):
         g.out.to(conn, g.book.missing(position, power))
-    g.maybe_advance(now)
 
 
 def drw(g: GameMaster, conn: str, power: str, msg: Value, now: float) -> None:

@@ -49,6 +49,8 @@ class Rule:
     form: Callable[[Any], bool] | None = None
     """The message's form must pass this (a client asks ``NOW``; the server states ``NOW (turn) ...``)."""
     for_power: bool = False
+    advances: bool = False
+    """Taken, it may complete the phase's orders: the game then sees whether to adjudicate."""
 
 
 def _bare_turn(msg: Any) -> bool:
@@ -75,11 +77,11 @@ RULES: Mapping[str, Rule] = {
     "TME": Rule(asking.tme),
     "NOT TME": Rule(asking.not_tme),
     # playing
-    "SUB": Rule(commands.sub, PLAYER, PLAYING, for_power=True),
+    "SUB": Rule(commands.sub, PLAYER, PLAYING, for_power=True, advances=True),
     "NOT SUB": Rule(commands.not_sub, PLAYER, PLAYING, for_power=True),
     "MIS": Rule(commands.mis, PLAYER, PLAYING, form=lambda m: not m.units and m.count is None, for_power=True),
-    "GOF": Rule(commands.gof, PLAYER, PLAYING, for_power=True),
-    "NOT GOF": Rule(commands.gof, PLAYER, PLAYING, for_power=True),
+    "GOF": Rule(commands.gof, PLAYER, PLAYING, for_power=True, advances=True),
+    "NOT GOF": Rule(commands.gof, PLAYER, PLAYING, for_power=True, advances=True),
     "DRW": Rule(commands.drw, PLAYER, PLAYING, for_power=True),
     "NOT DRW": Rule(commands.drw, PLAYER, PLAYING, for_power=True),
     "HLO": Rule(commands.hlo, PLAYER, frozenset({GameState.PLAYING, GameState.OVER}), for_power=True),
@@ -100,8 +102,9 @@ def kind_of(msg: Value) -> str:
     return name
 
 
-def dispatch(g: GameMaster, conn: str, msg: Value, now: float) -> None:
-    """Hand ``msg`` from ``conn`` to its handler, or answer ``REJ``."""
+def dispatch(g: GameMaster, conn: str, msg: Value, now: float) -> bool:
+    """Hand ``msg`` from ``conn`` to its handler, or answer ``REJ``; whether the phase's orders
+    may be complete now (the game sees whether to adjudicate)."""
     rule = RULES.get(kind_of(msg))
     client = g.seats.roster.clients[conn]
     if (
@@ -111,7 +114,9 @@ def dispatch(g: GameMaster, conn: str, msg: Value, now: float) -> None:
         or (rule.form is not None and not rule.form(msg))
     ):
         g.out.to(conn, Rej(msg))
-    elif rule.for_power:
+        return False
+    if rule.for_power:
         rule.handler(g, conn, client.power, msg, now)
     else:
         rule.handler(g, conn, msg, now)
+    return rule.advances

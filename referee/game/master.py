@@ -204,7 +204,8 @@ class GameMaster:
                 if error.may_reply:
                     self.out.to(conn, error.reply)
                 return self.out.step()
-        dispatch(self, conn, message, now)
+        if dispatch(self, conn, message, now):
+            self.maybe_advance(now)
         return self.out.step()
 
     def tick(self, now: float) -> Step:
