@@ -109,6 +109,9 @@ class Route:
     leave: str | None = None
     answer: Value | str | None = None
     close: bool = False
+    charge: tuple[str, ...] = ()
+    """Other games where an ``IAM``'s wrong passcode was checked too: :meth:`Lobby.charge` each
+    (with its lock held), so that the guess counts against every seat it was tried at."""
 
 
 @dataclass(slots=True)
@@ -324,10 +327,12 @@ class Lobby:
         return Route(self.open_game, leave=c.game if c.game != self.open_game else None)
 
     def _route_iam(self, conn: str, c: _Conn, message: Iam, now: float) -> Route:
-        """``IAM``: to the game whose seat it can take; refused (and closed) if none."""
+        """``IAM``: to the game whose seat it can take; to a game where it is wrong (which counts
+        it, and refuses it), charging the other such games; refused (and closed) if none."""
         if message.session is None and self._guesses.recent(c.address, now, WINDOW) >= self.limits.address_guesses:
             return Route(answer=Rej(message), close=True)  # this address guessed too often: unchecked
         named = [c.requested] if c.requested is not None else list(self.games)
+        wrong: list[str] = []
         for gid in named:
             entry = self.games.get(gid or "")
             if entry is None or entry.gm.state is GameState.OVER:
@@ -341,12 +346,25 @@ class Lobby:
                 if player is not None and secrets.compare_digest(player.session or "", session_digest(message.session)):
                     return Route(gid, leave=c.game if c.game != gid else None)
                 continue
-            verdict = gm.seats.verdict(power, message.passcode, c.address, now)
+            verdict, _ = gm.seats.verdict(power, message.passcode, c.address, now)
             if verdict is Verdict.TAKE:
                 return Route(gid, leave=c.game if c.game != gid else None)
             if verdict is Verdict.WRONG:
-                self._guesses.failed(c.address, now)
-        return Route(answer=Rej(message), close=True)
+                wrong.append(gid)
+        if not wrong:
+            return Route(answer=Rej(message), close=True)
+        self._guesses.failed(c.address, now)
+        return Route(wrong[0], leave=c.game if c.game != wrong[0] else None, charge=tuple(wrong[1:]))
+
+    def charge(self, conn: str, game_id: str, message: Iam, now: float) -> Step:
+        """``message``'s passcode, routed elsewhere, charged to the seat of ``game_id`` if wrong
+        there (see :attr:`Route.charge`): the game's step (its ``guess`` record)."""
+        gm = self.games[game_id].gm
+        power = gm.map.power_abbreviations.get(message.power)
+        c = self._conns.get(conn)
+        if power is None or c is None:
+            return Step()
+        return gm.guess(power, message.passcode, c.address, now)
 
     def receive(self, conn: str, game_id: str, message: Value | str, now: float) -> Step | None:
         """``message`` of ``conn`` handed to the game ``game_id`` (its lock held); None when the

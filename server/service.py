@@ -35,7 +35,7 @@ from typing import Any
 
 import structlog
 
-from protocol.daide.messages import PressMessage, Rej, Value
+from protocol.daide.messages import Iam, PressMessage, Rej, Value
 from protocol.daide.parser import DaideSyntaxError, parse, parse_press
 from referee import notices
 from referee.effects import Close, Notify, Send, Step
@@ -378,6 +378,10 @@ class GameService:
                 return
             if route.leave is not None:
                 await self._leave(conn, route.leave)
+            for other in route.charge:  # the same wrong passcode, tried at more than one seat
+                if other in self.games and isinstance(message, Iam):
+                    async with self.games[other].lock:
+                        await self._commit(self.games[other], self.lobby.charge(conn.id, other, message, self.clock()))
             game = self.games[route.game]
             async with game.lock:
                 if await self._receive(conn, game, message):

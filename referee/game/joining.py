@@ -81,14 +81,13 @@ def iam(g: GameMaster, conn: str, msg: Iam, now: float) -> None:
     if msg.session is not None:
         _iam_session(g, conn, power, msg, now)
         return
-    seats = g.seats
     if power is None or g.state is GameState.FORMING:
         _refuse(g, conn, msg)
         return
-    if seats.verdict(power, msg.passcode, seats.address_of.get(conn), now) is not Verdict.TAKE:
+    if not guessed(g, power, msg.passcode, g.seats.address_of.get(conn), now):
         _refuse(g, conn, msg)
         return
-    _rejoin(g, conn, seats.roster.players[power], now)
+    _rejoin(g, conn, g.seats.roster.players[power], now)
     g.out.to(conn, Yes(msg))
     if g.state is GameState.PLAYING:
         g.broadcast(Not(Ccd(msg.power)), exclude=conn)
@@ -110,11 +109,20 @@ def _iam_session(g: GameMaster, conn: str, power: str | None, msg: Iam, now: flo
         g.close(older)
         g.seats.roster.leave(older)  # not a disconnection: the seat stays taken
         g.clock.alarms.pop(older, None)
-    g.seats.guesses.forget(power)
     _rejoin(g, conn, player, now)
     g.out.to(conn, Yes(msg))
     if g.state is GameState.PLAYING and older is None:
         g.broadcast(Not(Ccd(msg.power)), exclude=conn)
+
+
+def guessed(g: GameMaster, power: str, passcode: int, address: str | None, now: float) -> bool:
+    """Whether ``passcode`` takes ``power``'s seat from ``address``; a wrong one is charged to
+    the seat's budget and recorded (``guess``: a restart keeps the count)."""
+    verdict, key = g.seats.verdict(power, passcode, address, now)
+    if verdict is Verdict.WRONG:
+        g.seats.charge(key, now)
+        g.out.record("guess", now, key=key)
+    return verdict is Verdict.TAKE
 
 
 def _rejoin(g: GameMaster, conn: str, player: Player, now: float) -> None:

@@ -49,7 +49,7 @@ from referee.game.board import Board
 from referee.game.book import OrderBook
 from referee.game.clock import Clock
 from referee.game.dispatch import dispatch
-from referee.game.joining import kept_for
+from referee.game.joining import guessed, kept_for
 from referee.game.out import Out
 from referee.game.replay import apply
 from referee.game.seats import Seats
@@ -243,6 +243,12 @@ class GameMaster:
             self.out.record("shift", now, seconds=seconds)
             self._send_tme(now)
             self._notify_phase()
+        return self.out.step()
+
+    def guess(self, power: str, passcode: int, address: str | None, now: float) -> Step:
+        """A passcode for ``power`` that an ``IAM`` without a game named tried here while it went
+        to another game (:mod:`referee.lobby`): checked, and charged to this seat if wrong."""
+        guessed(self, power, passcode, address, now)
         return self.out.step()
 
     # --- the negotiation server's inputs ------------------------------------------------------

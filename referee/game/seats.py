@@ -16,20 +16,21 @@ secret against a crowd. So a passcode is checked only where the rightful player 
   ``rejoin`` record: a restart keeps it. A passcode from any other network is refused
   *unchecked*: it says nothing of the passcode, and counts against nothing, so no crowd
   elsewhere can either guess or lock the seat.
-- Inside that network, wrong passcodes count against the seat, whichever address sent them:
-  after :attr:`Seats.STRANGER_GUESSES` of them, passcodes are refused unchecked from every
-  address but the seat's own last one, which has a budget of its own
-  (:attr:`Seats.OWN_GUESSES`), so that its neighbours cannot lock the rightful player out.
-  A right passcode resets both. The counts are kept in memory (not game state).
+- Inside that network, wrong passcodes count against the seat, whichever address sent them
+  and whichever game they named: after :attr:`Seats.STRANGER_GUESSES` of them, passcodes are
+  refused unchecked from every address but the seat's own last one, which has a budget of
+  its own (:attr:`Seats.OWN_GUESSES`), so that its neighbours cannot lock the rightful
+  player out. The budgets are the game's: each wrong passcode is recorded (a ``guess``
+  record), so a restart forgets none, and nothing resets them, not even the right passcode.
 - A seat whose network is not known (a game in memory, whose connections have no address,
   or a store written before networks were recorded) counts every address as inside.
 
-So between two rejoins, at most ``STRANGER_GUESSES + OWN_GUESSES`` passcodes are ever
-checked for a disconnected seat in one server process, from however many addresses: the
-chance that 10,000 addresses take it over a 30-day game is at most 40 / 8191 = 0.49 % per
-process lifetime (each restart forgets the counts: 0.98 % with one restart), and 0 from
-outside the seat's network. The session token (128 bits) rejoins from anywhere, and is
-never counted.
+So over a whole game, at most ``STRANGER_GUESSES`` passcodes are ever checked for a seat
+from addresses other than its own, however many addresses there are and however often the
+server restarts: the chance that 10,000 addresses take a disconnected seat over a 30-day
+game is at most 20 / 8191 = 0.24 % (0.49 % if they include the seat's own address, a NAT
+shared with its player), and 0 from outside the seat's network. The session token (128
+bits) rejoins from anywhere, and is never counted.
 """
 
 from __future__ import annotations
@@ -130,25 +131,25 @@ class Seats:
 
     # --- coming back with the passcode -------------------------------------------------------
 
-    def verdict(self, power: str, passcode: int, address: str | None, now: float) -> Verdict:
-        """Check a passcode ``IAM`` for ``power`` from ``address`` (see the module), counting a
-        wrong one against the seat. A seat must be taken and its player not connected."""
-        player = self.roster.players.get(power)
-        if player is None or power in self.roster.connection_of:
-            return Verdict.UNCHECKED
-        known = self.network.get(power)
-        if known is not None and network_of(address) != known:
-            return Verdict.UNCHECKED
+    def verdict(self, power: str, passcode: int, address: str | None, now: float) -> tuple[Verdict, str]:
+        """Check a passcode ``IAM`` for ``power`` from ``address`` (see the module), and the budget
+        a wrong one goes against (:meth:`charge` it). A seat must be taken and its player not
+        connected. Nothing changes."""
         own = address is not None and self.last_address.get(power) == address
         key, limit = (f"{power}@own", self.OWN_GUESSES) if own else (power, self.STRANGER_GUESSES)
+        player = self.roster.players.get(power)
+        if player is None or power in self.roster.connection_of:
+            return Verdict.UNCHECKED, key
+        known = self.network.get(power)
+        if known is not None and network_of(address) != known:
+            return Verdict.UNCHECKED, key
         if self.guesses.recent(key, now, math.inf) >= limit:
-            return Verdict.UNCHECKED
-        if player.passcode != passcode:
-            self.guesses.failed(key, now)
-            return Verdict.WRONG
-        self.guesses.forget(power)
-        self.guesses.forget(f"{power}@own")
-        return Verdict.TAKE
+            return Verdict.UNCHECKED, key
+        return (Verdict.TAKE if player.passcode == passcode else Verdict.WRONG), key
+
+    def charge(self, key: str, now: float) -> None:
+        """A wrong passcode against the budget ``key`` (a power, or a power's own address)."""
+        self.guesses.failed(key, now)
 
     def session_player(self, power: str, token: str) -> Player | None:
         """The player of ``power`` if ``token`` is its session token."""

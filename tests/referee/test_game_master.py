@@ -334,7 +334,7 @@ def test_a_refused_iam_closes_the_connection_and_what_it_says_after_is_not_heard
     gm.connect("x", 1.0)
     step = gm.receive("x", f"IAM (ENG) ({passcode % 8191 + 1})", 1.0)
     assert [type(e).__name__ for e in step.effects] == ["Send", "Close"] and step.effects[1] == Close("x")
-    assert step.records == ()
+    assert [r.kind for r in step.records] == ["guess"]  # charged to the seat, and kept
     # closed: even the right passcode, or a request, is not heard until the connection is gone
     assert gm.receive("x", f"IAM (ENG) ({passcode})", 1.0).effects == ()
     assert gm.receive("x", "NOW", 1.0).effects == ()
@@ -404,24 +404,29 @@ def test_wrong_passcodes_from_the_seats_network_are_a_budget_its_own_address_doe
     gm.disconnect(by_power["ENG"], 1.0)
     wrong = [c for c in range(1, 200) if c != passcode]
     budget = gm.seats.STRANGER_GUESSES
+    records = []
     for i in range(budget):  # neighbours in the seat's /24, each address once
         conn = f"n{i}"
         gm.connect(conn, 2.0, f"127.0.1.{100 + i}")
         step = gm.receive(conn, f"IAM (ENG) ({wrong[i]})", 2.0 + i)
-        assert texts(step, conn) == [f"REJ (IAM (ENG) ({wrong[i]}))"] and step.records == ()
+        assert texts(step, conn) == [f"REJ (IAM (ENG) ({wrong[i]}))"]
+        assert [(r.kind, r.payload["key"]) for r in step.records] == [("guess", "ENGLAND")]
+        records += step.records
     # the budget is spent: the right passcode from a neighbour is refused, unchecked
     gm.connect("late", 30.0, "127.0.1.250")
     assert texts(gm.receive("late", f"IAM (ENG) ({passcode})", 30.0), "late")[0].startswith("REJ")
     # a day later it still is (a budget, not a window)
     gm.connect("later", 86_400.0, "127.0.1.251")
     assert texts(gm.receive("later", f"IAM (ENG) ({passcode})", 86_400.0), "later")[0].startswith("REJ")
+    assert gm.receive("later", "NOW", 86_400.0).records == ()  # unchecked: nothing more recorded
     # the rightful player, from its own address, is not locked out by its neighbours
     gm.connect("back", 86_401.0, home)
     assert texts(gm.receive("back", f"IAM (ENG) ({passcode})", 86_401.0), "back")[0].startswith("YES")
-    assert gm.seats.guesses.seen == {}  # a right passcode forgets what was counted
+    # and nothing resets the budget: the game's, for its whole life
+    assert gm.seats.guesses.recent("ENGLAND", 86_402.0, float("inf")) == budget
 
 
-def test_a_seats_network_is_recorded_and_a_replay_keeps_it_but_forgets_the_counts() -> None:
+def test_a_seats_network_and_its_wrong_passcodes_are_recorded_and_a_replay_keeps_them() -> None:
     gm = new_game()
     addresses = {c: f"127.0.1.{i + 1}" for i, c in enumerate(CONNS)}
     records = []
@@ -433,11 +438,14 @@ def test_a_seats_network_is_recorded_and_a_replay_keeps_it_but_forgets_the_count
     eng = next(c for c in CONNS if gm.roster.power_of(c) == "ENGLAND")
     passcode = gm.roster.players["ENGLAND"].passcode
     gm.disconnect(eng, 1.0)
-    # coming back from another network with the session token records the new one
     gm.connect("moved", 2.0, "127.9.9.9")
-    gm.receive("moved", f"IAM (ENG) ({passcode % 8191 + 1})", 2.0)  # unchecked: another network
+    assert gm.receive("moved", f"IAM (ENG) ({passcode % 8191 + 1})", 2.0).records == ()  # another network
+    for i in range(3):  # three wrong ones from the network: recorded
+        gm.connect(f"n{i}", 2.0, f"127.0.1.{50 + i}")
+        records += gm.receive(f"n{i}", f"IAM (ENG) ({passcode % 8191 + 1})", 2.0).records
     again = GameMaster.replay("g1", gm.settings, 0.0, records)
-    assert again.seats.network["ENGLAND"] == "127.0.1.0/24" and again.seats.guesses.seen == {}
+    assert again.seats.network["ENGLAND"] == "127.0.1.0/24"
+    assert again.seats.guesses.recent("ENGLAND", 3.0, float("inf")) == 3  # a restart forgets none
     again.connect("far", 3.0, "127.9.9.9")
     assert texts(again.receive("far", f"IAM (ENG) ({passcode})", 3.0), "far")[0].startswith("REJ")
     again.connect("near", 3.0, "127.0.1.77")

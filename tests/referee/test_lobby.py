@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from protocol.daide.messages import Adm, Value
+from protocol.daide.messages import Adm, Iam, Value
 from protocol.daide.parser import parse
 from referee.effects import Step
 from referee.game import GameMaster, GameState
@@ -24,6 +24,9 @@ def say(lobby: Lobby, conn: str, text: str, now: float = 0.0) -> Step:
         return Step()
     if route.leave is not None:
         lobby.leave(conn, now)
+    for other in route.charge:
+        assert isinstance(message, Iam)
+        lobby.charge(conn, other, message, now)
     step = lobby.receive(conn, route.game, message, now)
     assert step is not None
     return step
@@ -115,7 +118,9 @@ def test_iam_without_a_game_counts_a_wrong_passcode_against_every_seat_it_is_che
     for i in range(3):
         lobby.connect(f"t{i}", f"127.0.{i}.9")
         route = lobby.route(f"t{i}", parse(f"IAM (ENG) ({wrong})"), 2.0)
-        assert route.game is None and route.close and str(route.answer) == f"REJ (IAM (ENG) ({wrong}))"
+        assert route.game == "o1" and route.charge == ("o2",)  # one game refuses it, the other is charged
+        step = say(lobby, f"t{i}", f"IAM (ENG) ({wrong})", 2.0)
+        assert texts(step, f"t{i}") == [f"REJ (IAM (ENG) ({wrong}))"] and [r.kind for r in step.records] == ["guess"]
     for gid in seats:  # both seats were checked: each counted all three guesses
         gm = lobby.game(gid)
         assert gm is not None and gm.seats.guesses.recent("ENGLAND", 2.0, float("inf")) == 3
@@ -133,7 +138,7 @@ def test_an_address_that_guessed_too_often_is_refused_unchecked() -> None:
     code = gm.roster.players["ENGLAND"].passcode
     for i in range(2):
         lobby.connect(f"g{i}", "127.0.0.9")
-        lobby.route(f"g{i}", parse(f"IAM (ENG) ({code % 8191 + 1})"), 1.0)
+        say(lobby, f"g{i}", f"IAM (ENG) ({code % 8191 + 1})", 1.0)  # refused by the game, and charged there
     lobby.connect("g", "127.0.0.9")
     assert lobby.route("g", parse(f"IAM (ENG) ({code})"), 1.0).close  # the right one, unchecked
     assert gm.seats.guesses.recent("ENGLAND", 1.0, float("inf")) == 2

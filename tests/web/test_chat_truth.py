@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,8 @@ async def test_a_rejected_promise_is_never_confirmed_and_the_notes_survive_a_rel
 
 async def talk_reload_and_check(page: Page, no: str, yes: str) -> None:
     badge = page.locator("#power")
+    # the page learns its power from its HLO, which reaches it as the bots' do: wait for it
+    await expect(badge).to_have_attribute("data-power", re.compile(r"^[A-Z]{3}$"))
     me = await badge.get_attribute("data-power")
     assert me is not None
     await expect(page.locator("#chat-input")).to_be_enabled()
