@@ -1,10 +1,10 @@
-"""Wrong passcodes, remembered for a while: the one limit on guessing a seat.
+"""Wrong guesses (passcodes, tokens), remembered: when each came, by key.
 
-A game's seats count them per seat (a budget: :mod:`referee.game.seats`), the lobby per
-client address, and the negotiation server per address and per seat; each asks how many
-came within its window and refuses unchecked at its limit. Times come in as numbers (sans-I/O); nothing here is
-stored, so a restart forgets them. Memory is bounded: a few times per key, and a bounded
-number of keys (the oldest forgotten first).
+A game's seats count passcodes per seat (a budget for the game's life, recorded by the game:
+:mod:`referee.game.seats`), the lobby per client address, and the negotiation server per
+address and per seat; each asks how many came within its window and refuses unchecked at
+its limit. Times come in as numbers (sans-I/O); nothing here is stored. Memory is bounded:
+a few times per key, and a bounded number of keys (the oldest forgotten first).
 
 >>> guesses = Guesses()
 >>> for t in (0.0, 1.0, 2.0):

@@ -29,6 +29,9 @@ What it decides:
 - **Observers first out.** :meth:`Lobby.sheddable` names the connection to close when a
   server is full: the oldest that is not a player (an observer, or one that never joined).
 
+>>> import random
+>>> from protocol.daide.parser import parse
+>>> from referee.settings import GameSettings
 >>> lobby = Lobby(LobbyLimits(message_rate=None))
 >>> lobby.opened(GameMaster("g1", GameSettings(), now=0.0, rng=random.Random(1)), now=0.0)
 >>> lobby.connect("c1", "127.0.0.2")
@@ -40,13 +43,11 @@ What it decides:
 
 from __future__ import annotations
 
-import random  # noqa: F401  # the doctest's
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from protocol.daide.messages import SERVER_NAME, Adm, Iam, Nme, Obs, Rej, Value
-from protocol.daide.parser import parse  # noqa: F401  # the doctest's
 from referee.bucket import Bucket
 from referee.effects import Send, Step
 from referee.game import GameMaster, GameState
@@ -54,7 +55,6 @@ from referee.game.seats import Verdict
 from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
 from referee.networks import network_of
 from referee.players import Role, session_digest
-from referee.settings import GameSettings  # noqa: F401  # the doctest's
 
 __all__ = ["SHED_TEXT", "Admission", "Entry", "Lobby", "LobbyLimits", "Route"]
 

@@ -9,6 +9,7 @@ message sent by the wrong role, in the wrong state or in the wrong form, is answ
 
 >>> RULES["SUB"].roles, sorted(RULES["SUB"].states)
 (frozenset({<Role.PLAYER: 'player'>}), [<GameState.PLAYING: 'playing'>])
+>>> from protocol.daide.parser import parse
 >>> kind_of(parse("NOT (GOF)")), kind_of(parse("YES (MAP ('standard'))"))
 ('NOT GOF', 'YES MAP')
 """
@@ -20,7 +21,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from protocol.daide.messages import MapMessage, Not, Rej, Value, Yes
-from protocol.daide.parser import parse  # noqa: F401  # the doctest's
 from referee.game import asking, commands, joining
 from referee.game.state import GameState
 from referee.players import Role

@@ -91,7 +91,7 @@ class GameMaster:
         self.rng = rng if rng is not None else random.Random()
         self.map = standard_map()
         self.powers: tuple[str, ...] = self.map.powers
-        self.seats = Seats(self.powers, self.rng, passcode_in_use)
+        self.seats = Seats(self.rng, passcode_in_use)
         self.book = OrderBook(self.map)
         self.clock = Clock(settings.deadlines)
         self.board = Board(self.map)

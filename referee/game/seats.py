@@ -64,8 +64,7 @@ class Seats:
     OWN_GUESSES = 20
     """The same, from the seat's own last address."""
 
-    def __init__(self, powers: tuple[str, ...], rng: random.Random, passcode_in_use: Callable[[int], bool]) -> None:
-        self.powers = powers
+    def __init__(self, rng: random.Random, passcode_in_use: Callable[[int], bool]) -> None:
         self.rng = rng
         self.passcode_in_use = passcode_in_use
         self.roster = Roster()
