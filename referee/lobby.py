@@ -43,7 +43,6 @@ What it decides:
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -54,12 +53,14 @@ from referee.game import GameMaster, GameState
 from referee.game.seats import Verdict
 from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
 from referee.networks import network_of
-from referee.players import Role, session_digest
+from referee.players import Role
 
 __all__ = ["SHED_TEXT", "Admission", "Entry", "Lobby", "LobbyLimits", "Route"]
 
 SHED_TEXT = "too many messages: those beyond the rate are dropped unread"
 """The server's ``ADM`` to a connection whose messages begin to be shed."""
+SEATS_SEEN_EVERY = 1.0
+"""Seconds for which the networks holding seats, once gathered, answer :meth:`Lobby.holds_seat`."""
 TELL_EVERY = 10.0
 """Seconds between two such ``ADM`` to one connection."""
 
@@ -144,6 +145,7 @@ class Lobby:
         self._conns: dict[str, _Conn] = {}
         self._opened: list[float] = []  # when the games for strangers of the last hour opened
         self._guesses = Guesses()  # wrong passcodes by address
+        self._seat_networks: tuple[float, frozenset[str]] | None = None  # when gathered, and the networks
 
     # --- games ------------------------------------------------------------------------------
 
@@ -194,11 +196,14 @@ class Lobby:
         gm = self.game(self.game_of(conn) or "")
         return None if gm is None else gm.roster.power_of(conn)
 
-    def holds_seat(self, network: str) -> bool:
-        """Whether a seat of a game not over was last played from ``network``."""
-        return any(
-            network in entry.gm.seats.network.values() for entry in self.games.values() if _unfinished(entry)
-        )
+    def holds_seat(self, network: str, now: float) -> bool:
+        """Whether a seat of a game not over was last played from ``network``, as of at most
+        :data:`SEATS_SEEN_EVERY` seconds before ``now``: a server asks for every connection a
+        crowd makes, so the networks are gathered once a second, not once a connection."""
+        if self._seat_networks is None or now - self._seat_networks[0] >= SEATS_SEEN_EVERY:
+            networks = {n for e in self.games.values() if _unfinished(e) for n in e.gm.seats.network.values()}
+            self._seat_networks = (now, frozenset(networks))
+        return network in self._seat_networks[1]
 
     def empty(self, game_id: str) -> bool:
         """Whether none of the game's players is connected."""
@@ -342,8 +347,7 @@ class Lobby:
             if power is None:
                 break
             if message.session is not None:
-                player = gm.roster.players.get(power)
-                if player is not None and secrets.compare_digest(player.session or "", session_digest(message.session)):
+                if gm.seats.session_player(power, message.session) is not None:
                     return Route(gid, leave=c.game if c.game != gid else None)
                 continue
             verdict, _ = gm.seats.verdict(power, message.passcode, c.address, now)
@@ -393,7 +397,7 @@ class Lobby:
                 return _join(first, Step(effects=(Send(conn, Rej(message)),)))
         step = gm.receive(conn, message, now)
         power = gm.roster.power_of(conn)
-        if seating and power is not None and isinstance(message, Nme):
+        if seating and power is not None:
             entry.seat_addresses[power] = c.address or ""
         if power is not None:
             entry.empty_since = None

@@ -35,7 +35,7 @@ from typing import Any
 
 import structlog
 
-from protocol.daide.messages import Iam, PressMessage, Rej, Value
+from protocol.daide.messages import Iam, Nme, PressMessage, Rej, Value
 from protocol.daide.parser import DaideSyntaxError, parse, parse_press
 from referee import notices
 from referee.effects import Close, Notify, Send, Step
@@ -390,7 +390,7 @@ class GameService:
     def _refuse(self, conn: Connection, answer: Value | str | None, close: bool) -> None:
         if close:
             self.metrics.count("iam_refused_total", "IAM refused by the server, before any game")
-        else:
+        elif isinstance(answer, Rej) and isinstance(answer.content, Nme):
             self.metrics.count("nme_refused_total", "NME refused by the server: no open game, or seats per address")
         if answer is not None:
             conn.put(str(answer))
@@ -450,7 +450,7 @@ class GameService:
 
     def holds_seat(self, network: str) -> bool:
         """Whether a player of a game not over last played from ``network`` (a /24, a /64)."""
-        return self.lobby.holds_seat(network)
+        return self.lobby.holds_seat(network, self.clock())
 
     def shed(self) -> bool:
         """Close the oldest connection that plays no power (an observer, or one that never

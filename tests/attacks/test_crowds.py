@@ -14,16 +14,12 @@ from referee.lobby import SHED_TEXT
 from tests.server.ws_helpers import TIMEOUT, DaideClient, running_server
 
 
-async def client(url: str, local: str) -> DaideClient:
-    return DaideClient(await websockets.connect(url, open_timeout=TIMEOUT, local_addr=(local, 0)))
-
-
 async def test_a_flood_of_tiny_messages_is_shed_unread_told_once_and_another_player_is_answered(
     tmp_path: Path,
 ) -> None:
     async with running_server(tmp_path) as server:
-        flooder = await client(server.ws, "127.0.20.1")
-        honest = await client(server.ws, "127.0.21.1")
+        flooder = await DaideClient.open(server.ws, "127.0.20.1")
+        honest = await DaideClient.open(server.ws, "127.0.21.1")
         await honest.send("OBS")
         assert await honest.expect("YES") == "YES (OBS)"
         sent = 600  # far beyond the burst (200) at the rate (50 a second)
@@ -65,7 +61,7 @@ async def test_a_crowd_of_networks_meets_the_servers_rate_and_a_seated_players_n
     tmp_path: Path,
 ) -> None:
     async with running_server(tmp_path, new_connections=2.0) as server:  # two at once, from the crowd
-        player = await client(server.ws, "127.0.40.1")
+        player = await DaideClient.open(server.ws, "127.0.40.1")
         await player.send("NME ('player') ('1')")
         assert (await player.expect("YES")).startswith("YES (NME")
         refusals = 0
@@ -79,7 +75,7 @@ async def test_a_crowd_of_networks_meets_the_servers_rate_and_a_seated_players_n
                 refusals += 1
         assert refusals >= 15
         # the bucket is empty, but the player's network holds a seat: its connections pass
-        again = await client(server.ws, "127.0.40.2")
+        again = await DaideClient.open(server.ws, "127.0.40.2")
         await again.send("OBS")
         assert await again.expect("YES") == "YES (OBS)"
         for ws in (player, again):

@@ -119,10 +119,6 @@ async def test_adm_flood_from_a_connection_that_never_joined_is_refused_and_stor
         await shut([*players.values(), stranger])
 
 
-async def _from(url: str, address: str) -> DaideClient:
-    return DaideClient(await websockets.connect(url, open_timeout=TIMEOUT, local_addr=(address, 0)))
-
-
 async def test_iam_guessing_from_many_networks_is_never_checked_and_the_seats_network_has_a_budget(
     tmp_path: Path,
 ) -> None:
@@ -137,19 +133,19 @@ async def test_iam_guessing_from_many_networks_is_never_checked_and_the_seats_ne
             assert await client.expect("CCD") == "CCD (ENG)"
         # a crowd elsewhere, without ?game=, even knowing the passcode: refused unchecked, closed
         for i in range(40):
-            thief = await _from(server.ws, f"127.{10 + i // 200}.{i % 200}.9")
+            thief = await DaideClient.open(server.ws, f"127.{10 + i // 200}.{i % 200}.9")
             await thief.send(f"IAM (ENG) ({passcode})")
             assert await thief.expect("REJ") == f"REJ (IAM (ENG) ({passcode}))"
             await closed(thief)
         # neighbours in the seat's network: wrong guesses count against the seat, whatever the address
         for i in range(Seats.STRANGER_GUESSES):
             guess = (passcode + i) % 8191 + 1  # never the passcode
-            attacker = await _from(server.ws, f"127.0.0.{100 + i}")
+            attacker = await DaideClient.open(server.ws, f"127.0.0.{100 + i}")
             await attacker.send(f"IAM (ENG) ({guess})")
             assert await attacker.expect("REJ") == f"REJ (IAM (ENG) ({guess}))"
             await closed(attacker)
         # the budget is spent: even the right passcode from a neighbour is refused unchecked
-        lucky = await _from(f"{server.ws}?game={gid}", "127.0.0.200")
+        lucky = await DaideClient.open(f"{server.ws}?game={gid}", "127.0.0.200")
         await lucky.send(f"IAM (ENG) ({passcode})")
         assert await lucky.expect("REJ") == f"REJ (IAM (ENG) ({passcode}))"
         await closed(lucky)
@@ -159,7 +155,7 @@ async def test_iam_guessing_from_many_networks_is_never_checked_and_the_seats_ne
         await players["FRA"].send("NOW")
         assert (await players["FRA"].expect("NOW")).startswith("NOW (SPR 1901)")
         assert not any(t.startswith("NOT (CCD") for c in players.values() for t in c.buffer)
-        back = await _from(server.ws, "127.0.0.1")
+        back = await DaideClient.open(server.ws, "127.0.0.1")
         await back.send(f"IAM (ENG) ({passcode})")
         assert await back.expect("YES") == f"YES (IAM (ENG) ({passcode}))"
         assert await players["FRA"].expect("NOT") == "NOT (CCD (ENG))"

@@ -20,8 +20,7 @@ from tests.server.ws_helpers import TOKEN, DaideClient, Running, http, running_s
 
 async def stranger(server: Running, address: str) -> DaideClient:
     """A websocket from ``address`` that names no game."""
-    ws = await websockets.connect(server.ws, open_timeout=10, local_addr=(address, 0))
-    return DaideClient(ws)
+    return await DaideClient.open(server.ws, address)
 
 
 async def nme(client: DaideClient, name: str) -> str:

@@ -118,8 +118,10 @@ class DaideClient(BufferedClient):
         return text
 
     @classmethod
-    async def open(cls, url: str) -> DaideClient:
-        return cls(await websockets.connect(url, open_timeout=TIMEOUT))
+    async def open(cls, url: str, local: str | None = None) -> DaideClient:
+        """A client of ``url``, from the source address ``local`` if given (any of 127.0.0.0/8)."""
+        extra = {} if local is None else {"local_addr": (local, 0)}
+        return cls(await websockets.connect(url, open_timeout=TIMEOUT, **extra))
 
     async def send(self, text: str) -> None:
         await self.ws.send(text)
