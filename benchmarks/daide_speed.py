@@ -32,7 +32,7 @@ from machine import print_header
 
 from engine import Position, legal_orders
 from protocol.daide.messages import Now, Ord, Sub, Turn
-from protocol.daide.orders import map_definition, order_from_engine, turn_from_phase, unit_from_engine
+from protocol.daide.orders import map_definition, order_from_engine, unit_from_engine
 from protocol.daide.parser import check, parse
 
 
@@ -40,7 +40,7 @@ def messages() -> dict[str, list[str]]:
     """Typical messages by kind, made from the engine's opening position."""
     start = Position.initial()
     m = start.map
-    turn = turn_from_phase(start.phase)
+    turn = Turn.of(start.phase)
     now = Now(turn, tuple(unit_from_engine(u, m) for u in start.units))
     orders = []
     for power in m.powers:

@@ -64,12 +64,11 @@ from protocol.daide.framing import (
     Role,
     Sentinel,
 )
-from protocol.daide.messages import Hlo, MapMessage, MrtUnit, Now, Ownership, Sco, Sub
+from protocol.daide.messages import Hlo, MapMessage, MrtUnit, Now, Ownership, Sco, Sub, Turn
 from protocol.daide.orders import (
     location_from_engine,
     map_definition,
     order_to_engine,
-    turn_from_phase,
     unit_from_engine,
 )
 from protocol.daide.parser import parse
@@ -103,7 +102,7 @@ class Case:
 
     @property
     def label(self) -> str:
-        return f"{self.position.phase} {self.power[:3]}"
+        return f"{self.position.phase} {self.power}"
 
 
 def collect_cases(
@@ -187,7 +186,7 @@ def sample_ours(case: Case, draws: int, seed: int) -> Sample:
 
 def sco_message(position: Position) -> Sco:
     m = position.map
-    groups = [Ownership(m.abbreviation_of[p], position.centers_of(p)) for p in m.powers if position.centers_of(p)]
+    groups = [Ownership(p, position.centers_of(p)) for p in m.powers if position.centers_of(p)]
     neutral = tuple(sorted(m.locations[p] for p in m.supply_centers if position.centers[p] is None))
     if neutral:
         groups.append(Ownership("UNO", neutral))
@@ -200,7 +199,7 @@ def now_message(position: Position) -> Now:
     for d in position.dislodged:
         retreats = tuple(sorted((location_from_engine(r, m) for r in d.retreats), key=str))
         units.append(MrtUnit(unit_from_engine(d.unit, m), retreats))
-    return Now(turn_from_phase(position.phase), tuple(units))  # type: ignore[arg-type]
+    return Now(Turn.of(position.phase), tuple(units))  # type: ignore[arg-type]
 
 
 class CppDumbBot:
@@ -278,7 +277,7 @@ class CppDumbBot:
     def orders(self, position: Position, power: str) -> list[eo.Order]:
         messages: list[object] = []
         if power != self.power:
-            messages.append(Hlo(self.map.abbreviation_of[power], 1234, ()))
+            messages.append(Hlo(power, 1234, ()))
             self.power = power
         self._send(*messages, sco_message(position), now_message(position))
         while True:

@@ -179,18 +179,19 @@ def our_snapshot(position: Position) -> dict[str, Any]:
     A dislodged unit with nowhere to go is left out: diplomacy disbands it at once.
     """
     m = position.map
+    full = m.power_names  # diplomacy names a power in full
     units: dict[str, list[str]] = {}
     for u in position.units:
-        units.setdefault(u.power, []).append(their_notation(position.unit_name(u)))
+        units.setdefault(full[u.power], []).append(their_notation(position.unit_name(u)))
     centers: dict[str, list[str]] = {}
     for p, owner in enumerate(position.centers):
         if owner is not None:
-            centers.setdefault(owner, []).append(their_notation(m.name_of(p)))
+            centers.setdefault(full[owner], []).append(their_notation(m.name_of(p)))
     retreats: dict[str, dict[str, list[str]]] = {}
     for d in position.dislodged:
         if d.retreats:
             names = sorted(their_notation(m.name_of(r)) for r in d.retreats)
-            retreats.setdefault(d.unit.power, {})[their_notation(position.unit_name(d.unit))] = names
+            retreats.setdefault(full[d.unit.power], {})[their_notation(position.unit_name(d.unit))] = names
     return {
         "phase": "COMPLETED" if position.completed else str(position.phase),
         "units": {p: sorted(v) for p, v in sorted(units.items())},
@@ -254,7 +255,7 @@ def generate(count: int, years: int, seed: int, compare: bool, avoid_adjacent_vi
         while not position.completed and position.phase.year <= last_year:
             orders = random_orders(rng, position, avoid_adjacent_via)
             texts = {power: [format_order(m, o) for o in power_orders] for power, power_orders in orders.items()}
-            theirs = {power: [their_notation(t) for t in power_texts] for power, power_texts in texts.items()}
+            theirs = {m.power_names[p]: [their_notation(t) for t in power_texts] for p, power_texts in texts.items()}
             outcome = adjudicate(position, orders)
             after = outcome.position
             if unretreatable(after):

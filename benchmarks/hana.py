@@ -53,7 +53,9 @@ from referee.settings import GameSettings
 
 
 def seats(game: Mapping[str, Any], bot: str) -> set[str]:
-    return {Power(p).token for p, b in game["bots"].items() if b == bot}
+    """The powers ``bot`` played in ``game``; the game file names powers in any spelling (full
+    names, upper-case tokens, L's lower-case ones), read here once."""
+    return {Power.of(p) for p, b in game["bots"].items() if b == bot}
 
 
 def deals(game: Mapping[str, Any], bot: str) -> int:
@@ -61,35 +63,35 @@ def deals(game: Mapping[str, Any], bot: str) -> int:
     return sum(
         1
         for e in game["events"]
-        if e.get("type") in ("confirmed", "accepted") and mine & {str(p).upper() for p in e.get("participants", ())}
+        if e.get("type") in ("confirmed", "accepted") and mine & {Power.of(str(p)) for p in e.get("participants", ())}
     )
 
 
 def proposals(game: Mapping[str, Any], bot: str) -> int:
-    mine = {t.lower() for t in seats(game, bot)}
-    return sum(1 for m in game["messages"] if m.get("kind") == "propose" and m["text"][len("propose(") :][:3] in mine)
+    mine = seats(game, bot)
+    return sum(
+        1 for m in game["messages"] if m.get("kind") == "propose" and m["text"][len("propose(") :][:3].upper() in mine
+    )
 
 
 def breaches(game: Mapping[str, Any], by: str, against: str) -> int:
     """Compliance reports of a part ``by``'s powers did not keep in deals with ``against``'s powers."""
-    who, other = {t.lower() for t in seats(game, by)}, {t.lower() for t in seats(game, against)}
+    who, other = seats(game, by), seats(game, against)
     n = 0
     for e in game["events"]:
-        if e.get("type") != "compliance" or not other & {str(p).lower() for p in e.get("participants", ())}:
+        if e.get("type") != "compliance" or not other & {Power.of(str(p)) for p in e.get("participants", ())}:
             continue
-        n += sum(1 for r in e["reports"] if r["power"] in who and r["kept"] is False)
+        n += sum(1 for r in e["reports"] if Power.of(r["power"]) in who and r["kept"] is False)
     return n
 
 
 def revenge_attacks(game: Mapping[str, Any], bot: str, breaker: str) -> int:
     """Attacks by ``bot``'s powers on ``breaker``'s after that breaker first broke a deal with it."""
-    mine = {p for p, b in game["bots"].items() if b == bot}
-    theirs = {p for p, b in game["bots"].items() if b == breaker}
-    low = {Power(p).l_name for p in mine}
+    mine, theirs = seats(game, bot), seats(game, breaker)
     first: Phase | None = None
     for e in game["events"]:
-        if e.get("type") == "compliance" and low & {str(p).lower() for p in e.get("participants", ())}:
-            if any(r["kept"] is False and r["power"] not in low for r in e["reports"]):
+        if e.get("type") == "compliance" and mine & {Power.of(str(p)) for p in e.get("participants", ())}:
+            if any(r["kept"] is False and Power.of(r["power"]) not in mine for r in e["reports"]):
                 phase = Phase.parse(e["phase"])
                 first = phase if first is None or phase < first else first
     if first is None:
@@ -100,7 +102,8 @@ def revenge_attacks(game: Mapping[str, Any], bot: str, breaker: str) -> int:
         if phase.kind != MOVEMENT or phase <= first:
             continue
         before = Position.from_json(record["position"])
-        orders = {p: [parse_order(before.map, t) for t in record["orders"].get(p, [])] for p in mine}
+        given = {Power.of(p): texts for p, texts in record["orders"].items()}
+        orders = {p: [parse_order(before.map, t) for t in given.get(p, [])] for p in mine}
         n += sum(1 for hit in attacks(before, orders) if hit.victim in theirs)
     return n
 

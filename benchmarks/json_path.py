@@ -82,8 +82,9 @@ def cases_of(games: Sequence[Sequence[PlayedPhase]]) -> list[dict[str, Any]]:
         if not phases:
             continue
         turns: list[dict[str, Any]] = []
+        full = phases[0].position.map.power_names  # a case names the powers in full, as its start does
         for i, phase in enumerate(phases):
-            turns.append({"orders": phase.texts})
+            turns.append({"orders": {full[p]: texts for p, texts in phase.texts.items()}})
             after = adjudicate(phase.position, phase.orders).position
             if i + 1 < len(phases) and after.phase != phases[i + 1].position.phase:
                 turns.append({"orders": {}})

@@ -67,7 +67,7 @@ from engine.legal import adjustment_orders, legal_orders  # noqa: E402
 from engine.maps import Map  # noqa: E402
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Dislodged  # noqa: E402
 from protocol.daide.messages import DaideUnit, Hlo, MrtUnit, Now, Sco, Sub  # noqa: E402
-from protocol.daide.orders import location_to_engine, order_from_engine, phase_from_turn, unit_to_engine  # noqa: E402
+from protocol.daide.orders import location_to_engine, order_from_engine, unit_to_engine  # noqa: E402
 from protocol.daide.parser import parse  # noqa: E402
 from server.main import configure_logging, serve  # noqa: E402
 from server.settings import ServerSettings, load_settings  # noqa: E402
@@ -124,16 +124,15 @@ def position_from(now: Now, sco: Sco | None, m: Map = MAP) -> Position:
     for group in sco.ownership if sco is not None else ():
         if group.power == "UNO":
             continue
-        power = m.power_abbreviations[group.power]
         for centre in group.centres:
-            owners[m.province_of[m.location(centre)]] = power
+            owners[m.province_of[m.location(centre)]] = group.power
     units = tuple(unit_to_engine(u, m) for u in now.units if isinstance(u, DaideUnit))
     dislodged = tuple(
         Dislodged(unit_to_engine(u.unit, m), frozenset(location_to_engine(r, m) for r in u.retreats))
         for u in now.units
         if isinstance(u, MrtUnit)
     )
-    return Position(m, phase_from_turn(now.turn), units, tuple(owners), dislodged)
+    return Position(m, now.turn.phase, units, tuple(owners), dislodged)
 
 
 def random_orders(position: Position, power: str, rng: random.Random) -> Sub | None:
@@ -218,7 +217,7 @@ async def client(
             elif head == "HLO":
                 hlo = parse(text)
                 assert isinstance(hlo, Hlo) and hlo.power is not None
-                power = MAP.power_abbreviations[hlo.power]
+                power = hlo.power
             elif head == "MAP" and not joined:
                 joined = True
                 ready.set()

@@ -15,8 +15,8 @@ and return the L messages they send, as text or AST.
 >>> from engine import Position, format_order, legal_orders
 >>> start = Position.initial()
 >>> bot = HoldBot(random.Random(1))
->>> bot.start("ENGLAND", start.map)
->>> sorted(format_order(start.map, o) for o in bot.orders(start, legal_orders(start, "ENGLAND")))
+>>> bot.start("ENG", start.map)
+>>> sorted(format_order(start.map, o) for o in bot.orders(start, legal_orders(start, "ENG")))
 ['A LVP H', 'F EDI H', 'F LON H']
 """
 
@@ -61,7 +61,7 @@ class Bot:
         self.map: Map | None = None
 
     def start(self, power: str, m: Map) -> None:
-        """The game begins: the bot plays ``power`` (full name, ``"ENGLAND"``) on map ``m``."""
+        """The game begins: the bot plays ``power`` (its token, ``"ENG"``) on map ``m``."""
         self.power = power
         self.map = m
 
@@ -84,7 +84,7 @@ class Bot:
         return ()
 
     def on_message(self, sender: str, message: Message, position: Position) -> Outgoing:
-        """An L message from ``sender`` (full power name): the bot's answers, if any."""
+        """An L message from ``sender`` (a power's token): the bot's answers, if any."""
         return ()
 
     def on_event(self, event: Mapping[str, object], position: Position) -> Outgoing:

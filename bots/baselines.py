@@ -20,9 +20,9 @@ results against DumbBot is the negotiation's.
 >>> from protocol.l import parse
 >>> start = Position.initial()
 >>> bot = AlwaysAccept(random.Random(1))
->>> bot.start("ENGLAND", start.map)
+>>> bot.start("ENG", start.map)
 >>> proposal = parse("propose(fra, eng, Agree([eng fra], pce([eng fra])))")
->>> [str(m) for m in bot.on_message("FRANCE", proposal, start)]
+>>> [str(m) for m in bot.on_message("FRA", proposal, start)]
 ['accept(eng, [fra], Agree([eng fra], pce([eng fra])))']
 >>> bot.on_phase(start)
 ()
@@ -47,11 +47,6 @@ __all__ = ["AlwaysAccept", "AlwaysReject", "DealBreaker", "DipGameRandom", "Sanc
 
 
 # --- helpers --------------------------------------------------------------------------------
-
-
-def _token(position_or_map: Position | object, power: str) -> str:
-    m = position_or_map.map if isinstance(position_or_map, Position) else position_or_map
-    return m.abbreviation_of[power].lower()  # type: ignore[attr-defined]
 
 
 def _alive(position: Position, power: str) -> bool:
@@ -92,13 +87,9 @@ def _peaceful(deal: a.Deal | a.Agree) -> bool:
 
 
 class _Talker(DumbBot):
-    """DumbBot's orders and an L name; negotiates."""
+    """DumbBot's orders; negotiates."""
 
     negotiates = True
-
-    def _me(self) -> str:
-        assert self.map is not None
-        return self.map.abbreviation_of[self.power].lower()
 
 
 # --- always-accept, always-reject -------------------------------------------------------------
@@ -113,7 +104,7 @@ class AlwaysAccept(_Talker):
     def on_message(self, sender: str, message: a.Message, position: Position) -> Outgoing:
         if not isinstance(message, a.Propose):
             return ()
-        return (a.Accept(self._me(), frozenset({message.sender}), message.deal),)
+        return (a.Accept(self.power, frozenset({message.sender}), message.deal),)
 
 
 class AlwaysReject(_Talker):
@@ -124,7 +115,7 @@ class AlwaysReject(_Talker):
     def on_message(self, sender: str, message: a.Message, position: Position) -> Outgoing:
         if not isinstance(message, a.Propose):
             return ()
-        return (a.Reject(self._me(), frozenset({message.sender}), message.deal),)
+        return (a.Reject(self.power, frozenset({message.sender}), message.deal),)
 
 
 # --- deal-breaker ------------------------------------------------------------------------------
@@ -170,25 +161,24 @@ class DealBreaker(_Talker):
     def __init__(self, rng=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(rng)
         self.commitments: list[tuple[Literal, Phase]] = []
-        self.at_peace: set[str] = set()  # full names of powers with a confirmed peace or alliance
+        self.at_peace: set[str] = set()  # powers with a confirmed peace or alliance
 
     def on_phase(self, position: Position) -> Outgoing:
         if position.phase.kind != MOVEMENT:
             return ()
-        me = self._me()
-        return [_peace(me, _token(position, p)) for p in _neighbours(position, self.power)]
+        return [_peace(self.power, p) for p in _neighbours(position, self.power)]
 
     def on_message(self, sender: str, message: a.Message, position: Position) -> Outgoing:
         if not isinstance(message, a.Propose):
             return ()
-        return (a.Accept(self._me(), frozenset({message.sender}), message.deal),)
+        return (a.Accept(self.power, frozenset({message.sender}), message.deal),)
 
     def on_event(self, event: Mapping[str, object], position: Position) -> Outgoing:
         kind = event.get("type")
         if kind not in ("confirmed", "accepted") or not isinstance(event.get("deal"), str):
             return ()
-        me = self._me()
-        other = next(_token(position, p) for p in position.map.powers if p != self.power)
+        me = self.power
+        other = next(p for p in position.map.powers if p != self.power)
         deal = _deal_of(str(event["deal"]), me, other)
         if deal is None:
             return ()
@@ -202,7 +192,7 @@ class DealBreaker(_Talker):
             self.commitments.append((literal, made))
             if isinstance(literal.atom, a.Pce | a.Aly) and literal.positive:
                 parties = literal.atom.powers if isinstance(literal.atom, a.Pce) else literal.atom.allies
-                self.at_peace |= {position.map.power(p) for p in parties if p != me}
+                self.at_peace |= {p for p in parties if p != me}
         return ()
 
     def orders(self, position: Position, legal: LegalOrders) -> list[eo.Order]:
@@ -244,7 +234,7 @@ class DealBreaker(_Talker):
             atom = literal.atom
             if isinstance(atom, a.Pce | a.Aly) and position.phase.kind == MOVEMENT:
                 parties = atom.powers if isinstance(atom, a.Pce) else atom.allies
-                victims = {m.power(p) for p in parties} - {self.power}
+                victims = set(parties) - {self.power}
                 if any(h.victim in victims for h in attacks(position, {self.power: list(by_province.values())})):
                     continue
                 moves = free_moves()
@@ -338,8 +328,8 @@ class Sanctioning(_Talker):
 
     def __init__(self, rng=None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(rng)
-        self.partners: set[str] = set()  # full names: confirmed peace or alliance
-        self.sanctions: dict[str, int] = {}  # full name -> the last movement phase (index) it is sanctioned
+        self.partners: set[str] = set()  # confirmed peace or alliance
+        self.sanctions: dict[str, int] = {}  # power -> the last movement phase (index) it is sanctioned
 
     @staticmethod
     def _index(phase: Phase) -> int:
@@ -354,27 +344,27 @@ class Sanctioning(_Talker):
         if position.phase.kind != MOVEMENT:
             return ()
         skip = self.partners | self.sanctioned(position)
-        return [_peace(self._me(), _token(position, p)) for p in _neighbours(position, self.power) if p not in skip]
+        return [_peace(self.power, p) for p in _neighbours(position, self.power) if p not in skip]
 
     def on_message(self, sender: str, message: a.Message, position: Position) -> Outgoing:
         if not isinstance(message, a.Propose):
             return ()
-        me = self._me()
+        me = self.power
         ok = sender not in self.sanctioned(position) and _peaceful(message.deal)
         answer = a.Accept if ok else a.Reject
         return (answer(me, frozenset({message.sender}), message.deal),)
 
     def on_event(self, event: Mapping[str, object], position: Position) -> Outgoing:
         kind = event.get("type")
-        me = self._me()
+        me = self.power
         if kind == "confirmed" and isinstance(event.get("deal"), str):
-            other = next(_token(position, p) for p in position.map.powers if p != self.power)
+            other = next(p for p in position.map.powers if p != self.power)
             deal = _deal_of(str(event["deal"]), me, other)
             if deal is not None:
                 for x in literals(deal):
                     if x.power == me and x.positive and isinstance(x.atom, a.Pce | a.Aly):
                         parties = x.atom.powers if isinstance(x.atom, a.Pce) else x.atom.allies
-                        self.partners |= {position.map.power(p) for p in parties if p != me}
+                        self.partners |= {p for p in parties if p != me}
         elif kind == "compliance":
             reports = event.get("reports")
             try:
@@ -382,9 +372,11 @@ class Sanctioning(_Talker):
             except (ValueError, KeyError):
                 phase = position.phase
             for report in reports if isinstance(reports, list) else ():
-                if report.get("kept") is not False or str(report.get("power")).lower() == me:
+                if report.get("kept") is not False:
                     continue
-                breaker = position.map.power(str(report["power"]))
+                breaker = position.map.power(str(report["power"]))  # the frame writes it as L does: eng
+                if breaker == me:
+                    continue
                 last = self._index(phase) + self.SANCTION_PHASES
                 self.sanctions[breaker] = max(self.sanctions.get(breaker, 0), last)
         return ()
@@ -441,13 +433,13 @@ class DipGameRandom(RandomBot):
     ACCEPT = 0.5
 
     def on_phase(self, position: Position) -> Outgoing:
-        me = _token(position, self.power)
+        me = self.power
         others = [p for p in position.map.powers if p != self.power and _alive(position, p)]
         if not others or self.rng.random() >= self.PROPOSE:
             return ()
-        other = _token(position, self.rng.choice(others))
+        other = self.rng.choice(others)
         pair = frozenset({me, other})
-        thirds = [_token(position, p) for p in others if _token(position, p) != other]
+        thirds = [p for p in others if p != other]
         if self.rng.random() < self.PEACE or not thirds:
             formula: a.Formula = a.Pce(pair)
         else:
@@ -458,4 +450,4 @@ class DipGameRandom(RandomBot):
         if not isinstance(message, a.Propose):
             return ()
         answer = a.Accept if self.rng.random() < self.ACCEPT else a.Reject
-        return (answer(_token(position, self.power), frozenset({message.sender}), message.deal),)
+        return (answer(self.power, frozenset({message.sender}), message.deal),)

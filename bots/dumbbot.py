@@ -593,8 +593,8 @@ class DumbBot(Bot):
     >>> from engine import Position, format_order, legal_orders
     >>> start = Position.initial()
     >>> bot = DumbBot(random.Random(1))
-    >>> bot.start("FRANCE", start.map)
-    >>> sorted(format_order(start.map, o) for o in bot.orders(start, legal_orders(start, "FRANCE")))
+    >>> bot.start("FRA", start.map)
+    >>> sorted(format_order(start.map, o) for o in bot.orders(start, legal_orders(start, "FRA")))
     ['A MAR - SPA', 'A PAR - BUR', 'F BRE - MAO']
     """
 

@@ -141,11 +141,9 @@ class InProcessGame:
         n = self.negotiation
         if n is None or not n.window_open:
             return
-        speakers = sorted(
-            (self.gm.map.abbreviation_of[s.power], s) for s in self.sessions if s.bot.negotiates and s.power is not None
-        )
+        speakers = sorted((s.power, s) for s in self.sessions if s.bot.negotiates and s.power is not None)
         for round_number in range(self.rounds):
-            for token, session in speakers:
+            for power, session in speakers:
                 position = session.position
                 if position is None:
                     continue
@@ -154,18 +152,17 @@ class InProcessGame:
                     out: list[la.Message | str] = list(bot.on_phase(position))
                 else:  # the simulated clock: a bot that concedes over time reads it here
                     out = list(bot.on_event({"type": "round", "round": round_number, "rounds": self.rounds}, position))
-                for frame in self.table.inbox.pop(token, []):
+                for frame in self.table.inbox.pop(power, []):
                     if frame["type"] == "message":
                         try:
                             message = parse(frame["text"])
                         except LError:
                             continue
-                        sender = self.gm.map.power(frame["from"])
-                        out.extend(bot.on_message(sender, message, position))
+                        out.extend(bot.on_message(frame["from"], message, position))
                     else:
                         out.extend(bot.on_event(frame, position))
                 for said in out:
-                    self.table.say(token, said if isinstance(said, str) else to_text(said))
+                    self.table.say(power, said if isinstance(said, str) else to_text(said))
 
     def play(self) -> None:
         """Join every bot, then play phase after phase until the game is over."""
@@ -176,8 +173,7 @@ class InProcessGame:
         for slot in self.join_order:
             self.deliver(slot, self.sessions[slot].start())
         if self.negotiation is not None:
-            abbreviation = self.gm.map.abbreviation_of
-            self.negotiation.readers = {abbreviation[s.power] for s in self.sessions if s.bot.negotiates and s.power}
+            self.negotiation.readers = {s.power for s in self.sessions if s.bot.negotiates and s.power}
             s = self.settings
             welcome = {"type": "welcome", "levels": s.l_levels, "protocol": s.protocol, "binding": s.binding}
             for session in self.sessions:

@@ -60,16 +60,16 @@ class NegoLink:
         """Stay connected (with ``hello``) until cancelled, handing every frame to the bot."""
         session = self.session
         assert session.power is not None
-        token = session.map.abbreviation_of[session.power]
+        power = session.power
         if session.session is None:  # a game server that gave no session token: no way in
-            log.warning("negotiation impossible: the game server gave no session token", power=token)
+            log.warning("negotiation impossible: the game server gave no session token", power=power)
             self._ready.set()
             return
         failures = 0  # connections in a row that were never welcomed
         while failures <= self.retries:
             try:
                 async with websockets.connect(self.url) as ws:
-                    await ws.send(json.dumps({"type": "hello", "power": token, "session": session.session}))
+                    await ws.send(json.dumps({"type": "hello", "power": power, "session": session.session}))
                     async for text in ws:
                         frame = json.loads(text)
                         if frame["type"] == "welcome":
@@ -78,15 +78,15 @@ class NegoLink:
                             self._ready.set()
                         elif frame["type"] == "error" and self._ws is None:
                             if frame.get("code") == "unavailable":  # the game server is away: again later
-                                log.info("negotiation not checked yet", power=token, message=frame.get("message"))
+                                log.info("negotiation not checked yet", power=power, message=frame.get("message"))
                                 break
-                            log.warning("negotiation refused", power=token, message=frame.get("message"))
+                            log.warning("negotiation refused", power=power, message=frame.get("message"))
                             self._ready.set()
                             return
                         else:
                             await self._handle(frame)
             except (OSError, websockets.exceptions.WebSocketException) as exc:
-                log.warning("negotiation link lost", power=token, error=str(exc), failures=failures)
+                log.warning("negotiation link lost", power=power, error=str(exc), failures=failures)
             finally:
                 self._ws, self.welcome = None, None
             failures += 1

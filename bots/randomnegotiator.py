@@ -9,7 +9,7 @@ bots of the papers are measured against.
 >>> import random
 >>> from engine import Position
 >>> bot = RandomNegotiator(random.Random(3))
->>> bot.start("ENGLAND", Position.initial().map)
+>>> bot.start("ENG", Position.initial().map)
 >>> [str(m) for m in bot.on_phase(Position.initial())]
 ['propose(eng, [rus], Agree([eng rus], pce([eng rus])))', 'propose(eng, [rus], Agree([eng rus], aly([eng rus], [ita])))']
 """
@@ -40,8 +40,8 @@ class RandomNegotiator(DumbBot):
     def on_phase(self, position: Position) -> Outgoing:
         if position.phase.kind != MOVEMENT:
             return ()
-        me = self._me()
-        others = [self._name(p) for p in position.map.powers if p != self.power and _alive(position, p)]
+        me = self.power
+        others = [p for p in position.map.powers if p != me and _alive(position, p)]
         out: list[a.Message] = []
         if others and self.rng.random() < self.PROPOSE_PEACE:
             other = self.rng.choice(others)
@@ -57,17 +57,10 @@ class RandomNegotiator(DumbBot):
         if not isinstance(message, a.Propose):
             return ()
         answer = a.Accept if self.rng.random() < self.ACCEPT else a.Reject
-        return (answer(self._me(), frozenset({message.sender}), message.deal),)
+        return (answer(self.power, frozenset({message.sender}), message.deal),)
 
     def on_event(self, event: Mapping[str, object], position: Position) -> Outgoing:
         return ()
-
-    def _me(self) -> str:
-        return self._name(self.power)
-
-    def _name(self, power: str) -> str:
-        assert self.map is not None
-        return self.map.abbreviation_of[power].lower()
 
 
 def _alive(position: Position, power: str) -> bool:

@@ -29,7 +29,7 @@ for complete orders; this makes sure it always gets them.
 [Yes(content=MapMessage(name='standard'))]
 >>> _ = session.receive(Hlo("ENG", 1234, ()))
 >>> session.power, session.passcode
-('ENGLAND', 1234)
+('ENG', 1234)
 >>> session.rejoin()
 [Iam(power='ENG', passcode=1234, session=None), Hlo(power=None, passcode=None, variant=()), Sco(ownership=()), Now(turn=None, units=())]
 """
@@ -44,8 +44,7 @@ import engine.orders as eo
 from bots.base import Bot, LegalOrders
 from engine import Position, legal_orders, standard_map
 from engine.maps import Map
-from engine.position import ADJUSTMENTS, Dislodged
-from engine.position import Unit
+from engine.position import ADJUSTMENTS, Dislodged, Unit
 from protocol.daide.messages import (
     Adm,
     DaideUnit,
@@ -75,8 +74,6 @@ from protocol.daide.orders import (
     DaideOrderError,
     location_to_engine,
     order_to_engine,
-    phase_from_turn,
-    turn_from_phase,
     unit_to_engine,
 )
 from referee.orders import daide_order, listed
@@ -153,8 +150,7 @@ class BotSession:
         self.unacknowledged = 0  # what was sent on the lost connection is answered no more
         if self.power is None or self.passcode is None:
             return self.start()
-        short = self.map.abbreviation_of[self.power]
-        iam = Iam(short, session=self.session) if self.session is not None else Iam(short, self.passcode)
+        iam = Iam(self.power, session=self.session) if self.session is not None else Iam(self.power, self.passcode)
         return [iam, Hlo(), Sco(), Now()]
 
     def submit(self) -> list[Value]:
@@ -164,7 +160,7 @@ class BotSession:
             return []
         self.due = False
         sub, discarded = self._sub(
-            position, power, self.bot.orders(position, self.legal), turn_from_phase(position.phase)
+            position, power, self.bot.orders(position, self.legal), Turn.of(position.phase)
         )
         self.discarded.extend(discarded)
         self._submitted, self._replaced = sub, False
@@ -201,7 +197,7 @@ class BotSession:
         position, power, sent = self.position, self.power, self._submitted
         if self.due or self.over or self.result is not None or position is None or power is None:
             return []
-        if sent is None or sent.turn != turn_from_phase(position.phase):
+        if sent is None or sent.turn != Turn.of(position.phase):
             return []
         chosen = self.bot.revised_orders(position, self.legal)
         if chosen is None:
@@ -276,7 +272,7 @@ class BotSession:
 
     def _hello(self, hlo: Hlo) -> None:
         assert hlo.power is not None
-        power = self.map.power_abbreviations[hlo.power]
+        power = hlo.power
         first = self.power is None
         self.power, self.passcode, self.variant = power, hlo.passcode, hlo.variant
         if first:
@@ -346,7 +342,7 @@ def centres_from(sco: Sco, m: Map) -> tuple[str | None, ...]:
     """The engine's centre owners (by province) of an ``SCO`` message."""
     owners: list[str | None] = [None] * len(m.locations)
     for group in sco.ownership:
-        power = m.power_abbreviations.get(group.power)  # None for UNO
+        power = group.power if group.power in m.powers else None  # None for UNO
         for name in group.centres:
             owners[m.province_of[m.location(name)]] = power
     return tuple(owners)
@@ -369,7 +365,7 @@ def position_from(now: Now, centres: tuple[str | None, ...], m: Map) -> Position
             dislodged.append(Dislodged(_unit(unit.unit, m), retreats))
         else:
             units.append(_unit(unit, m))
-    return Position(m, phase_from_turn(now.turn), tuple(units), centres, tuple(dislodged))
+    return Position(m, now.turn.phase, tuple(units), centres, tuple(dislodged))
 
 
 #: The engine's unit of each DAIDE unit read, by (id, map), with the DAIDE unit itself: kept

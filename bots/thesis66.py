@@ -56,8 +56,8 @@ orders given, the supports promised to us count in the strengths.
 >>> from engine import Position, format_order, legal_orders
 >>> start = Position.initial()
 >>> bot = Thesis66NoNego(random.Random(1))
->>> bot.start("FRANCE", start.map)
->>> sorted(format_order(start.map, o) for o in bot.orders(start, legal_orders(start, "FRANCE")))
+>>> bot.start("FRA", start.map)
+>>> sorted(format_order(start.map, o) for o in bot.orders(start, legal_orders(start, "FRA")))
 ['A MAR - SPA', 'A PAR - BUR', 'F BRE - MAO']
 """
 
@@ -350,17 +350,13 @@ class Thesis66(ThesisStrategy):
 
     def __init__(self, rng: random.Random | None = None) -> None:
         super().__init__(rng)
-        self.silent: set[str] = set()  # powers (full names) that did not answer a proposal
+        self.silent: set[str] = set()  # powers that did not answer a proposal
         self._proposed: set[tuple[Unit, eo.Order, Unit]] = set()  # options proposed this phase
         self._pending: tuple[str, str, int] | None = None  # (deal text, power, round sent)
         self._reserved: dict[Unit, eo.Order] = {}  # our orders in our pending proposal
         self._round = 0
         self._fresh = False  # whether the frames read now are of this phase (its "phase" frame came)
         self._legal: dict[Unit, frozenset[eo.Order]] = {}  # our units' legal orders this phase
-
-    def _me(self) -> str:
-        assert self.map is not None
-        return self.map.abbreviation_of[self.power].lower()
 
     # --- proposing -----------------------------------------------------------------------------
 
@@ -393,7 +389,7 @@ class Thesis66(ThesisStrategy):
 
     def deal(self, position: Position, option: Option) -> a.Deal:
         """The deal of an option: our order, and the other power's support of it."""
-        me, other = self._me(), position.map.abbreviation_of[option.supporter.power].lower()
+        me, other = self.power, option.supporter.power
         ours = a.Commit(me, frozenset({other}), a.Do(action_from_order(position, self.power, option.order)))
         theirs = a.Commit(
             other, frozenset({me}), a.Do(action_from_order(position, option.supporter.power, option.support))
@@ -419,8 +415,7 @@ class Thesis66(ThesisStrategy):
             text = to_text(deal)
             self._pending = (text, option.supporter.power, self._round)
             self._reserved = {option.unit: option.order}
-            other = position.map.abbreviation_of[option.supporter.power].lower()
-            return (a.Propose(self._me(), frozenset({other}), deal),)
+            return (a.Propose(self.power, frozenset({option.supporter.power}), deal),)
         return ()
 
     def on_phase(self, position: Position) -> Outgoing:
@@ -470,7 +465,7 @@ class Thesis66(ThesisStrategy):
         """Our orders and the other powers' orders in ``deal``; None when it holds anything else."""
         if not isinstance(deal, a.Deal):
             return None
-        me = self._me()
+        me = self.power
         m = position.map
         ours: dict[Unit, eo.Order] = {}
         theirs: list[tuple[str, eo.Order]] = []
@@ -481,7 +476,7 @@ class Thesis66(ThesisStrategy):
                 power, order = order_from_action(m, commit.formula.action)
             except ActionError:
                 return None
-            if power != m.power(commit.agent):
+            if power != commit.agent:
                 return None
             if commit.agent == me:
                 unit = position.unit_at.get(m.province_of[order.location])
@@ -542,7 +537,7 @@ class Thesis66(ThesisStrategy):
             return self._propose(position)
         if not isinstance(message, a.Propose):
             return ()
-        me = self._me()
+        me = self.power
         answer_to = frozenset({message.sender})
         if self.acceptable(position, message.deal, sender):
             self._bind(position, to_text(message.deal))
@@ -552,8 +547,8 @@ class Thesis66(ThesisStrategy):
     # --- commitments -----------------------------------------------------------------------------
 
     def _parse_deal(self, position: Position, text: str) -> a.Deal | a.Agree | None:
-        me = self._me()
-        other = next(t.lower() for p, t in position.map.abbreviation_of.items() if p != self.power)
+        me = self.power
+        other = next(p for p in position.map.powers if p != me)
         try:
             message = parse(f"propose({me}, {other}, {text})")
         except LError:

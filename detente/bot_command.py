@@ -72,4 +72,5 @@ def outcome(session: BotSession) -> str:
     centres = position.center_counts.get(power, 0) if position is not None else 0
     ending = f"won alone by {session.result.power}" if isinstance(session.result, Slo) else "drawn"
     when = f" before {position.phase}" if position is not None else ""
-    return f"{power} ({session.bot.name}): game {ending}{when}, {centres} centres"
+    name = session.map.power_names.get(power, power)  # the full name, for people
+    return f"{name} ({session.bot.name}): game {ending}{when}, {centres} centres"

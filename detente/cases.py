@@ -163,7 +163,7 @@ def retreat_problems(position: Position, written: dict[str, list[str]]) -> list[
                 why = f"cannot be reached by a fleet on {m.name_of(unit.location)}"
             elif there in position.unit_at:
                 occupant = position.unit_at[there]
-                why = f"is occupied by {position.unit_name(occupant)} ({occupant.power})"
+                why = f"is occupied by {position.unit_name(occupant)} ({m.power_names[occupant.power]})"
             else:
                 continue
             problems.append((name, f"dislodged {name}: retreat option {shown} {why}"))
@@ -305,7 +305,7 @@ class _Tables(MapNames):
     def __init__(self, m: Map) -> None:
         super().__init__(m)
         self.orders: dict[str, Order | None] = {}
-        #: a power as a case names it -> its full name
+        #: a power as a case names it (by its full name, as the answers do, or its token) -> its token
         self.powers: dict[str, str] = {}
         #: the texts in ``orders`` that are orders, and their orders: read with one lookup each
         self.readable: dict[str, Order] = {}
@@ -348,18 +348,18 @@ class _Tables(MapNames):
                 record = core.encode_orders({first: [order]})
                 if record is not None and len(record) == 16:
                     self.records[text] = record
-        for name, full in list(self.powers.items()):
-            self.power_index[name] = self._index_of[full]
+        for name, token in list(self.powers.items()):
+            self.power_index[name] = self._index_of[token]
 
-    def power_name(self, name: Any) -> str | None:
-        """The full name of the power ``name`` names, None if none (remembered)."""
-        full = self.powers.get(name) if type(name) is str else None
-        if full is None and type(name) is str:
+    def power_of(self, name: Any) -> str | None:
+        """The power ``name`` names (its token), None if none (remembered)."""
+        token = self.powers.get(name) if type(name) is str else None
+        if token is None and type(name) is str:
             try:
-                full = self.powers[name] = self.map.power(name)
+                token = self.powers[name] = self.map.power(name)
             except KeyError:
                 return None
-        return full
+        return token
 
 
 @functools.lru_cache(maxsize=8)
@@ -367,19 +367,19 @@ def _tables(m: Map) -> _Tables:
     return _Tables(m)
 
 
-def _by_power(groups: dict[Any, Any], full_name: Any, lookup: Any) -> list[tuple[str, Any]] | None:
-    """``{power: [name, ...]}`` read as (full power name, ``lookup(name)``) pairs, in order; None
+def _by_power(groups: dict[Any, Any], power_of: Any, lookup: Any) -> list[tuple[str, Any]] | None:
+    """``{power: [name, ...]}`` read as (the power's token, ``lookup(name)``) pairs, in order; None
     where a power or a name is not one the tables know, or a group is not a list."""
     found = []
     for power, names in groups.items():
-        full = full_name(power)
-        if full is None or type(names) is not list:
+        token = power_of(power)
+        if token is None or type(names) is not list:
             return None
         for name in names:
             value = lookup(name) if type(name) is str else None
             if value is None:
                 return None
-            found.append((full, value))
+            found.append((token, value))
     return found
 
 
@@ -404,37 +404,37 @@ def _plain_start(start: Any, m: Map, t: _Tables) -> Position | None:
     dislodged_of = start.get("dislodged", {})
     if phase is None or type(units_of) is not dict or type(centers_of) is not dict or type(dislodged_of) is not dict:
         return None
-    full_name = t.power_name
+    power_of = t.power_of
     unit_of = t.unit_of.get
-    standing = _by_power(units_of, full_name, unit_of)
-    owned = _by_power(centers_of, full_name, t.centre_of.get)
+    standing = _by_power(units_of, power_of, unit_of)
+    owned = _by_power(centers_of, power_of, t.centre_of.get)
     if standing is None or owned is None:
         return None
     placed = []
     seen: set[int] = set()
-    for full, known in standing:
+    for power, known in standing:
         if known[2] in seen:
             return None
         seen.add(known[2])
-        placed.append(Unit(full, known[0], known[1]))
+        placed.append(Unit(power, known[0], known[1]))
     owners: list[str | None] = [None] * len(m.locations)
-    for full, province in owned:
-        owners[province] = full
+    for power, province in owned:
+        owners[province] = power
     gone = []
     written: dict[str, list[str]] = {}
     location_of = t.location_of.get
     for name, d in dislodged_of.items():
         if type(d) is not dict or not d.keys() <= _DISLODGED_KEYS:
             return None
-        full = full_name(d.get("power"))
+        whose = power_of(d.get("power"))
         known = unit_of(name)
         retreats = d.get("retreats", [])
-        if full is None or known is None or type(retreats) is not list:
+        if whose is None or known is None or type(retreats) is not list:
             return None
         places = [location_of(r) if type(r) is str else None for r in retreats]
         if None in places:
             return None
-        gone.append(Dislodged(Unit(full, known[0], known[1]), frozenset(places)))  # type: ignore[arg-type]
+        gone.append(Dislodged(Unit(whose, known[0], known[1]), frozenset(places)))  # type: ignore[arg-type]
         written[name] = retreats
     position = Position(m, phase, tuple(placed), tuple(owners), tuple(gone))
     if written:
@@ -496,10 +496,10 @@ def _read_turns(case: dict[str, Any], m: Map, t: _Tables) -> list[tuple[dict[str
         for power, texts in given.items():
             if type(texts) is not list:
                 raise _Unusual
-            full = powers.get(power)
-            if full is None:
+            token = powers.get(power)
+            if token is None:
                 try:
-                    full = powers[power] = power_of(power)
+                    token = powers[power] = power_of(power)
                 except KeyError as error:
                     raise CaseError(f"turns.{number}.orders: unknown power {error}") from None
                 except TypeError:
@@ -508,10 +508,10 @@ def _read_turns(case: dict[str, Any], m: Map, t: _Tables) -> list[tuple[dict[str
                 parsed = list(map(read_before, texts))
             except (KeyError, TypeError):  # a text not read yet, no order, or no string
                 parsed = _read_orders(texts, unreadable, m, t)
-            if full in orders:  # the same power spelt twice
-                orders[full] += parsed
+            if token in orders:  # the same power spelt twice
+                orders[token] += parsed
             else:
-                orders[full] = parsed
+                orders[token] = parsed
         turns.append((orders, unreadable))
     return turns
 

@@ -107,7 +107,7 @@ async def _play(setup: GameSetup) -> GameRecord:
 
     game_seed, *bot_seeds = seeds_for(setup.seed, 1 + len(setup.bots))
     powers = setup.powers or tuple(random.Random(game_seed).sample(MAP.powers, len(MAP.powers)))
-    names = [f"{MAP.abbreviation_of[p]}:" if is_daide(b) else f"{b}#{i}" for i, (b, p) in enumerate(zip(setup.bots, powers))]
+    names = [f"{p}:" if is_daide(b) else f"{b}#{i}" for i, (b, p) in enumerate(zip(setup.bots, powers))]
     with tempfile.TemporaryDirectory(prefix="detente-daide-") as tmp:
         settings, _ = load_settings(
             {"port": 0, "daide_port": 0, "data_dir": tmp, "deadlines": "none", "max_open_games": 0}, {}
@@ -133,9 +133,8 @@ async def _play(setup: GameSetup) -> GameRecord:
             rng = random.Random(game_seed)
             for slot, (bot, power, name, seed) in enumerate(zip(setup.bots, powers, names, bot_seeds, strict=True)):
                 if is_daide(bot):
-                    token = MAP.abbreviation_of[power]
-                    home = Path(tmp) / f"seat-{slot}-{token}"
-                    process = await _launch(program_of(bot), home, daide_port, f"{token}:{rng.randrange(1, 8192)}")
+                    home = Path(tmp) / f"seat-{slot}-{power}"
+                    process = await _launch(program_of(bot), home, daide_port, f"{power}:{rng.randrange(1, 8192)}")
                     programs[process] = home
                 else:
                     player = make_bot(bot, seed, setup.llm, str(setup.seed), str(slot))

@@ -13,7 +13,7 @@ its parts kept and broken, and the share broken where it had any.
 ...     "events": [{"type": "confirmed", "participants": ["ENG", "FRA"]},
 ...                {"type": "compliance", "reports": [{"power": "eng", "kept": True}, {"power": "fra", "kept": False}]}]}
 >>> seats = seat_counts(record)
->>> seats["ENGLAND"], seats["FRANCE"]["broken"]
+>>> seats["ENG"], seats["FRA"]["broken"]
 ({'proposed': 1, 'accepted': 0, 'confirmed': 1, 'kept': 1, 'broken': 0}, 1)
 >>> rows = summarise_diplomacy([record])
 >>> [(r["bot"], r["per_game"]["broken"]["mean"], r["broken_share"]["mean"]) for r in rows]
@@ -35,17 +35,22 @@ from engine import standard_map
 __all__ = ["MEASURES", "estimate_text", "format_diplomacy", "read_records", "seat_counts", "summarise_diplomacy"]
 
 MEASURES = ("proposed", "accepted", "confirmed", "kept", "broken")
-_POWER = {token.upper(): power for power, token in standard_map().abbreviation_of.items()}
+_MAP = standard_map()
 
 
-def _power(token: object) -> str | None:
-    text = str(token).upper()
-    return _POWER.get(text, text if text in _POWER.values() else None)
+def _power(name: object) -> str:
+    """The token of a power as a game record names it: by its full name (``bots``), its token
+    (messages, the notary's frames) or in lower case (compliance reports); another name upper-cased."""
+    text = str(name)
+    try:
+        return _MAP.power(text)
+    except KeyError:
+        return text.upper()
 
 
 def seat_counts(record: Mapping[str, Any]) -> dict[str, dict[str, int]]:
-    """The five counts of each power of one game's record."""
-    counts = {power: dict.fromkeys(MEASURES, 0) for power in record.get("bots", {})}
+    """The five counts of each power (by its token) of one game's record."""
+    counts = {_power(power): dict.fromkeys(MEASURES, 0) for power in record.get("bots", {})}
 
     def add(token: object, measure: str) -> None:
         power = _power(token)
@@ -77,7 +82,7 @@ def summarise_diplomacy(records: Iterable[Mapping[str, Any]]) -> list[dict[str, 
         counts = seat_counts(record)
         seats: dict[str, list[dict[str, int]]] = {}
         for power, bot in record.get("bots", {}).items():
-            seats.setdefault(str(bot), []).append(counts[power])
+            seats.setdefault(str(bot), []).append(counts[_power(power)])
         for bot, mine in seats.items():
             values = per_game.setdefault(bot, {m: [] for m in MEASURES})
             total = totals.setdefault(bot, dict.fromkeys(MEASURES, 0))

@@ -350,19 +350,11 @@ def rotation(seed: int, games: int) -> list[tuple[str, ...]]:
 
 def game_line(n: int, record: GameRecord) -> dict[str, Any]:
     """The line of ``games.jsonl`` of game ``n``."""
-    scores = score_game(record.final_centres, record.eliminated, record.bots)
-    return {
-        "game": n,
-        "seed": record.seed,
-        "bots": dict(record.bots),
-        "outcome": record.outcome,
-        "winner": record.winner,
-        "last_year": record.last_year,
-        "centres": {str(year): dict(counts) for year, counts in record.centres.items()},
-        "final_centres": dict(record.final_centres),
-        "eliminated": dict(record.eliminated),
-        "scores": {s.power: s.to_json() for s in scores},
-    }
+    written = record.to_json()  # the powers by their full names, as the files write them
+    kept = ("seed", "bots", "outcome", "winner", "last_year", "centres", "final_centres", "eliminated")
+    line = {"game": n, **{key: written[key] for key in kept}}
+    scores = score_game(line["final_centres"], line["eliminated"], line["bots"])
+    return {**line, "scores": {s.power: s.to_json() for s in scores}}
 
 
 def play_and_write(n: int, setup: GameSetup, games_dir: Path, formats: Sequence[str] = ()) -> dict[str, Any]:

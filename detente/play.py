@@ -111,7 +111,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def power_name(text: str) -> str:
-    """The engine's name of a power in any common spelling (``france``, ``FRA``, ``French``)."""
+    """The power (its token) of a name in any common spelling (``france``, ``FRA``, ``French``)."""
     try:
         return Power.of(text).value
     except KeyError:
@@ -162,6 +162,7 @@ class _Plan:
     seats: list[str]
     game: dict[str, Any]
     power: str
+    secret: str  # the name the person's power is kept for
     rng: random.Random
     llm: LLMOptions
 
@@ -253,14 +254,15 @@ def _plan(args: argparse.Namespace) -> _Plan:
     power = args.power or rng.choice(sorted(p.value for p in Power))
     # the kept power goes to the player who joins with this name: a secret (the lobby says
     # which powers are kept, never for whom); detente play claims it itself (see the module)
-    settings = replace(settings, reserved=((power, secrets.token_urlsafe(16)),))
+    secret = secrets.token_urlsafe(16)
+    settings = replace(settings, reserved=((power, secret),))
     try:
         game = GameCreate.of(settings).model_dump(mode="json")  # the server's bounds, such as 0.1 s a phase
     except ValidationError as error:
         first = error.errors()[0]
         option = f"--{str(first['loc'][0]).replace('_', '-')}" if first["loc"] else "the game"
         raise ValueError(f"{option}: {first['msg']}") from None
-    return _Plan((names + [names[-1]] * 6)[:6], game, power, rng, llm)
+    return _Plan((names + [names[-1]] * 6)[:6], game, power, secret, rng, llm)
 
 
 def _fail(message: str, out: TextIO | None = None, code: int = 2) -> int:
@@ -331,23 +333,36 @@ def _lock(data: Path) -> TextIO | None:
 
 
 def read_state(data: Path) -> dict[str, Any] | None:
-    """The state kept in ``data`` (see the module), or None when there is none usable."""
+    """The state kept in ``data`` (see the module), or None when there is none usable. The file
+    names the powers (the person's and the seats') by their full names; the state by their tokens."""
     try:
         state = json.loads((data / STATE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(state, dict) or not isinstance(state.get("game"), str) or state.get("power") not in set(Power):
+    if not isinstance(state, dict) or not isinstance(state.get("game"), str):
+        return None
+    try:
+        state["power"] = Power.of(state["power"]).value
+        for seat in state.get("seats", []):
+            seat["power"] = Power.of(seat["power"]).value
+    except (KeyError, TypeError, AttributeError):  # a power of no name, or not where it should be
         return None
     return state
 
 
 def write_state(data: Path, state: dict[str, Any]) -> None:
-    """Write the state whole (a reader never sees half of it), readable by its owner only."""
+    """Write the state whole (a reader never sees half of it), readable by its owner only, its
+    powers by their full names, as the files write them."""
+    written = {
+        **state,
+        "power": Power(state["power"]).full_name,
+        "seats": [{**seat, "power": Power(seat["power"]).full_name} for seat in state.get("seats", [])],
+    }
     path = data / STATE_FILE
     tmp = path.with_name(f".{STATE_FILE}.{secrets.token_hex(4)}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(state, handle, indent=1)
+        json.dump(written, handle, indent=1)
     os.replace(tmp, path)
 
 
@@ -529,7 +544,7 @@ class _Session:
                 self.state = {
                     "game": self.game_id,
                     "power": power,
-                    "name": self.plan.game["reserved"][power],
+                    "name": self.plan.secret,
                     "bots": self.plan.seats,
                     "person": None,
                     "seats": [],
@@ -638,7 +653,8 @@ class _Session:
             line += f"; its deadline moved {resumed['shifted']:.0f} s later, the time detente play was stopped"
         print(line, flush=True)
         if self.args.power is not None and self.args.power != self.state["power"]:
-            print(f"detente: --power applies to a new game (detente play --new): you play {self.state['power']}")
+            playing = Power(self.state["power"]).full_name
+            print(f"detente: --power applies to a new game (detente play --new): you play {playing}")
 
     def _seat_lines(self, base: str, bots: list[_Bot], person: str | None) -> None:
         power = Power(self.state["power"])
@@ -650,7 +666,7 @@ class _Session:
         print(f"detente: game {self.game_id}: you play {power.english} against {others or 'the bots'}", flush=True)
         game = urllib.parse.quote(self.game_id or "")
         if person is not None:
-            page = f"{base}/#/game/{game}?power={power.token}&session={urllib.parse.quote(person)}"
+            page = f"{base}/#/game/{game}?power={power.value}&session={urllib.parse.quote(person)}"
             print(f"detente: your seat (open it in any browser): {page}", flush=True)
         else:
             page = f"{base}/#/game/{game}"

@@ -90,11 +90,15 @@ from server.store import Store, StoreError
 __all__ = ["Experiment", "Game", "Press", "ReportError", "Session", "load", "press_of", "render"]
 
 MAP = standard_map()
+#: The powers, by their tokens, and their full names: what a run's files and the page write.
 POWERS: tuple[str, ...] = MAP.powers
-ABBREVIATION: Mapping[str, str] = MAP.abbreviation_of
-TOKENS: tuple[str, ...] = tuple(ABBREVIATION[p] for p in POWERS)
+FULL: Mapping[str, str] = MAP.power_names
 #: The powers' colours, the same as on the page's board (see :class:`engine.powers.Power`).
 COLOURS: Mapping[str, str] = {p.value: p.colour for p in Power}
+#: A game server database's players: the store knows no bots, so each power plays its own part,
+#: under its full name; in its own colour in the charts of bots.
+PLAYERS: Mapping[str, str] = {p: FULL[p] for p in POWERS}
+PLAYER_COLOURS: Mapping[str, str] = {FULL[p]: COLOURS[p] for p in POWERS}
 L_KINDS = ("propose", "accept", "reject", "withdraw", "inform", "query", "answer")
 SQLITE_HEADER = b"SQLite format 3\x00"
 #: What every line of ``games.jsonl`` holds.
@@ -122,9 +126,10 @@ class Press:
 class Game:
     """What the report needs of one game, whatever it was read from.
 
-    ``players`` maps each power to its bot (or, from a database, to itself); ``scores`` are
-    those of ``games.jsonl``; ``centres`` pairs the start and each phase played with every
-    power's supply centres after it; ``compliance`` holds, per compliance frame, the deal's
+    Powers are tokens. ``players`` maps each power to its bot (or, from a database, to its
+    full name: the power plays its own part); ``scores`` are those of ``games.jsonl``, by
+    power; ``centres`` pairs the start and each phase played with every power's supply
+    centres after it; ``compliance`` holds, per compliance frame, the deal's
     parties and whether every report was kept; ``confirmed`` counts the deals the notary
     confirmed (None where the negotiation is not known: a game server database).
     """
@@ -280,7 +285,7 @@ def _run_game(line: Mapping[str, Any], record: Mapping[str, Any]) -> Game:
     found: Counter[tuple[str, str]] = Counter()
     for phase in record["phases"]:
         after = phase["position"]
-        centres.append((phase["phase"], {p: len(after["centers"].get(p, ())) for p in POWERS}))
+        centres.append((phase["phase"], {p: len(after["centers"].get(FULL[p], ())) for p in POWERS}))
         found.update(_attacks(before, phase["orders"]))
         if after["phase"] != "COMPLETED":
             before = Position.from_json(after, MAP)
@@ -288,11 +293,11 @@ def _run_game(line: Mapping[str, Any], record: Mapping[str, Any]) -> Game:
     return Game(
         label=f"game {line['game']}",
         ident=str(line["seed"]),
-        players=dict(line["bots"]),
+        players=_by_token(line["bots"]),
         outcome=str(line["outcome"]),
-        winner=line["winner"],
+        winner=None if line["winner"] is None else MAP.power(line["winner"]),
         last_year=int(line["last_year"]),
-        scores=line["scores"],
+        scores=_by_token(line["scores"]),
         centres=tuple(centres),
         attacks=found,
         press=tuple(press_of(message) for message in record.get("messages", ())),
@@ -301,16 +306,22 @@ def _run_game(line: Mapping[str, Any], record: Mapping[str, Any]) -> Game:
     )
 
 
+def _by_token(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A mapping of a run's files, keyed by the powers' full names, keyed by their tokens."""
+    return {MAP.power(power): value for power, value in values.items()}
+
+
 def _attacks(before: Position, orders: Mapping[str, Sequence[str]]) -> Counter[tuple[str, str]]:
-    """The attacks of one phase, attacker and victim as power tokens; unreadable orders are void."""
+    """The attacks of one phase (its orders by power, in any spelling), attacker and victim as
+    power tokens; unreadable orders are void."""
     parsed: dict[str, list[Order]] = {}
     for power, texts in orders.items():
         for text in texts:
             try:
-                parsed.setdefault(power, []).append(parse_order(MAP, text))
+                parsed.setdefault(MAP.power(power), []).append(parse_order(MAP, text))
             except OrderSyntaxError:
                 continue
-    return Counter((ABBREVIATION[a.attacker], ABBREVIATION[a.victim]) for a in attacks(before, parsed))
+    return Counter((a.attacker, a.victim) for a in attacks(before, parsed))
 
 
 def _kept(event: Mapping[str, Any]) -> tuple[frozenset[str], bool]:
@@ -323,14 +334,17 @@ def _kept(event: Mapping[str, Any]) -> tuple[frozenset[str], bool]:
     except LError:
         message = None
     if isinstance(message, Propose):
-        parties = frozenset(p.upper() for p in participants(message.deal))
-    else:
+        parties = participants(message.deal)
+    else:  # the reports name the powers as L writes them, in lower case
         parties = frozenset(str(r["power"]).upper() for r in event["reports"])
     return parties, all(bool(r["kept"]) for r in event["reports"])
 
 
 def press_of(message: Mapping[str, Any]) -> Press:
-    """A message of a game record (L with ``level`` and ``kind``, or DAIDE ``press``) as counted."""
+    """A message of a game record (L with ``level`` and ``kind``, or DAIDE ``press``) as counted.
+
+    The record names the powers by their tokens (upper-cased: a server's store has them as L
+    writes them, in lower case)."""
     sender = str(message["sender"]).upper()
     recipients = tuple(str(r).upper() for r in message["recipients"])
     if "press" not in message:
@@ -381,8 +395,9 @@ def _database_sessions(path: Path) -> tuple[Session, ...]:
         raise ReportError(f"cannot read {path} as a game server database: {error}") from None
     if not groups:
         raise ReportError(f"{path} holds no finished game")
+    players = tuple(PLAYERS.values())
     return tuple(
-        Session(f"settings {i}", settings[key], "the seven powers", "power", tuple(games), _summary(games, POWERS))
+        Session(f"settings {i}", settings[key], "the seven powers", "power", tuple(games), _summary(games, players))
         for i, (key, games) in enumerate(groups.items(), 1)
     )
 
@@ -421,14 +436,13 @@ def _database_game(store: Store, game_id: str, settings: Mapping[str, Any], crea
             if power not in eliminated and not after.units_of(power) and not after.center_counts[power]:
                 eliminated[power] = str(before.phase)
     final = dict(gm.position.center_counts)
-    players = {p: p for p in POWERS}
-    scores = {s.power: s.to_json() for s in score_game(final, eliminated, players)}
+    scores = {s.power: s.to_json() for s in score_game(final, eliminated, PLAYERS)}
     winner = gm.position.winner
     name = str(settings.get("name") or "")
     return Game(
         label=game_id,
         ident=name,
-        players=players,
+        players=PLAYERS,
         outcome="solo" if winner is not None else "draw",
         winner=winner,
         last_year=last_year,
@@ -446,9 +460,9 @@ def _database_game(store: Store, game_id: str, settings: Mapping[str, Any], crea
 
 def _matrices(games: Sequence[Game]) -> dict[str, np.ndarray]:
     """The pairs of powers of a session: attacks, proposed, accepted, kept and reported (7 by 7)."""
-    index = {token: i for i, token in enumerate(TOKENS)}
+    index = {power: i for i, power in enumerate(POWERS)}
     names = ("attacks", "proposed", "accepted", "kept", "reported")
-    out = {name: np.zeros((len(TOKENS), len(TOKENS)), dtype=int) for name in names}
+    out = {name: np.zeros((len(POWERS), len(POWERS)), dtype=int) for name in names}
     for game in games:
         for (attacker, victim), count in game.attacks.items():
             out["attacks"][index[attacker], index[victim]] += count
@@ -537,7 +551,7 @@ def _draw_bots(figure: Figure, table: Sequence[BotSummary], role: str) -> None:
     centres_ax, wins_ax = figure.subplots(1, 2, width_ratios=(3, 2))
     names = [row.bot for row in table]
     means = [row.mean_centres for row in table]
-    colours = [COLOURS.get(name, "#5b7fa6") for name in names]
+    colours = [PLAYER_COLOURS.get(name, "#5b7fa6") for name in names]
     errors = [row.se_centres or 0.0 for row in table]
     bars = centres_ax.bar(names, means, yerr=errors, capsize=4, color=colours, edgecolor="#333333", linewidth=0.5)
     centres_ax.bar_label(bars, labels=[f"{m:.2f}" for m in means], padding=2, fontsize=8)
@@ -560,7 +574,8 @@ def _draw_sessions(figure: Figure, sessions: Sequence[Session]) -> None:
         xs = [s + (i - (len(bots) - 1) / 2) * width for s, table in enumerate(tables) if bot in table]
         rows = [table[bot] for table in tables if bot in table]
         errors = [r.se_centres or 0.0 for r in rows]
-        ax.bar(xs, [r.mean_centres for r in rows], width, yerr=errors, capsize=3, label=bot, color=COLOURS.get(bot))
+        colour = PLAYER_COLOURS.get(bot)
+        ax.bar(xs, [r.mean_centres for r in rows], width, yerr=errors, capsize=3, label=bot, color=colour)
     names = [s.name for s in sessions]
     ax.set_xticks(range(len(sessions)), names)
     _categories(ax, names)
@@ -597,8 +612,8 @@ def _heatmap(ax: Axes, matrix: np.ndarray, labels: Sequence[Sequence[str]], colo
     top = max(int(matrix.max()), 1)
     # unsampled: a 7-by-7 image that the browser scales up, pixelated (a few hundred bytes)
     ax.imshow(matrix, cmap=colours, vmin=0, vmax=top, interpolation="none")
-    ax.set_xticks(range(len(TOKENS)), TOKENS, fontsize=8)
-    ax.set_yticks(range(len(TOKENS)), TOKENS, fontsize=8)
+    ax.set_xticks(range(len(POWERS)), POWERS, fontsize=8)
+    ax.set_yticks(range(len(POWERS)), POWERS, fontsize=8)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
@@ -633,8 +648,9 @@ def _draw_centres(figure: Figure, game: Game) -> None:
     for i, power in enumerate(POWERS):
         shift = (i - (len(POWERS) - 1) / 2) * 0.2 / len(POWERS)
         counts = [centres.get(power, 0) + shift for _, centres in game.centres]
-        player = game.players.get(power, power)
-        name = power if player == power else f"{power} ({player})"
+        full = FULL[power]
+        player = game.players.get(power, full)
+        name = full if player == full else f"{full} ({player})"
         ax.step(range(len(phases)), counts, where="post", color=COLOURS[power], label=name, lw=1.5)
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ticks = list(range(0, len(phases), max(1, len(phases) // 14)))
@@ -1011,7 +1027,7 @@ def _games_part(session: Session, salt: str, games_shown: int) -> str:
             game.label,
             game.ident,
             game.outcome,
-            game.winner or "-",
+            "-" if game.winner is None else FULL[game.winner],
             game.last_year,
             len(game.centres) - 1,
             len(game.press),
@@ -1028,7 +1044,7 @@ def _games_part(session: Session, salt: str, games_shown: int) -> str:
         out.append(f'<p class="note">The supply centres of the first {len(shown)} of {len(session.games)} games.</p>')
     for i, game in enumerate(shown, 1):
         ident = f"{header[1]} {game.ident}" if game.ident else ""
-        result = game.outcome if game.winner is None else f"{game.outcome} of {game.winner}"
+        result = game.outcome if game.winner is None else f"{game.outcome} of {FULL[game.winner]}"
         out.append(f'<h4 id="{salt}-game-{i}">{_e(game.label)} ({_e(ident)}): {_e(result)}</h4>')
         out.append(_figure(8.0, 3.0, f"{salt}-game-{i}", partial(_draw_centres, game=game)))
     return "\n".join(out)

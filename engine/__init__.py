@@ -5,7 +5,7 @@ Pure and synchronous: no I/O beyond reading the map files shipped with it.
 >>> from engine import Game
 >>> game = Game()
 >>> _ = game.play({"ENGLAND": ["F LON - NTH", "F EDI - NWG", "A LVP - YOR"]})
->>> sorted(game.position.unit_name(u) for u in game.position.units_of("ENGLAND"))
+>>> sorted(game.position.unit_name(u) for u in game.position.units_of("ENG"))
 ['A YOR', 'F NTH', 'F NWG']
 """
 

@@ -18,7 +18,7 @@ item the core declines (a board it cannot read) comes back as None.
 >>> m = standard_map()
 >>> start = Position.initial(m)
 >>> board = encode_position(start)
->>> orders = encode_orders(m, {"FRANCE": [parse_order(m, "A PAR - BUR")], "GERMANY": [parse_order(m, "A MUN - BUR")]})
+>>> orders = encode_orders(m, {"FRA": [parse_order(m, "A PAR - BUR")], "GER": [parse_order(m, "A MUN - BUR")]})
 >>> [outcome] = adjudicate_many(m, [board], [orders])
 >>> units, dislodged, results = decode_outcome(outcome)
 >>> sorted((m.name_of(loc), words) for (power, kind, loc), words in results)
@@ -208,7 +208,7 @@ def play_case(
     >>> m = standard_map()
     >>> start = Position.initial(m)
     >>> dump = lambda data: json.dumps(data, separators=(",", ":")).encode()
-    >>> answer = play_case(start, [{"FRANCE": [parse_order(m, "A PAR - BUR")]}], [[]], dump)
+    >>> answer = play_case(start, [{"FRA": [parse_order(m, "A PAR - BUR")]}], [[]], dump)
     >>> answer is None or json.loads(answer)[0]["results"]["A PAR"] == ["ok"]
     True
     """
@@ -236,7 +236,7 @@ def play_case_called(
     >>> from engine.game import adjudicate
     >>> m = standard_map()
     >>> with _native.pure_python():
-    ...     answer = play_case_called(Position.initial(m), [{"FRANCE": [parse_order(m, "A PAR - BUR")]}], [[]],
+    ...     answer = play_case_called(Position.initial(m), [{"FRA": [parse_order(m, "A PAR - BUR")]}], [[]],
     ...                               lambda data: json.dumps(data, separators=(",", ":")).encode(), adjudicate)
     >>> answer is None or json.loads(answer)[0]["results"]["A PAR"] == ["ok"]
     True
@@ -284,7 +284,7 @@ def play_texts(
     >>> from engine import parse_order, standard_map
     >>> m = standard_map()
     >>> dump = lambda data: json.dumps(data, separators=(",", ":")).encode()
-    >>> record = encode_orders(m, {"AUSTRIA": [parse_order(m, "A PAR - BUR")]}).tobytes()
+    >>> record = encode_orders(m, {"AUS": [parse_order(m, "A PAR - BUR")]}).tobytes()
     >>> turns = [{"orders": {"FRANCE": ["A PAR - BUR", "bad"]}}]
     >>> answer = play_texts(Position.initial(m), turns, {"FRANCE": 2}, {"A PAR - BUR": record}, {"bad": b'"bad"'}, dump)
     >>> answer is None or json.loads(answer)[0]["results"] == {"A PAR": ["ok"], "bad": ["void"]}
@@ -320,7 +320,7 @@ def _set_case_names(core: Any, m: Map, dump: Callable[[Any], bytes]) -> None:
     locations = list(m.locations)
     rank = {name: i for i, name in enumerate(sorted(locations))}
     core.set_case_names(
-        [dump(power) for power in m.powers],
+        [dump(m.power_names[power]) for power in m.powers],
         *([dump(f"{letter} {name}") for name in locations] for letter in UNIT_LETTERS),
         [dump(name) for name in locations],
         [dump(list(words(code))) for code in range(32)],

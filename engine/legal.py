@@ -8,7 +8,7 @@ only fleet that could convoy the supported army).
 >>> from engine.orders import format_order
 >>> from engine.position import Position
 >>> start = Position.initial()
->>> orders = legal_orders(start, "ENGLAND")
+>>> orders = legal_orders(start, "ENG")
 >>> [format_order(start.map, o) for o in orders[start.unit_in("LVP")]]  # doctest: +NORMALIZE_WHITESPACE
 ['A LVP H', 'A LVP - CLY', 'A LVP - EDI', 'A LVP - WAL', 'A LVP - YOR', 'A LVP S F EDI - CLY',
  'A LVP S F EDI', 'A LVP S F LON - WAL', 'A LVP S F EDI - YOR', 'A LVP S F LON - YOR']

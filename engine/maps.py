@@ -14,6 +14,14 @@ any location into its province.
 'STP/NC'
 >>> sorted(m.name_of(loc) for loc in m.fleet_moves[m.location("MAO")] if m.province_of[loc] == m.location("SPA"))
 ['SPA/NC', 'SPA/SC']
+
+A power is named by its token, the three letters the map file keys it by; the full name is
+what the game files write:
+
+>>> m.powers
+('AUS', 'ENG', 'FRA', 'GER', 'ITA', 'RUS', 'TUR')
+>>> m.power("England"), m.power("eng"), m.power_names["ENG"]
+('ENG', 'ENG', 'ENGLAND')
 """
 
 from __future__ import annotations
@@ -49,7 +57,7 @@ class Map:
     victory_centers: int
     first_year: int
     powers: tuple[str, ...]
-    power_abbreviations: dict[str, str]
+    power_names: dict[str, str]
     locations: tuple[str, ...]
     province_of: tuple[int, ...]
     provinces: tuple[int, ...]
@@ -109,19 +117,22 @@ class Map:
         return f"( {self.locations[province]} {_DAIDE_COAST[coast]} )"
 
     def power(self, name: str) -> str:
-        """The full upper-case name of a power, from it or its DAIDE abbreviation."""
+        """The power called ``name``: its token, from the token in either case (DAIDE's
+        ``ENG``, L's ``eng``) or the full name the game files write (``ENGLAND``).
+
+        A power is its token everywhere inside the code; the full names are for the files.
+        """
         key = name.strip().upper()
-        if key in self.powers:
-            return key
-        try:
-            return self.power_abbreviations[key]
-        except KeyError:
-            raise KeyError(name) from None
+        found = self._power_spellings.get(key)
+        if found is None:
+            raise KeyError(name)
+        return found
 
     @functools.cached_property
-    def abbreviation_of(self) -> dict[str, str]:
-        """Power name -> DAIDE abbreviation (``"ENGLAND"`` -> ``"ENG"``)."""
-        return {full: short for short, full in self.power_abbreviations.items()}
+    def _power_spellings(self) -> dict[str, str]:
+        spellings = {full: token for token, full in self.power_names.items()}
+        spellings.update((token, token) for token in self.powers)
+        return spellings
 
     # --- derived geography -----------------------------------------------------------
 
@@ -303,7 +314,7 @@ def parse_map(text: str) -> Map:
             raise MapError(f"map file has no [{required}] section")
     variant = dict(sections.get("variant", []))
     start = variant.get("START", "SPR 1901").split()
-    abbreviations = {short: full.split(",")[0].strip().upper() for short, full in sections["powers"]}
+    names = {short: full.split(",")[0].strip().upper() for short, full in sections["powers"]}
     province_names = [short for short, _ in sections["provinces"]]
     english = {short: name for short, name in sections["provinces"]}
     index = {name: i for i, name in enumerate(province_names)}
@@ -350,7 +361,7 @@ def parse_map(text: str) -> Map:
         provinces = [index[x.strip().upper()] for x in spec.split(",") if x.strip()]
         centers.extend(provinces)
         if short != "UNO":
-            homes[abbreviations[short]] = tuple(provinces)
+            homes[short] = tuple(provinces)
     starting = []
     for short, spec in sections["positions"]:
         for item in spec.split(","):
@@ -359,14 +370,14 @@ def parse_map(text: str) -> Map:
                 continue
             unit_type = ARMY if words[0].upper() == "AMY" else FLEET
             name = words[1].upper() + (f"/{_COAST_ALIASES[words[2].upper()]}" if len(words) > 2 else "")
-            starting.append((abbreviations[short], unit_type, loc_index[name]))
+            starting.append((short, unit_type, loc_index[name]))
     aliases = {short: loc_index[target.strip().upper()] for short, target in sections.get("aliases", [])}
     return Map(
         name=variant.get("NAME", "unnamed"),
         victory_centers=int(variant.get("VICTORY", len(set(centers)) // 2 + 1)),
         first_year=int(start[1]) if len(start) > 1 else 1901,
-        powers=tuple(abbreviations.values()),
-        power_abbreviations=abbreviations,
+        powers=tuple(names),
+        power_names=names,
         locations=tuple(locations),
         province_of=tuple(province_of),
         provinces=tuple(range(len(province_names))),

@@ -6,7 +6,7 @@
 ('S1901M', 22)
 >>> start.unit_name(start.unit_in("STP"))
 'F STP/SC'
->>> start.centers_of("RUSSIA")
+>>> start.centers_of("RUS")
 ('MOS', 'SEV', 'STP', 'WAR')
 """
 
@@ -68,7 +68,7 @@ class Unit:
     :meth:`Position.unit_name` names it on its own map):
 
     >>> Position.initial().unit_in("LON")
-    <Unit ENGLAND F LON>
+    <Unit ENG F LON>
     """
 
     power: str
@@ -235,21 +235,22 @@ class Position:
         return cls.build(data["phase"], data["units"], data.get("centers", {}), dislodged, m)
 
     def to_json(self) -> dict:
-        """The position as the adjudication-case JSON writes it (without ``results``)."""
-        names = self.map.locations
+        """The position as the adjudication-case JSON writes it (without ``results``): its
+        powers by their full names, as the game files write them."""
+        names, full = self.map.locations, self.map.power_names
         units: dict[str, list[str]] = {}
         for u in self.units:
-            units.setdefault(u.power, []).append(self.unit_name(u))
+            units.setdefault(full[u.power], []).append(self.unit_name(u))
         centers: dict[str, list[str]] = {}
         for p, owner in enumerate(self.centers):
             if owner is not None:
-                centers.setdefault(owner, []).append(names[p])
+                centers.setdefault(full[owner], []).append(names[p])
         return {
             "phase": "COMPLETED" if self.completed else str(self.phase),
             "units": units,
             "centers": centers,
             "dislodged": {
-                self.unit_name(d.unit): {"power": d.unit.power, "retreats": sorted(names[r] for r in d.retreats)}
+                self.unit_name(d.unit): {"power": full[d.unit.power], "retreats": sorted(names[r] for r in d.retreats)}
                 for d in self.dislodged
             },
         }
@@ -270,7 +271,7 @@ def _location(m: Map, name: str) -> int:
 
 
 def parse_unit(m: Map, power: str, name: str) -> Unit:
-    """``parse_unit(m, "FRANCE", "F SPA/SC")``."""
+    """``parse_unit(m, "FRA", "F SPA/SC")``."""
     letter, _, place = name.strip().partition(" ")
     if letter.upper() not in ("A", "F") or not place:
         raise ValueError(f"not a unit: {name!r} (expected e.g. 'A PAR' or 'F STP/NC')")

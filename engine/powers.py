@@ -1,28 +1,28 @@
-"""The seven powers of the standard map, with every name the project writes them by.
+"""The seven powers of the standard map: their names, their adjectives and their colours.
 
-The engine names a power by its full upper-case name (``"ENGLAND"``), DAIDE by a token
-(``ENG``), L by a lower-case name (``eng``), and people in English (``England``). A
-:class:`Power` is a ``str`` enum whose value is the engine's name, so it is equal to that
-string, hashes like it and is written as it in JSON: it can stand wherever the engine
-takes a power, and ``Power.of`` reads any of the spellings.
+Inside the code a power is its token, the three letters the map file keys it by and DAIDE
+writes (``"ENG"``); L writes the same letters in lower case, the game files write the full
+name (``"ENGLAND"``), people read English. :class:`Power` is the standard map's table of
+those names: a ``str`` enum whose value is the token, so a member stands wherever a power
+of the standard map is taken, and ``Power.of`` reads any of the spellings.
 
 >>> Power.of("eng")
-<Power.ENGLAND: 'ENGLAND'>
+<Power.ENGLAND: 'ENG'>
 >>> england = Power.of("England")
->>> england == "ENGLAND", england.token, england.l_name, england.english, england.adjective
-(True, 'ENG', 'eng', 'England', 'English')
->>> [p.token for p in Power]
-['AUS', 'ENG', 'FRA', 'GER', 'ITA', 'RUS', 'TUR']
+>>> england == "ENG", england.full_name, england.english, england.adjective
+(True, 'ENGLAND', 'England', 'English')
+>>> list(Power)[:3]
+[<Power.AUSTRIA: 'AUS'>, <Power.ENGLAND: 'ENG'>, <Power.FRANCE: 'FRA'>]
 
-The map file names the same powers, in the same order, by the same tokens:
+The map file names the same powers, in the same order, by the same names:
 
 >>> from engine.maps import standard_map
 >>> m = standard_map()
->>> m.powers == tuple(Power) and all(m.abbreviation_of[p] == p.token for p in Power)
+>>> m.powers == tuple(Power) and all(m.power_names[p] == p.full_name for p in Power)
 True
 
-A map of another variant may have other powers: :class:`engine.maps.Map` keeps naming
-powers by strings, and ``Power`` is only for the standard seven.
+A map of another variant has other powers: :class:`engine.maps.Map` names its powers by
+their tokens, which are plain strings, and ``Power`` is only the standard seven's table.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ __all__ = ["Power"]
 
 
 class Power(enum.StrEnum):
-    """A power of the standard map; its value is the engine's name (``"ENGLAND"``).
+    """A power of the standard map; its value is its token (``"ENG"``).
 
     ``colour`` is the power's colour on the board, the page's and the report's alike. Each
     is dark enough to read as a line or a word on white paper, and light enough to tell a
@@ -42,32 +42,27 @@ class Power(enum.StrEnum):
     usual white, and Germany grey, not the usual black, for that reason.
     """
 
-    token: str
+    full_name: str
     english: str
     adjective: str
     colour: str
 
-    def __new__(cls, name: str, token: str, english: str, adjective: str, colour: str) -> Power:
-        power = str.__new__(cls, name)
-        power._value_ = name
-        power.token = token
+    def __new__(cls, token: str, full_name: str, english: str, adjective: str, colour: str) -> Power:
+        power = str.__new__(cls, token)
+        power._value_ = token
+        power.full_name = full_name
         power.english = english
         power.adjective = adjective
         power.colour = colour
         return power
 
-    AUSTRIA = ("AUSTRIA", "AUS", "Austria", "Austrian", "#c8322a")
-    ENGLAND = ("ENGLAND", "ENG", "England", "English", "#2f4fb0")
-    FRANCE = ("FRANCE", "FRA", "France", "French", "#2aa3d6")
-    GERMANY = ("GERMANY", "GER", "Germany", "German", "#5a5a5a")
-    ITALY = ("ITALY", "ITA", "Italy", "Italian", "#2c9447")
-    RUSSIA = ("RUSSIA", "RUS", "Russia", "Russian", "#8a4bb3")
-    TURKEY = ("TURKEY", "TUR", "Turkey", "Turkish", "#d9a90b")
-
-    @property
-    def l_name(self) -> str:
-        """The name L gives the power: ``eng``."""
-        return self.token.lower()
+    AUSTRIA = ("AUS", "AUSTRIA", "Austria", "Austrian", "#c8322a")
+    ENGLAND = ("ENG", "ENGLAND", "England", "English", "#2f4fb0")
+    FRANCE = ("FRA", "FRANCE", "France", "French", "#2aa3d6")
+    GERMANY = ("GER", "GERMANY", "Germany", "German", "#5a5a5a")
+    ITALY = ("ITA", "ITALY", "Italy", "Italian", "#2c9447")
+    RUSSIA = ("RUS", "RUSSIA", "Russia", "Russian", "#8a4bb3")
+    TURKEY = ("TUR", "TURKEY", "Turkey", "Turkish", "#d9a90b")
 
     @classmethod
     def of(cls, name: str) -> Power:
@@ -75,7 +70,7 @@ class Power(enum.StrEnum):
         ``"ENG"``, ``"eng"``, ``"England"``, ``"English"``. Raises ``KeyError`` for another name.
 
         >>> Power.of(" tur "), Power.of("French")
-        (<Power.TURKEY: 'TURKEY'>, <Power.FRANCE: 'FRANCE'>)
+        (<Power.TURKEY: 'TUR'>, <Power.FRANCE: 'FRA'>)
         >>> Power.of("Xanadu")
         Traceback (most recent call last):
         ...
@@ -90,4 +85,4 @@ class Power(enum.StrEnum):
 @functools.cache
 def _spellings() -> dict[str, Power]:
     # built on first use: an enum's members are not there yet while its body runs
-    return {spelling.upper(): p for p in Power for spelling in (p.value, p.token, p.adjective)}
+    return {spelling.upper(): p for p in Power for spelling in (p.value, p.full_name, p.english, p.adjective)}

@@ -17,6 +17,7 @@ v3.0), the recorded state is kept and the phase gets a ``note`` and its
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -85,7 +86,7 @@ def position_of_state(state: Mapping[str, Any], m: Map) -> dict[str, Any]:
         recorded_centers = state.get("centers") or {}
     except (KeyError, TypeError):
         raise FormatError("a phase's state has no name or units") from None
-    powers = m.powers
+    powers = m.power_names.values()  # a state names the powers by their full names, as the position JSON does
     units: dict[str, list[str]] = {}
     starred: dict[str, str] = {}
     for power, names in recorded_units.items():
@@ -117,7 +118,8 @@ def state_of_position(position: Mapping[str, Any], m: Map, influence: dict[str, 
     position and written as MILA's ``influence``; MILA keeps it over the whole game, so a
     state written from one position alone approximates it with that position.
     """
-    powers = m.powers
+    full = m.power_names
+    powers = [full[p] for p in m.powers]  # MILA's keys, the position JSON's: the full names
     units_of = position.get("units") or {}
     centers_of = position.get("centers") or {}
     dislodged = position.get("dislodged") or {}
@@ -128,7 +130,7 @@ def state_of_position(position: Mapping[str, Any], m: Map, influence: dict[str, 
         units[d["power"]].append("*" + theirs)
         retreats[d["power"]][theirs] = [their_text(r) for r in d.get("retreats", ())]
     centers = {p: [their_text(c) for c in centers_of.get(p, ())] for p in powers}
-    homes = {p: [m.locations[h] for h in m.homes.get(p, ())] for p in powers}
+    homes = {full[p]: [m.locations[h] for h in m.homes.get(p, ())] for p in m.powers}
     if influence is None:
         influence = {}
     for p in powers:
@@ -212,7 +214,6 @@ def read_messages(phases: Sequence[Mapping[str, Any]], m: Map) -> list[dict[str,
     ``time_sent``; one to ``GLOBAL`` (dipcc: ``ALL``) is ``global`` and goes to every other
     power.
     """
-    abbreviation = m.abbreviation_of
     out: list[dict[str, Any]] = []
     merged: dict[tuple[str, Any], dict[str, Any]] = {}
     for phase in phases:
@@ -230,23 +231,31 @@ def read_messages(phases: Sequence[Mapping[str, Any]], m: Map) -> list[dict[str,
                 if key in merged:
                     continue  # another copy of a message already read
                 fields = {k: v for k, v in ours.items() if k not in ("id", "field")}
-                entry = {"phase": when, "sender": abbreviation.get(sender, sender), ours.get("field", "text"): text}
+                entry = {"phase": when, "sender": _token(sender, m), ours.get("field", "text"): text}
                 entry.update(fields)
                 merged[key] = entry
                 out.append(entry)
                 continue
-            entry = {"phase": when, "sender": abbreviation.get(sender, sender)}
+            entry = {"phase": when, "sender": _token(sender, m)}
             if recipient in PUBLIC:
-                entry["recipients"] = [abbreviation[p] for p in m.powers if p != sender]
+                entry["recipients"] = [p for p in m.powers if p != entry["sender"]]
                 entry["global"] = True
             else:
-                entry["recipients"] = [abbreviation.get(recipient, recipient)]
+                entry["recipients"] = [_token(recipient, m)]
             entry["text"] = text
             entry["kind"] = "free"
             if message.get("time_sent") is not None:
                 entry["time_sent"] = message["time_sent"]
             out.append(entry)
     return out
+
+
+def _token(name: Any, m: Map) -> Any:
+    """The token of a power a saved game names (by its full name); a name of no power as it is."""
+    if isinstance(name, str):
+        with contextlib.suppress(KeyError):
+            return m.power(name)
+    return name
 
 
 def write_messages(messages: Iterable[Mapping[str, Any]], m: Map) -> list[tuple[str, dict[str, Any]]]:
@@ -258,7 +267,7 @@ def write_messages(messages: Iterable[Mapping[str, Any]], m: Map) -> list[tuple[
     copies back. MILA files a phase's messages by ``time_sent``, which must differ: a
     message without one (détente's clock stands still in-process) gets the next integer.
     """
-    full = m.power_abbreviations
+    full = m.power_names  # détente's messages name powers by their tokens, MILA's by their full names
     out: list[tuple[str, dict[str, Any]]] = []
     last = 0
     for number, message in enumerate(messages):

@@ -99,6 +99,7 @@ def dump(record: Any, m: Map | None = None) -> dict[str, Any]:
     game_id = source.get("id") or (f"detente-{document['seed']}" if document.get("seed") is not None else "detente")
     rules = list(source.get("rules", ["POWER_CHOICE"] + ([] if messages else ["NO_PRESS"])))
     played = document["phases"]
+    powers = [m.power_names[p] for p in m.powers]  # MILA keys by the full names, as the document does
     before = document.get("start") or Position.initial(m).to_json()
     influence: dict[str, str] = {}
     phases: list[dict[str, Any]] = []
@@ -110,7 +111,7 @@ def dump(record: Any, m: Map | None = None) -> dict[str, Any]:
             {
                 "name": name,
                 "state": _stamped(state, game_id, rules),
-                "orders": {p: [their_text(o) for o in record_phase.get("orders", {}).get(p, ())] for p in m.powers},
+                "orders": {p: [their_text(o) for o in record_phase.get("orders", {}).get(p, ())] for p in powers},
                 "results": {
                     their_text(unit): [w for w in words if w != "ok"]
                     for unit, words in (record_phase.get("results") or {}).items()
@@ -126,7 +127,7 @@ def dump(record: Any, m: Map | None = None) -> dict[str, Any]:
         {
             "name": final["name"],
             "state": _stamped(final, game_id, rules),
-            "orders": dict.fromkeys(m.powers),
+            "orders": dict.fromkeys(powers),
             "results": {},
             "messages": [],
         }

@@ -1,6 +1,7 @@
 """A map's names as :meth:`engine.Position.to_json` writes them, made once per map, and a
 position's units and dislodged units written from them: the saved-game reader and the
-adjudication cases write a position every phase, so neither names a unit twice.
+adjudication cases write a position every phase, so neither names a unit twice. Like
+``to_json``, they write each power by its full name (``"ENGLAND"``), as the files do.
 
 >>> from engine import Position
 >>> start = Position.initial()
@@ -29,6 +30,8 @@ class MapNames:
     def __init__(self, m: Map) -> None:
         count = len(m.locations)
         self.map = m
+        #: a power (its token) -> its full name, as the files write it
+        self.power_names = m.power_names
         #: unit type -> location -> the unit's name, as :meth:`Position.unit_name` writes it (a
         #: dict: no location -1 in it)
         self.units = [{loc: f"{letter} {m.name_of(loc)}" for loc in range(count)} for letter in UNIT_LETTERS]
@@ -50,9 +53,10 @@ class MapNames:
     def units_json(self, position: Position) -> dict[str, list[str]]:
         """``position.to_json()["units"]``: power -> its units' names (every list a new one)."""
         names = self.units
+        full = self.power_names
         units: dict[str, list[str]] = {}
         for u in position.units:
-            power = u.power
+            power = full[u.power]
             if power in units:
                 units[power].append(names[u.type][u.location])
             else:
@@ -68,13 +72,15 @@ class MapNames:
         if owners is not last:
             written = {}
             places = self.places
+            full = self.power_names
             for p in self.centres:
                 owner = owners[p]
                 if owner is not None:
-                    if owner in written:
-                        written[owner].append(places[p])
+                    name = full[owner]
+                    if name in written:
+                        written[name].append(places[p])
                     else:
-                        written[owner] = [places[p]]
+                        written[name] = [places[p]]
             self._last_centres = (owners, written)
         return written
 
@@ -86,7 +92,7 @@ class MapNames:
         places = self.places
         return {
             names[d.unit.type][d.unit.location]: {
-                "power": d.unit.power,
+                "power": self.power_names[d.unit.power],
                 "retreats": sorted(places[r] for r in d.retreats),
             }
             for d in position.dislodged

@@ -167,7 +167,7 @@ def _name(core: Any, m: Map) -> None:
         for kind in range(len(UNIT_LETTERS))
     ]
     core.set_saved_names(
-        [p.encode() for p in m.powers],
+        [m.power_names[p].encode() for p in m.powers],  # a saved game's: the full names
         *([None if name is None else their_text(name).encode() for name in names] for names in ours),
         [their_text(name).encode() for name in m.locations],
         [name.encode() for name in m.locations],

@@ -58,7 +58,7 @@ class _Tables(MapNames):
         for unit in self.standing():
             ours = self.units[unit.type][unit.location]
             self.our_unit[their_text(ours)] = ours
-        self.powers: dict[str, str] = {}  # a power as a file names it -> its full name
+        self.powers: dict[str, str] = {}  # a power as a file names it (its full name) -> its token
         self.texts: dict[str, str] = {}  # MILA order text -> détente's
         self.orders: dict[str, Order] = {}  # MILA order text -> its order (texts that are orders)
         self.unreadable: set[str] = set()  # MILA order texts that are no order
@@ -223,7 +223,7 @@ def _read_orders(
     phases: Sequence[Mapping[str, Any]], m: Map, t: _Tables
 ) -> list[tuple[dict[str, list[str]], dict[str, list[Order]], list[str]] | _UnknownPower | BaseException]:
     """Every phase's orders but the last's: the texts in détente's names by power as written,
-    the orders by full power name, the texts that are no order. A phase whose orders cannot be
+    the orders by power (its token), the texts that are no order. A phase whose orders cannot be
     read ends the list with what went wrong, raised when that phase is played (as it was when
     one loop did everything)."""
     powers = t.powers
@@ -238,10 +238,10 @@ def _read_orders(
             for power, given in (phases[index].get("orders") or {}).items():
                 if not given:
                     continue
-                full = powers.get(power)
-                if full is None:
+                token = powers.get(power)
+                if token is None:
                     try:
-                        full = powers[power] = m.power(power)
+                        token = powers[power] = m.power(power)
                     except KeyError:
                         read.append(_UnknownPower(power))
                         return read
@@ -251,10 +251,10 @@ def _read_orders(
                 except (KeyError, TypeError):
                     texts, found = read_texts(given, unreadable, m, t)
                 orders[power] = texts
-                if full in parsed:
-                    parsed[full] += found
+                if token in parsed:
+                    parsed[token] += found
                 else:
-                    parsed[full] = found
+                    parsed[token] = found
         except Exception as error:  # noqa: BLE001 - raised again where the phase is played
             read.append(error)
             return read
@@ -403,8 +403,8 @@ Row = tuple[str, int, bool, int, tuple[int, ...], tuple[bool, ...]]
 
 
 def _rows(records: Sequence[Mapping[str, Any]], m: Map) -> Iterator[Row]:
-    """The summary's rows of détente's phase records."""
-    powers = m.powers
+    """The summary's rows of détente's phase records (their positions name the powers by their full names)."""
+    powers = [m.power_names[p] for p in m.powers]
     nothing = itertools.repeat(())
     for record in records:
         after = record["position"]
@@ -452,7 +452,7 @@ def _summary(rows: Sequence[Row], first: Mapping[str, Any], m: Map) -> dict[str,
     """The game-level fields of a game document, from its phases' rows (the first state if none)."""
     centres: dict[str, dict[str, int]] = {}
     eliminated: dict[str, str] = {}
-    powers = m.powers
+    powers = [m.power_names[p] for p in m.powers]  # the document's keys: the full names
     if rows:
         final_done, final_counts = rows[-1][2], rows[-1][4]
     else:

@@ -229,16 +229,15 @@ class _Board:
     # powers and provinces
 
     def power(self, name: str) -> str:
-        """A power's DAIDE token, from it or its L name."""
-        token = name.upper()
-        if token not in self.map.power_abbreviations:
-            raise BridgeError(f"there is no power {token} on the map")
-        return token
+        """The power ``name``, checked to be on the map."""
+        if name not in self.map.powers:
+            raise BridgeError(f"there is no power {name} on the map")
+        return name
 
     def powers_to_l(self, tokens: Sequence[str]) -> frozenset[str]:
         if not tokens:
             raise BridgeError("a list of powers is empty")
-        return frozenset(self.power(t).lower() for t in tokens)
+        return frozenset(self.power(t) for t in tokens)
 
     def powers_to_daide(self, names: frozenset[str]) -> tuple[str, ...]:
         return tuple(sorted(self.power(n) for n in names))
@@ -257,7 +256,7 @@ class _Board:
             raise BridgeError("DAIDE's bare DRW means a draw of every surviving power: naming them needs the position")
         p = self.position
         owners = {u.power for u in p.units} | {g.unit.power for g in p.dislodged} | {o for o in p.centers if o}
-        return tuple(sorted(self.map.abbreviation_of[o] for o in owners))
+        return tuple(sorted(owners))
 
     # regions and locations
 
@@ -324,7 +323,7 @@ class _Board:
         if isinstance(unit, d.LooseUnit):
             raise BridgeError(f"DAIDE's unit {unit} is loosely written: L names every unit's power and type")
         region = self.region_to_l(unit.unit_type, unit.location, None, str(unit))
-        return a.Unit(self.power(unit.power).lower(), region)
+        return a.Unit(self.power(unit.power), region)
 
     def unit_to_daide(self, unit: a.Unit) -> d.DaideUnit:
         place = self.location(unit.region)
@@ -355,7 +354,7 @@ class _Board:
     def turn_to_l(self, turn: d.Turn) -> a.Turn:
         if turn.year < 0:
             raise BridgeError(f"L has no year {turn.year}")
-        return a.Turn(turn.season, turn.year)
+        return turn
 
     # orders and actions
 
@@ -364,7 +363,7 @@ class _Board:
         if isinstance(order, d.Waive):
             if order.power is None:
                 raise BridgeError("DAIDE's WVE names no power: L's wve needs one")
-            return a.Wve(self.power(order.power).lower())
+            return a.Wve(self.power(order.power))
         unit = self.unit_to_l(order.unit)
         origin = self.origin(unit)
         if isinstance(order, d.Hold):
@@ -454,7 +453,7 @@ class _Board:
         if isinstance(arrangement, d.Drw):
             return a.Drw(self.powers_to_l(arrangement.powers or self.surviving()))
         if isinstance(arrangement, d.Slo):
-            return a.Slo(self.power(arrangement.power).lower())
+            return a.Slo(self.power(arrangement.power))
         if isinstance(arrangement, d.Xdo):
             return a.Do(self.action(arrangement.order))
         if isinstance(arrangement, d.For):
@@ -489,7 +488,7 @@ class _Board:
                 return xdo
             if isinstance(formula.time, a.TimeVar):
                 raise BridgeError(f"L's time variable {formula.time} has no counterpart in DAIDE, which names turns")
-            return d.For(d.Turn(formula.time.season.upper(), formula.time.year), None, xdo)
+            return d.For(formula.time, None, xdo)
         if isinstance(formula, a.Not):
             return d.Not(self.arrangement(formula.operand))
         if isinstance(formula, a.And):
@@ -507,7 +506,7 @@ class _Board:
         return a.Agree(parties, formula)
 
     def deal_to_daide(self, deal: LDeal, parties: frozenset[str]) -> d.Arrangement:
-        named = " ".join(sorted(parties))
+        named = " ".join(sorted(p.lower() for p in parties))  # as L writes them
         if isinstance(deal, a.Agree):
             _no_time(deal)
             if deal.agents != parties:
@@ -533,13 +532,13 @@ class _Board:
             pledger = _pledger(commit.formula)
             if commit.agent != pledger:
                 raise BridgeError(
-                    f"L's {commit} has no counterpart in DAIDE: an XDO commits the power that gives the order, {pledger}"
+                    f"L's {commit} has no counterpart in DAIDE: an XDO commits the power that gives the order, {pledger.lower()}"
                 )
             if commit.agents != parties - {pledger}:
-                others = " ".join(sorted(parties - {pledger}))
+                others = " ".join(sorted(p.lower() for p in parties - {pledger}))
                 raise BridgeError(
                     f"L's {commit} has no counterpart in DAIDE, whose arrangements bind the sender and the "
-                    f"recipients: {pledger} commits to [{others}]"
+                    f"recipients: {pledger.lower()} commits to [{others}]"
                 )
             parts.append(self.arrangement(commit.formula))
         return parts[0] if len(parts) == 1 else d.And(tuple(parts))
@@ -574,7 +573,7 @@ def daide_to_l(sender: str, recipients: Sequence[str], press: d.Value | str, pos
     Raises :class:`BridgeError` when L cannot say it.
     """
     board = _Board(position)
-    alpha = board.power(sender).lower()
+    alpha = board.power(sender)
     beta = board.powers_to_l(recipients)
     if alpha in beta:
         raise BridgeError(f"{sender} sends press to itself")
@@ -628,7 +627,7 @@ def bridgeable_press(press: d.Value | str, position: Position | None = None) -> 
     'DAIDE INS (insisting on an arrangement) has no counterpart in L, which proposes but does not insist'
     """
     # Whether L can say it does not depend on who says it: any two powers will do.
-    first, second = sorted((standard_map() if position is None else position.map).power_abbreviations)[:2]
+    first, second = sorted((standard_map() if position is None else position.map).powers)[:2]
     try:
         daide_to_l(first, (second,), press, position)
     except BridgeError as e:

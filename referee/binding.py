@@ -29,9 +29,9 @@ positive ``Do`` are enforced: a refusal ``~Do(x)`` has no order to put in the pl
 >>> deal = parse("propose(eng, fra, Commit(fra, eng, Do(mto(Unit(fra, Region(bre, coast)), Region(mao, sea)))))").deal
 >>> binding = binding_orders([deal], start)
 >>> sorted(committed(deal)), {power: [format_order(start.map, o) for o in orders] for power, orders in binding.items()}
-(['fra'], {'FRANCE': ['F BRE - MAO']})
->>> given = {"FRANCE": [parse_order(start.map, "F BRE - ECH"), parse_order(start.map, "A PAR - BUR")]}
->>> [format_order(start.map, o) for o in apply_binding(start, given, binding)["FRANCE"]]
+(['FRA'], {'FRA': ['F BRE - MAO']})
+>>> given = {"FRA": [parse_order(start.map, "F BRE - ECH"), parse_order(start.map, "A PAR - BUR")]}
+>>> [format_order(start.map, o) for o in apply_binding(start, given, binding)["FRA"]]
 ['F BRE - MAO', 'A PAR - BUR']
 """
 
@@ -56,23 +56,11 @@ __all__ = [
     "in_force",
     "kind_of",
     "literals",
-    "phase_of_turn",
     "terms",
 ]
 
-_PHASE_OF_SEASON = {"spr": ("S", MOVEMENT), "sum": ("S", RETREATS), "fal": ("F", MOVEMENT), "aut": ("F", RETREATS)}
 _MOVEMENT_ACTIONS = (a.Hld, a.Mto, a.Sup, a.Cvy, a.Cto)
 _RETREAT_ACTIONS = (a.Rto, a.Dsb)
-
-
-def phase_of_turn(turn: a.Turn) -> Phase:
-    """The engine phase of an L time: ``(fal, 1901)`` is F1901M.
-
-    >>> str(phase_of_turn(a.Turn("aut", 1901)))
-    'F1901R'
-    """
-    season, kind = _PHASE_OF_SEASON.get(turn.season, ("W", ADJUSTMENTS))
-    return Phase(turn.year, season, kind)
 
 
 def kind_of(action: a.Action) -> str:
@@ -134,8 +122,8 @@ def literals(deal: a.Deal | a.Agree) -> list[Literal]:
     >>> from protocol.l import parse
     >>> deal = parse("propose(eng, fra, Agree([eng fra], pce([eng fra]) & ~Do(hld(Unit(fra, Region(par, amy))))))").deal
     >>> [(x.power, str(x.atom), x.positive) for x in literals(deal)]  # doctest: +NORMALIZE_WHITESPACE
-    [('eng', 'pce([eng fra])', True), ('fra', 'pce([eng fra])', True),
-     ('fra', 'Do(hld(Unit(fra, Region(par, amy))))', False)]
+    [('ENG', 'pce([eng fra])', True), ('FRA', 'pce([eng fra])', True),
+     ('FRA', 'Do(hld(Unit(fra, Region(par, amy))))', False)]
     """
     found: list[Literal] = []
     for power, formula, time in terms(deal):
@@ -169,7 +157,7 @@ def in_force(atom: a.Do | a.Pce | a.Aly | a.Dmz, time: a.Turn | None, phase: Pha
     if isinstance(atom, a.Do) and kind_of(atom.action) != phase.kind:
         return False
     if time is not None:
-        return phase_of_turn(time) == phase
+        return time.phase == phase
     return phase == made if isinstance(atom, a.Do) else made <= phase
 
 

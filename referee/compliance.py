@@ -37,13 +37,13 @@ each piece means (times as in ``referee.binding``):
 >>> from protocol.l import parse
 >>> start = Position.initial()
 >>> deal = parse("propose(fra, ger, Agree([fra ger], dmz([fra ger], [bur])))").deal
->>> orders = {"FRANCE": [parse_order(start.map, "A PAR - BUR")], "GERMANY": [parse_order(start.map, "A MUN - RUH")]}
+>>> orders = {"FRA": [parse_order(start.map, "A PAR - BUR")], "GER": [parse_order(start.map, "A MUN - RUH")]}
 >>> outcome = adjudicate(start, orders)
->>> for r in check([Commitment(deal, frozenset({"fra", "ger"}), "S1901M")], start, orders, outcome.results, outcome.position):
+>>> for r in check([Commitment(deal, frozenset({"FRA", "GER"}), "S1901M")], start, orders, outcome.results, outcome.position):
 ...     print(r.power, r.part, r.kept, r.detail)
-fra dmz([fra ger], [bur]) False A PAR - BUR (ok); A BUR there after the phase
-ger dmz([fra ger], [bur]) True no unit of ger ordered into or kept in bur
->>> attacks(start, {"GERMANY": [parse_order(start.map, "A MUN - BUR"), parse_order(start.map, "A KIE - HOL")]})
+FRA dmz([fra ger], [bur]) False A PAR - BUR (ok); A BUR there after the phase
+GER dmz([fra ger], [bur]) True no unit of ger ordered into or kept in bur
+>>> attacks(start, {"GER": [parse_order(start.map, "A MUN - BUR"), parse_order(start.map, "A KIE - HOL")]})
 []
 """
 
@@ -60,14 +60,14 @@ from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS, Phase, Position, Un
 from protocol.l import ast as a
 from protocol.l.actions import ActionError, action_from_order, unit_from_engine, unit_to_engine
 from protocol.l.printer import to_text
-from referee.binding import action_key, actor, in_force, literals, phase_of_turn, terms
+from referee.binding import action_key, actor, in_force, literals, terms
 
 __all__ = ["Attack", "Commitment", "Report", "attacks", "check"]
 
 
 class Attack(NamedTuple):
     """``attacker`` moved, supported or convoyed a move against ``victim`` into ``province``
-    (full power names, the province's map name)."""
+    (powers, the province's map name)."""
 
     attacker: str
     victim: str
@@ -90,19 +90,19 @@ class Commitment:
 
         >>> from protocol.l import parse
         >>> peace = parse("propose(eng, fra, Agree([eng fra], pce([eng fra])))").deal
-        >>> Commitment(peace, frozenset({"eng", "fra"}), "S1901M").lasts_after("S1901M")
+        >>> Commitment(peace, frozenset({"ENG", "FRA"}), "S1901M").lasts_after("S1901M")
         True
         """
         later = Phase.parse(phase)
         return any(
-            phase_of_turn(x.time) > later if x.time is not None else not isinstance(x.atom, a.Do)
+            x.time.phase > later if x.time is not None else not isinstance(x.atom, a.Do)
             for x in literals(self.deal)
         )
 
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """Whether ``power`` (L name) kept ``part`` (L text) of ``deal`` in the phase checked, and
+    """Whether ``power`` kept ``part`` (L text) of ``deal`` in the phase checked, and
     why; ``commitment`` is the index of the commitment among those :func:`check` was given."""
 
     power: str
@@ -113,8 +113,9 @@ class Report:
     commitment: int
 
     def to_json(self) -> dict[str, str | bool]:
-        """The report as a compliance frame lists it (the frame names the deal)."""
-        return {"power": self.power, "part": self.part, "kept": self.kept, "detail": self.detail}
+        """The report as a compliance frame lists it (the frame names the deal), the power as L
+        writes it, as the part does."""
+        return {"power": self.power.lower(), "part": self.part, "kept": self.kept, "detail": self.detail}
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +139,10 @@ def attacks(before: Position, orders: Mapping[str, Sequence[eo.Order]]) -> list[
     taken in alphabetical order, each one's orders in the order given.
 
     >>> from engine import Position, parse_order
-    >>> board = Position.build("S1901M", {"FRANCE": ["A BUR", "A PAR"], "GERMANY": ["A MUN", "A RUH"]},
-    ...                        centers={"GERMANY": ["MUN"]})
-    >>> attacks(board, {"FRANCE": [parse_order(board.map, "A BUR - MUN"), parse_order(board.map, "A PAR S A BUR - MUN")]})
-    [Attack(attacker='FRANCE', victim='GERMANY', province='MUN'), Attack(attacker='FRANCE', victim='GERMANY', province='MUN')]
+    >>> board = Position.build("S1901M", {"FRA": ["A BUR", "A PAR"], "GER": ["A MUN", "A RUH"]},
+    ...                        centers={"GER": ["MUN"]})
+    >>> attacks(board, {"FRA": [parse_order(board.map, "A BUR - MUN"), parse_order(board.map, "A PAR S A BUR - MUN")]})
+    [Attack(attacker='FRA', victim='GER', province='MUN'), Attack(attacker='FRA', victim='GER', province='MUN')]
     """
     names = before.map.locations
     return [Attack(h.attacker, h.victim, names[h.province]) for h in _hostile(before, orders)]
@@ -211,7 +212,7 @@ def check(
     after: Position,
 ) -> list[Report]:
     """The reports of the phase played from ``before`` with each power's given ``orders``
-    (full names) to ``after``; ``results`` are the adjudicator's words for each unit, quoted
+    (by power) to ``after``; ``results`` are the adjudicator's words for each unit, quoted
     in the details. Commitments made after ``before``'s phase are skipped. Reports come in
     the order of the commitments, then of the committed powers, then of the parts."""
     board = _Board(before, orders, results, after)
@@ -288,18 +289,17 @@ class _Board:
 
     def _do(self, power: str, action: a.Action) -> tuple[bool, str]:
         m = self.before.map
-        full = m.power(power)
-        done = self.done(full)
+        done = self.done(power)
         key = action_key(action)
         if key in done:
             order = done[key]
-            return True, self._describe(full, order) if order is not None else self._default(action)
+            return True, self._describe(power, order) if order is not None else self._default(action)
         if isinstance(action, a.Wve | a.Bld):
             return False, "not ordered"
         here = m.province_of[m.location(action.unit.region.province)]
-        instead = [o for o in self.orders.get(full, ()) if _province(m, o) == here]
+        instead = [o for o in self.orders.get(power, ()) if _province(m, o) == here]
         if instead:
-            return False, "ordered " + "; ".join(self._describe(full, o) for o in instead)
+            return False, "ordered " + "; ".join(self._describe(power, o) for o in instead)
         for default, order in done.items():
             if order is None and isinstance(default, a.Hld | a.Dsb) and default.unit.region == action.unit.region:
                 return False, self._default(default)
@@ -309,14 +309,12 @@ class _Board:
         if power not in parties:
             return None, ""
         m = self.before.map
-        full = m.power(power)
-        others = {m.power(p) for p in parties - {power}}
-        hits = [h for h in self.hostile() if h.attacker == full and h.victim in others]
+        others = parties - {power}
+        hits = [h for h in self.hostile() if h.attacker == power and h.victim in others]
         if not hits:
-            return True, "no attack on " + ", ".join(sorted(parties - {power}))
-        abbreviation = m.abbreviation_of
+            return True, "no attack on " + ", ".join(sorted(p.lower() for p in others))
         return False, "; ".join(
-            f"{self._describe(full, h.order)} attacks {abbreviation[h.victim].lower()} in {m.locations[h.province].lower()}"
+            f"{self._describe(power, h.order)} attacks {h.victim.lower()} in {m.locations[h.province].lower()}"
             for h in hits
         )
 
@@ -326,62 +324,61 @@ class _Board:
         before = self.before
         m = before.map
         province_of = m.province_of
-        full = m.power(power)
         zone = {province_of[m.location(p)] for p in dmz.provinces}
         kind = before.phase.kind
         breaches = []
         ordered = set()
-        for order in self.orders.get(full, ()):
+        for order in self.orders.get(power, ()):
             here = _province(m, order)
             if here is None:
                 continue
             unit = before.unit_at.get(here)
-            if kind == MOVEMENT and unit is not None and unit.power == full:
+            if kind == MOVEMENT and unit is not None and unit.power == power:
                 ordered.add(here)
                 into = province_of[order.destination] if isinstance(order, eo.Move) else here
-            elif kind == RETREATS and isinstance(order, eo.Retreat) and _dislodged(before, full, order) is not None:
+            elif kind == RETREATS and isinstance(order, eo.Retreat) and _dislodged(before, power, order) is not None:
                 into = province_of[order.destination]
             elif isinstance(order, eo.Build):
                 into = here
             else:
                 continue
             if into in zone:
-                breaches.append(self._describe(full, order))
+                breaches.append(self._describe(power, order))
         if kind == MOVEMENT:
-            idle = [u for u in before.units_of(full) if province_of[u.location] in zone - ordered]
+            idle = [u for u in before.units_of(power) if province_of[u.location] in zone - ordered]
             breaches += [f"{before.unit_name(u)} held (no order)" for u in idle]
         if not breaches:
-            return True, f"no unit of {power} ordered into or kept in {', '.join(sorted(dmz.provinces))}"
-        there = [self.after.unit_name(u) for u in self.after.units_of(full) if province_of[u.location] in zone]
+            return True, f"no unit of {power.lower()} ordered into or kept in {', '.join(sorted(dmz.provinces))}"
+        there = [self.after.unit_name(u) for u in self.after.units_of(power) if province_of[u.location] in zone]
         return False, "; ".join(breaches + ([", ".join(there) + " there after the phase"] if there else []))
 
     # --- what was done ------------------------------------------------------------------------
 
-    def done(self, full: str) -> dict[Hashable, eo.Order | None]:
-        """The keys of the actions ``full`` took, each with its order (None: a unit's default)."""
-        if full in self._done:
-            return self._done[full]
+    def done(self, power: str) -> dict[Hashable, eo.Order | None]:
+        """The keys of the actions ``power`` took, each with its order (None: a unit's default)."""
+        if power in self._done:
+            return self._done[power]
         before = self.before
         m = before.map
         done: dict[Hashable, eo.Order | None] = {}
         ordered = set()
-        for order in self.orders.get(full, ()):
+        for order in self.orders.get(power, ()):
             try:
-                action = action_from_order(before, full, order)
+                action = action_from_order(before, power, order)
             except ActionError:
                 continue
             done.setdefault(action_key(action), order)
             ordered.add(_province(m, order))
         kind = before.phase.kind
         if kind == MOVEMENT:
-            for u in before.units_of(full):
+            for u in before.units_of(power):
                 if m.province_of[u.location] not in ordered:
                     done.setdefault(action_key(a.Hld(unit_from_engine(m, u))), None)
         elif kind == RETREATS:
             for d in before.dislodged:
-                if d.unit.power == full and m.province_of[d.unit.location] not in ordered:
+                if d.unit.power == power and m.province_of[d.unit.location] not in ordered:
                     done.setdefault(action_key(a.Dsb(unit_from_engine(m, d.unit))), None)
-        self._done[full] = done
+        self._done[power] = done
         return done
 
     def hostile(self) -> list[_Hostile]:
@@ -395,19 +392,19 @@ class _Board:
         name = self.before.unit_name(unit_to_engine(self.before.map, action.unit))
         return f"{name} held (no order)" if isinstance(action, a.Hld) else f"{name} disbanded (no order)"
 
-    def _describe(self, full: str, order: eo.Order) -> str:
+    def _describe(self, power: str, order: eo.Order) -> str:
         """An order in short notation with its result words."""
         text = format_order(self.before.map, order)
-        unit = self._unit_of(full, order)
+        unit = self._unit_of(power, order)
         words = None if unit is None else self.results.get(unit)
         return f"{text} ({', '.join(words)})" if words else text
 
-    def _unit_of(self, full: str, order: eo.Order) -> Unit | None:
+    def _unit_of(self, power: str, order: eo.Order) -> Unit | None:
         """The unit ``order`` is for, as the results name it (a build: the unit built)."""
         if isinstance(order, eo.Build):
-            return Unit(full, ARMY if order.type is None else order.type, order.location)
+            return Unit(power, ARMY if order.type is None else order.type, order.location)
         if self.before.phase.kind == RETREATS:
-            return _dislodged(self.before, full, order)
+            return _dislodged(self.before, power, order)
         here = _province(self.before.map, order)
         return None if here is None else self.before.unit_at.get(here)
 

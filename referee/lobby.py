@@ -182,13 +182,13 @@ class Lobby:
         return any(p.passcode == code for e in self.games.values() for p in e.gm.roster.players.values())
 
     def session(self, game_id: str | None, power: str, token: str) -> tuple[str, str] | None:
-        """The game in which ``token`` is the session token of ``power`` (a token or a name; in
-        ``game_id``, or in any game when it is None), if one is not over, and the power's name."""
+        """The game in which ``token`` is the session token of ``power`` (in ``game_id``, or in
+        any game when it is None), if one is not over, and the power."""
         ids = [game_id] if game_id is not None else list(self.games)
         for gid in ids:
             entry = self.games.get(gid)
             if entry is not None and entry.gm.state is not GameState.OVER and entry.gm.session(power, token):
-                return gid, entry.gm.map.power(power)
+                return gid, power
         return None
 
     def power_of(self, conn: str) -> str | None:
@@ -343,8 +343,8 @@ class Lobby:
             if entry is None or entry.gm.state is GameState.OVER:
                 continue
             gm = entry.gm
-            power = gm.map.power_abbreviations.get(message.power)
-            if power is None:
+            power = message.power
+            if power not in gm.map.powers:
                 break
             if message.session is not None:
                 if gm.seats.session_player(power, message.session) is not None:
@@ -364,9 +364,9 @@ class Lobby:
         """``message``'s passcode, routed elsewhere, charged to the seat of ``game_id`` if wrong
         there (see :attr:`Route.charge`): the game's step (its ``guess`` record)."""
         gm = self.games[game_id].gm
-        power = gm.map.power_abbreviations.get(message.power)
+        power = message.power
         c = self._conns.get(conn)
-        if power is None or c is None:
+        if power not in gm.map.powers or c is None:
             return Step()
         return gm.guess(power, message.passcode, c.address, now)
 

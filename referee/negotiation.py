@@ -202,7 +202,7 @@ class Negotiation:
         self.phase, self.kind, self.deadline = phase, kind, deadline
         self.notary.new_phase(phase)
         frame = {"type": "phase", "phase": phase, "kind": kind, "deadline": deadline, "open": self.window_open}
-        out.frames.extend((power, frame) for power in self._powers())
+        out.frames.extend((power, frame) for power in self.map.powers)
 
     def _lapse(self, phase: str, out: _Out) -> None:
         """The requests of an earlier phase than ``phase`` come too late now: a binding can no
@@ -285,8 +285,8 @@ class Negotiation:
     def _results(self, payload: Mapping[str, Any], out: _Out) -> None:
         before = Position.from_json(payload["before"], self.map)
         orders: dict[str, list[eo.Order]] = {}
-        for power, texts in payload["orders"].items():
-            orders[power] = [eo.parse_order(self.map, t) for t in texts]
+        for name, texts in payload["orders"].items():  # a notice's JSON: full names
+            orders[self.map.power(name)] = [eo.parse_order(self.map, t) for t in texts]
         after_json = payload["after"]
         after = before if after_json["phase"] == "COMPLETED" else Position.from_json(after_json, self.map)
         named = {before.unit_name(u): u for u in (*before.units, *(d.unit for d in before.dislodged))}
@@ -302,24 +302,24 @@ class Negotiation:
                 "type": "compliance",
                 "phase": payload["phase"],
                 "deal": to_text(commitment.deal),
-                "participants": sorted(self._token(p) for p in commitment.participants),
+                "participants": sorted(commitment.participants),
                 "reports": found,
             }
             if commitment.promise:
                 frame["promise"] = True
-            out.frames.extend((self._token(p), frame) for p in sorted(commitment.participants))
+            out.frames.extend((p, frame) for p in sorted(commitment.participants))
         self.commitments = [c for c in self.commitments if c.lasts_after(payload["phase"])]
         if after_json["phase"] != "COMPLETED":
             self.position = after
         for power in self.map.powers:
             if not after.units_of(power) and not after.centers_of(power):
-                self.eliminated.add(self._token(power))
+                self.eliminated.add(power)
 
     def game_over(self) -> Step:
         out = _Out(records=[{"kind": "over"}])
         self.over = True
         frame = {"type": "over", "phase": self.phase}
-        out.frames.extend((power, frame) for power in self._powers())
+        out.frames.extend((power, frame) for power in self.map.powers)
         return out.step()
 
     def feed(self, notice: Notice) -> Step:
@@ -370,7 +370,7 @@ class Negotiation:
         return out.step()
 
     def _message_record(self, sender: str, message: a.Message) -> dict[str, Any]:
-        receivers = sorted(r.upper() for r in message.receivers)
+        receivers = sorted(message.receivers)
         text = to_text(message)
         return {
             "kind": "message",
@@ -392,10 +392,10 @@ class Negotiation:
             raise SayError("syntax", "the message is nested too deeply", 1, 1) from None
         if not self.window_open:
             raise SayError("closed", f"no negotiation now ({self._when()})")
-        sender = message.sender.upper()
+        sender = message.sender
         if sender != power:
             raise SayError("identity", f"you are {power}, not {sender}: α must be the sender")
-        receivers = {r.upper() for r in message.receivers}
+        receivers = set(message.receivers)
         if power in receivers:
             raise SayError("identity", f"{power} is both the sender and a receiver")
         if power in self.eliminated:
@@ -470,13 +470,13 @@ class Negotiation:
             ) from None
 
     def _pending_deal(self, sender: str, receivers: Iterable[str]) -> a.Deal | a.Agree | None:
-        wanted = frozenset(r.upper() for r in receivers)
-        found = [p for p in self.pending.values() if p.sender == sender.upper() and p.receivers == wanted]
+        wanted = frozenset(receivers)
+        found = [p for p in self.pending.values() if p.sender == sender and p.receivers == wanted]
         return found[-1].deal if found else None
 
     def _accept(self, power: str, message: a.Message, seq: int, out: _Out) -> None:
         """Deliver an accepted message and apply it to the proposals and the notary."""
-        receivers = frozenset(r.upper() for r in message.receivers)
+        receivers = message.receivers
         text = to_text(message)
         frame = {
             "type": "message",
@@ -511,18 +511,18 @@ class Negotiation:
                     del self.pending[proposal.seq], self.unanswered[proposal.seq], self.accepters[proposal.seq]
             if isinstance(message, a.Accept):
                 if message.deal in self.notary.agreed():  # agreed already: one more party to check
-                    self._keep(message.deal, {power.lower()})
+                    self._keep(message.deal, {power})
                 self._endorse(power, message.deal, out)
             else:
                 # a rejection voids the proposal it answers (or, answering none, the deal its
                 # receivers proposed): its endorsements are gone, only new agreement confirms it
                 proposers = {proposal.sender} if proposal is not None else set(receivers)
                 for other in sorted({power, *proposers, *accepters}):
-                    self.notary.forget(other.lower(), message.deal)
+                    self.notary.forget(other, message.deal)
         elif isinstance(message, a.Withdraw):
             for proposal in self._withdrawn(power, set(receivers)):
                 for other in sorted({power, *self.accepters[proposal.seq]}):
-                    self.notary.forget(other.lower(), proposal.deal)
+                    self.notary.forget(other, proposal.deal)
                 del self.pending[proposal.seq], self.unanswered[proposal.seq], self.accepters[proposal.seq]
 
     def _keep(self, deal: a.Deal | a.Agree, participants: Iterable[str], promise: bool = False) -> None:
@@ -539,9 +539,9 @@ class Negotiation:
         """``power`` proposed or accepted ``deal``: a confirmation (or a promise accepted) is told
         to its participants, and kept for the compliance check; a conflict to ``power``."""
         already = deal in self.notary.agreed()
-        outcome = self.notary.endorse(power.lower(), deal, self.position, proposing=proposing)
+        outcome = self.notary.endorse(power, deal, self.position, proposing=proposing)
         if isinstance(outcome, Confirmed | Accepted) and not already:
-            told = sorted(p.upper() for p in outcome.participants)
+            told = sorted(outcome.participants)
             frame: dict[str, Any] = {
                 "type": "confirmed" if isinstance(outcome, Confirmed) else "accepted",
                 "deal": to_text(outcome.deal),
@@ -568,7 +568,7 @@ class Negotiation:
                 "deal": to_text(deal),
                 "reason": outcome.reason,
                 "with": to_text(outcome.with_deal),
-                "participants": sorted(p.upper() for p in participants(deal)),
+                "participants": sorted(participants(deal)),
                 "phase": self.phase,
             }
             if is_promise(power, deal) and proposing:
@@ -625,11 +625,6 @@ class Negotiation:
 
     # --- helpers ----------------------------------------------------------------------------------
 
-    def _powers(self) -> list[str]:
-        return [self._token(p) for p in self.map.powers]
-
-    def _token(self, power: str) -> str:
-        return self.map.abbreviation_of.get(power.upper(), power.upper())
 
 
 #: The frames a chat shows as notes, which :func:`notes` gives again.

@@ -44,19 +44,19 @@ iterated sorted, so replaying the stored calls rebuilds the same notary and outc
 >>> notary = Notary(start.map)
 >>> notary.new_phase("S1901M")
 >>> peace = parse("propose(eng, fra, Agree([eng fra], pce([eng fra])))").deal
->>> notary.endorse("eng", peace, start, proposing=True).missing
-frozenset({'fra'})
->>> notary.endorse("fra", peace, start) == Confirmed(peace, frozenset({"eng", "fra"}))
+>>> notary.endorse("ENG", peace, start, proposing=True).missing
+frozenset({'FRA'})
+>>> notary.endorse("FRA", peace, start) == Confirmed(peace, frozenset({"ENG", "FRA"}))
 True
 >>> stab = parse("propose(eng, fra, Commit(eng, fra, Do(mto(Unit(eng, Region(lon, coast)), Region(ech, sea)))))").deal
->>> type(notary.endorse("eng", stab, start, proposing=True)).__name__  # only eng is committed: a promise
+>>> type(notary.endorse("ENG", stab, start, proposing=True)).__name__  # only eng is committed: a promise
 'Offered'
->>> sorted(notary.endorse("fra", stab, start).participants)  # accepted: it holds eng
-['eng', 'fra']
->>> notary.endorse("eng", parse("propose(eng, fra, Commit(eng, fra, Do(hld(Unit(eng, Region(lon, coast))))))").deal, start).reason
+>>> sorted(notary.endorse("FRA", stab, start).participants)  # accepted: it holds eng
+['ENG', 'FRA']
+>>> notary.endorse("ENG", parse("propose(eng, fra, Commit(eng, fra, Do(hld(Unit(eng, Region(lon, coast))))))").deal, start).reason
 'the unit in lon is committed to hld(Unit(eng, Region(lon, coast))) and to mto(Unit(eng, Region(lon, coast)), Region(ech, sea))'
 >>> war = parse("propose(eng, ger, Agree([eng ger], aly([eng ger], [fra])))").deal
->>> notary.endorse("eng", war, start, proposing=True).reason
+>>> notary.endorse("ENG", war, start, proposing=True).reason
 'England cannot keep the peace with France and be allied against France'
 """
 
@@ -69,7 +69,7 @@ from typing import TypeAlias
 from engine.maps import Map
 from engine.position import Phase, Position
 from protocol.l import ast as a
-from referee.binding import Literal, action_key, actor, committed, kind_of, literals, phase_of_turn, terms
+from referee.binding import Literal, action_key, actor, committed, kind_of, literals, terms
 
 __all__ = ["Accepted", "Confirmed", "Conflict", "Notary", "Offered", "Outcome", "Pending", "is_promise", "participants"]
 
@@ -128,9 +128,9 @@ def participants(deal: a.Deal | a.Agree) -> frozenset[str]:
 
 
 def is_promise(proposer: str, deal: a.Deal | a.Agree) -> bool:
-    """Whether ``deal``, proposed by ``proposer`` (L name), is a promise: it commits the
-    proposer alone (one side offers; the other accepts or rejects)."""
-    return committed(deal) == {proposer.lower()}
+    """Whether ``deal``, proposed by ``proposer``, is a promise: it commits the proposer alone
+    (one side offers; the other accepts or rejects)."""
+    return committed(deal) == {proposer}
 
 
 class Notary:
@@ -168,7 +168,6 @@ class Notary:
         """
         if deal in self._confirmed:
             return self._confirmed[deal][0]
-        power = power.lower()
         endorsers = self._endorsed.setdefault(deal, set())
         endorsers.add(power)
         if proposing:
@@ -202,7 +201,6 @@ class Notary:
     def forget(self, power: str, deal: a.Deal | a.Agree) -> bool:
         """``power`` no longer endorses ``deal`` (its proposal was rejected or withdrawn, or
         it rejected the deal): whether it did. A confirmed deal stays confirmed."""
-        power = power.lower()
         endorsers = self._endorsed.get(deal, set())
         if power not in endorsers:
             return False
@@ -276,7 +274,7 @@ class _Claims:
                     order = _Order(literal.power, phase, province, action_key(atom.action), atom.action)
                     (orders if literal.positive else refusals).append(order)
             elif _binds(literal.power, atom):
-                rules.append(_Rule(literal.power, None if literal.time is None else phase_of_turn(literal.time), atom))
+                rules.append(_Rule(literal.power, None if literal.time is None else literal.time.phase, atom))
         denials: list[_Rule] = []
         ends: list[tuple[str, a.Drw | a.Slo]] = []
         for power, formula, time in terms(deal):
@@ -287,7 +285,7 @@ class _Claims:
                     if positive:
                         ends.append((power, atom))
                 elif not positive and _binds(power, atom):
-                    denials.append(_Rule(power, None if time is None else phase_of_turn(time), atom))
+                    denials.append(_Rule(power, None if time is None else time.phase, atom))
         return cls(tuple(orders), tuple(refusals), tuple(rules), now, position, tuple(denials), tuple(ends))
 
 
@@ -304,7 +302,7 @@ def _atoms(formula: a.Info, positive: bool = True) -> list[tuple[a.Pce | a.Aly |
 
 
 def _phase(literal: Literal, now: Phase) -> Phase:
-    return now if literal.time is None else phase_of_turn(literal.time)
+    return now if literal.time is None else literal.time.phase
 
 
 def _binds(power: str, atom: a.Do | a.Pce | a.Aly | a.Dmz) -> bool:
@@ -354,8 +352,8 @@ def _overlap(one: Phase | None, other: Phase | None) -> bool:
 
 
 def _name(m: Map, power: str) -> str:
-    """A power's name in plain words: ``fra`` is France."""
-    return m.power(power).title()
+    """A power's name in plain words: ``FRA`` is France."""
+    return m.power_names[power].title()
 
 
 def _names(m: Map, powers: set[str] | frozenset[str]) -> str:
@@ -414,8 +412,7 @@ def _breach(rule: _Rule, order: _Order, board: Position | None) -> str | None:
         return None
     m = board.map
     owner = board.centers[m.province_of[m.location(into)]]
-    victim = None if owner is None else m.abbreviation_of[owner].lower()
     parties = atom.allies if isinstance(atom, a.Aly) else atom.powers
-    if victim is not None and victim in parties and victim not in (order.power, mover):
-        return f"{action} goes into {into}, a centre of {victim}, against {atom}"
+    if owner is not None and owner in parties and owner not in (order.power, mover):
+        return f"{action} goes into {into}, a centre of {owner.lower()}, against {atom}"
     return None

@@ -5,7 +5,8 @@ announced, a phase begins, a phase is adjudicated, a DAIDE player sends press, a
 ends. In one process (:mod:`referee.table`) the notice is handed to the negotiation as it
 is; between the two servers it travels as the JSON of :func:`to_json` over the game
 server's feed and is read back with :func:`from_json`. Either way
-:meth:`referee.negotiation.Negotiation.feed` takes it.
+:meth:`referee.negotiation.Negotiation.feed` takes it. A notice names a power by its token;
+its JSON, like the positions it carries, by its full name (press keeps DAIDE's tokens).
 
 >>> notice = PhaseNotice("g1", "F1901M", "movement", None)
 >>> from_json(to_json(notice)) == notice
@@ -24,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.maps import standard_map
 from referee.settings import GameSettings
 
 __all__ = [
@@ -110,6 +112,7 @@ _TYPES: dict[type, str] = {
 
 def to_json(notice: Notice) -> dict[str, Any]:
     """The feed's frame of ``notice``."""
+    full = standard_map().power_names
     out: dict[str, Any] = {"type": _TYPES[type(notice)], "game": notice.game}
     if isinstance(notice, GameNotice):
         out.update(settings=notice.settings.to_json(), state=notice.state, phase=notice.phase)
@@ -119,7 +122,7 @@ def to_json(notice: Notice) -> dict[str, Any]:
     elif isinstance(notice, ResultsNotice):
         out.update(
             phase=notice.phase,
-            orders={power: list(orders) for power, orders in notice.orders.items()},
+            orders={full[power]: list(orders) for power, orders in notice.orders.items()},
             results={unit: list(words) for unit, words in notice.results.items()},
             before=dict(notice.before),
             after=dict(notice.after),
@@ -127,7 +130,8 @@ def to_json(notice: Notice) -> dict[str, Any]:
     elif isinstance(notice, PressNotice):
         out.update(phase=notice.phase, sender=notice.sender, recipients=list(notice.recipients), press=notice.press)
     else:
-        out.update(phase=notice.phase, winner=notice.winner, survivors=list(notice.survivors))
+        winner = None if notice.winner is None else full[notice.winner]
+        out.update(phase=notice.phase, winner=winner, survivors=[full[p] for p in notice.survivors])
     return out
 
 
@@ -136,6 +140,13 @@ def from_json(frame: Mapping[str, Any]) -> Notice:
     kind, game = frame.get("type"), frame.get("game")
     if not isinstance(game, str):
         raise ValueError("a notice without game")
+    m = standard_map()
+
+    def power(name: Any) -> str:
+        try:
+            return m.power(str(name))
+        except KeyError:
+            raise ValueError(f"a {kind} notice naming no power: {name!r}") from None
 
     def field(name: str) -> Any:
         if name not in frame:
@@ -148,11 +159,12 @@ def from_json(frame: Mapping[str, Any]) -> Notice:
     if kind == "phase":
         return PhaseNotice(game, field("phase"), field("kind"), field("deadline"))
     if kind == "results":
-        orders = {power: tuple(texts) for power, texts in field("orders").items()}
+        orders = {power(name): tuple(texts) for name, texts in field("orders").items()}
         results = {unit: tuple(words) for unit, words in field("results").items()}
         return ResultsNotice(game, field("phase"), orders, results, field("before"), field("after"))
     if kind == "press":
         return PressNotice(game, field("phase"), field("sender"), tuple(field("recipients")), field("press"))
     if kind == "over":
-        return OverNotice(game, field("phase"), field("winner"), tuple(field("survivors")))
+        winner = None if field("winner") is None else power(field("winner"))
+        return OverNotice(game, field("phase"), winner, tuple(map(power, field("survivors"))))
     raise ValueError(f"no notice has type {kind!r}")

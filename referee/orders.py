@@ -8,7 +8,7 @@ DAIDE syntax document), the key the order is kept under, and the engine's order;
 >>> from engine import Position
 >>> from protocol.daide.parser import parse
 >>> sub = parse("SUB ((FRA AMY PAR) MTO BUR) ((FRA AMY MAR) MTO LON)")
->>> [check_order(Position.initial(), "FRANCE", order)[0] for order in sub.orders]
+>>> [check_order(Position.initial(), "FRA", order)[0] for order in sub.orders]
 ['MBV', 'FAR']
 >>> NOTES["FAR"]
 'the unit cannot reach that place (not adjacent, or no convoy can carry it)'
@@ -123,16 +123,15 @@ def _full_check(position: Position, power: str, order: Order) -> tuple[str, str 
     """:func:`check_order` without its shortcut for a plain hold or move (see :func:`_plain`)."""
     m = position.map
     kind = position.phase.kind
-    short = m.abbreviation_of[power]
     if not isinstance(order, _PHASE_ORDERS[kind]):
         return "NRS", None, None
     if isinstance(order, Waive):
-        if order.power not in (None, short):
+        if order.power not in (None, power):
             return "NYU", None, None
         if position.adjustments.get(power, 0) <= 0:
             return "NMB", None, None
         return "MBV", "WVE", eo.Waive()
-    if order.unit.power not in (None, short):
+    if order.unit.power not in (None, power):
         return "NYU", None, None
     try:
         _, engine_order = order_to_engine(order, m, power)
@@ -205,7 +204,7 @@ def _plain(order: Hold | Move, m: Map, power: str) -> tuple[eo.Hold | eo.Move, i
     very unit (type, location, power) stands: a hold, or a move not by convoy to a place next
     to it (the first orders of every unit's legal list, made from the map alone), its engine
     order, province and key; else None. Kept, as :func:`check_order` asks for most orders."""
-    if order.unit.power not in (None, m.abbreviation_of[power]):
+    if order.unit.power not in (None, power):
         return None
     try:
         _, engine_order = order_to_engine(order, m, power)
@@ -243,9 +242,9 @@ def daide_order(power: str, order: eo.Order, position: Position) -> Order:
     >>> from engine import Position
     >>> start = Position.initial()
     >>> move = eo.Move(0, start.map.location("PAR"), start.map.location("BUR"))
-    >>> str(daide_order("FRANCE", move, start))
+    >>> str(daide_order("FRA", move, start))
     '(FRA AMY PAR) MTO BUR'
-    >>> daide_order("FRANCE", move, start) is daide_order("FRANCE", eo.Move(0, move.location, move.destination), start)
+    >>> daide_order("FRA", move, start) is daide_order("FRA", eo.Move(0, move.location, move.destination), start)
     True
     """
     kind = type(order)

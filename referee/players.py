@@ -41,7 +41,7 @@ class Player:
     """A power's player as it joined: the identity ``SMR`` reports, the passcode of ``HLO`` and
     the digest of its session token (None for a player recorded before sessions existed)."""
 
-    power: str  # the engine's full name, "ENGLAND"
+    power: str  # the token, "ENG"
     name: str
     version: str
     passcode: int

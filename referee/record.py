@@ -29,9 +29,11 @@ class PhaseRecord:
     position: Position
 
     def to_json(self) -> dict[str, Any]:
+        """The phase as the game files write it, each power by its full name."""
+        full = self.position.map.power_names
         return {
             "phase": self.phase,
-            "orders": {power: list(orders) for power, orders in self.orders.items()},
+            "orders": {full[power]: list(orders) for power, orders in self.orders.items()},
             "results": {unit: list(words) for unit, words in self.results.items()},
             "position": self.position.to_json(),
         }
@@ -48,6 +50,7 @@ class GameRecord:
     ``messages`` are the press messages sent, in order, each with the ``phase`` it was sent in:
     DAIDE press (``press``) or L (``text``, with its ``level`` and ``kind``: propose, accept...);
     ``events`` the negotiation's ``confirmed``, ``conflict``, ``expired`` and ``compliance`` frames.
+    ``power_names`` are the map's full names of the powers, which the game files write.
     """
 
     seed: int
@@ -60,20 +63,27 @@ class GameRecord:
     centres: Mapping[int, Mapping[str, int]]
     eliminated: Mapping[str, str]
     phases: tuple[PhaseRecord, ...]
+    power_names: Mapping[str, str]
     messages: tuple[Mapping[str, Any], ...] = ()
     events: tuple[Mapping[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
+        """The game as the game files write it, each power by its full name."""
+        full = self.power_names
+
+        def by_name(values: Mapping[str, Any]) -> dict[str, Any]:
+            return {full[power]: value for power, value in values.items()}
+
         return {
             "seed": self.seed,
             "settings": dict(self.settings),
-            "bots": dict(self.bots),
+            "bots": by_name(self.bots),
             "outcome": self.outcome,
-            "winner": self.winner,
+            "winner": None if self.winner is None else full[self.winner],
             "last_year": self.last_year,
-            "final_centres": dict(self.final_centres),
-            "centres": {str(year): dict(counts) for year, counts in self.centres.items()},
-            "eliminated": dict(self.eliminated),
+            "final_centres": by_name(self.final_centres),
+            "centres": {str(year): by_name(counts) for year, counts in self.centres.items()},
+            "eliminated": by_name(self.eliminated),
             "phases": [phase.to_json() for phase in self.phases],
             "messages": [dict(message) for message in self.messages],
             "events": [dict(event) for event in self.events],
@@ -113,12 +123,13 @@ def record_of(
         settings=settings,
         bots=dict(bots),
         outcome="draw" if solo is None else "solo",
-        winner=None if solo is None else gm.map.power_abbreviations[solo],
+        winner=solo,
         last_year=last_year,
         final_centres=dict(gm.position.center_counts),
         centres=centres,
         eliminated=eliminated,
         phases=tuple(phases),
+        power_names=gm.map.power_names,
         messages=tuple(messages),
         events=tuple(events),
     )

@@ -12,7 +12,7 @@ They travel as the JSON of :meth:`GameSettings.to_json`, which is also the body 
 ``POST /api/games``: the stored settings of a game, and those the game server's feed sends,
 read back with :meth:`GameSettings.from_json`.
 
->>> s = GameSettings(press_level=10, deadlines=Deadlines(60, 30, 30), reserved=(("FRANCE", "you"),))
+>>> s = GameSettings(press_level=10, deadlines=Deadlines(60, 30, 30), reserved=(("FRA", "you"),))
 >>> GameSettings.from_json(s.to_json()) == s
 True
 >>> s.to_json()["deadlines"], s.to_json()["reserved"]
@@ -23,6 +23,12 @@ Traceback (most recent call last):
 ValueError: unknown protocol 'shout' (free, reply or bilateral)
 >>> GameSettings().year_limit, GameSettings(year_limit=None).year_limit
 (1920, None)
+
+The JSON names a reserved power by its full name, as the store always has; the settings by
+its token:
+
+>>> GameSettings.from_json({"reserved": {"FRANCE": "you"}}).reserved
+(('FRA', 'you'),)
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.maps import standard_map
 from engine.position import PHASE_KINDS
 from protocol.daide.messages import VariantOption
 from protocol.l import format_levels, parse_levels
@@ -130,7 +137,7 @@ class GameSettings:
             "press_phases": list(self.press_phases),
             "deadlines": self.deadlines.to_json(),
             "year_limit": self.year_limit,
-            "reserved": dict(self.reserved),
+            "reserved": {_FULL_NAMES[p]: name for p, name in self.reserved},
         }
 
     @classmethod
@@ -146,8 +153,16 @@ class GameSettings:
             press_phases=tuple(data.get("press_phases", defaults.press_phases)),
             deadlines=Deadlines.from_json(data["deadlines"]) if "deadlines" in data else defaults.deadlines,
             year_limit=data.get("year_limit", defaults.year_limit),
-            reserved=tuple(sorted(dict(data.get("reserved") or {}).items())),
+            reserved=tuple(sorted((_power(p), name) for p, name in dict(data.get("reserved") or {}).items())),
         )
+
+
+_FULL_NAMES = standard_map().power_names
+
+
+def _power(name: str) -> str:
+    """A reserved power in any spelling, as its token (``KeyError`` for none of the map's)."""
+    return standard_map().power(name)
 
 
 def check_year_limit(year_limit: object) -> None:

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator
 
-from engine import Adjudication, Position, Power
+from engine import Adjudication, Position, Power, standard_map
 from engine.position import PHASE_KINDS
 from protocol.l import format_levels, parse_levels
 from referee.deadlines import Deadlines
@@ -113,7 +113,24 @@ _DEFAULT = GameSettings()
 """The one default of each setting, which :class:`GameCreate`'s fields take."""
 
 
-PowerName = Literal[tuple(p.value for p in Power)]  # type: ignore[valid-type]  # the engine names them
+def _token(name: Any) -> Any:
+    """A power in any spelling (``"FRANCE"``, ``"fra"``) as its token; anything else as it is,
+    for the Literal to refuse."""
+    try:
+        return Power.of(name).value if isinstance(name, str) else name
+    except KeyError:
+        return name
+
+
+#: The API and the store name a power by its full name (``"ENGLAND"``); inside, by its token.
+FULL_NAMES: Mapping[str, str] = standard_map().power_names
+
+#: A power of the standard map, read in any spelling, kept as its token, written by its full name.
+PowerName = Annotated[  # type: ignore[valid-type]
+    Literal[tuple(p.value for p in Power)],
+    BeforeValidator(_token),
+    PlainSerializer(FULL_NAMES.__getitem__, return_type=str),
+]
 
 
 class GameCreate(Body):
@@ -283,11 +300,13 @@ def game_position(position: Position) -> GamePosition:
 
 
 def history_entry(orders: Mapping[str, Sequence[str]], adjudication: Adjudication) -> HistoryEntry:
-    """The API form of a phase played: ``orders`` as given (power -> order texts) and its adjudication."""
+    """The API form of a phase played: ``orders`` as given (power -> order texts) and its
+    adjudication; the API names a power by its full name, as the position does."""
     before = adjudication.before
+    full = before.map.power_names
     return HistoryEntry(
         phase=str(before.phase),
-        orders={power: list(texts) for power, texts in orders.items()},
+        orders={full[power]: list(texts) for power, texts in orders.items()},
         results={before.unit_name(unit): list(words) for unit, words in adjudication.results.items()},
         position=game_position(adjudication.position),
     )

@@ -35,6 +35,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import formats
+from engine import standard_map
 from formats import FormatError, mila
 from server import export, web_api
 from server.api_models import (
@@ -240,7 +241,11 @@ async def _feed_request(service: GameService, text: str) -> dict[str, Any]:
     except ValidationError as exc:
         return {"type": "error", "message": f"not a request: {exc.errors()[0]['msg']}"}
     if isinstance(request, AuthRequest):
-        found = service.check_session(request.game, request.power, request.session)
+        try:  # the hello frame may name the power in any spelling: here it becomes its token
+            power = standard_map().power(request.power)
+        except KeyError:
+            return {"type": "auth", "id": request.id, "ok": False, "game": None, "power": None}
+        found = service.check_session(request.game, power, request.session)
         game, power = found if found is not None else (None, None)
         return {"type": "auth", "id": request.id, "ok": found is not None, "game": game, "power": power}
     # an answer names the game and the negotiation's request id, so that the negotiation
@@ -258,10 +263,20 @@ async def _feed_request(service: GameService, text: str) -> dict[str, Any]:
             return {"type": "delivered", **names, "ok": False, "reached": [], "retry": True}
         return {"type": "delivered", **names, "ok": reached is not None, "reached": reached or [], "retry": False}
     try:
-        ok = await service.bind(request.game, request.phase, request.orders, request.request)
+        ok = await service.bind(request.game, request.phase, _by_power(request.orders), request.request)
     except StoreError:
         return {"type": "bound", **names, "ok": False, "retry": True}
     return {"type": "bound", **names, "ok": ok, "retry": False}
+
+
+def _by_power(orders: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A bind request's orders by power, whichever spelling it names them in; a name that is no
+    power of the map binds nothing."""
+    m, out = standard_map(), {}
+    for name, texts in orders.items():
+        with contextlib.suppress(KeyError):
+            out[m.power(name)] = texts
+    return out
 
 
 FINISHED_SHOWN = 50

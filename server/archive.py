@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import Position, standard_map
-from server.api_models import GamePosition, HistoryEntry
+from server.api_models import FULL_NAMES, GamePosition, HistoryEntry
 
 __all__ = ["MAX_IMPORTED_PHASES", "complete", "imported", "stored_history", "stored_position"]
 
@@ -50,7 +50,6 @@ def stored_position(events: Sequence[Any]) -> Position:
 
 #: The most phases an imported game may have (a game to 1935 has about 180; beyond, no game).
 MAX_IMPORTED_PHASES = 2_000
-FULL = standard_map().power_abbreviations
 
 
 def imported(
@@ -82,7 +81,7 @@ def imported(
         after = GamePosition.model_validate(entry["position"]).model_dump(mode="json")
         records.append(("adjudicate", {
             "phase": str(entry["phase"]),
-            "given": {FULL.get(p, p): [str(o) for o in orders] for p, orders in (entry.get("orders") or {}).items()},
+            "given": {FULL_NAMES.get(p, p): [str(o) for o in orders] for p, orders in (entry.get("orders") or {}).items()},
             "results": {str(unit): [str(w) for w in words] for unit, words in (entry.get("results") or {}).items()},
             "after": after,
             **({"note": str(entry["note"])} if entry.get("note") else {}),
@@ -92,7 +91,7 @@ def imported(
         records.extend(("press", _press(message, public), at) for message in messages)
     outcome = document.get("outcome") if document.get("outcome") in ("solo", "draw") else "unfinished"
     if outcome == "solo":
-        powers = [FULL.get(document.get("winner") or "", document.get("winner") or "")]
+        powers = [FULL_NAMES.get(document.get("winner") or "", document.get("winner") or "")]
     elif outcome == "draw":
         powers = sorted(p for p, units in (last.get("units") or {}).items() if units or (last.get("centers") or {}).get(p))
     else:

@@ -177,7 +177,7 @@ def map_data() -> MapData:
             name=m.english_names[p],
             kind=KIND_NAMES[m.kind[p]],  # type: ignore[arg-type]
             supply_centre=m.is_supply_center[p],
-            home=m.home_of[p],
+            home=None if m.home_of[p] is None else m.power_names[m.home_of[p]],
             coasts=[m.locations[c] for c in m.coasts[p]],
             x=sites[i][0],
             y=sites[i][1],
@@ -204,9 +204,9 @@ def map_data() -> MapData:
         name=m.name,
         width=width,
         height=height,
-        powers=dict(m.power_abbreviations),
+        powers=dict(m.power_names),
         power_table=[
-            PowerEntry(token=p.token, name=p.value, english=p.english, adjective=p.adjective, colour=p.colour)
+            PowerEntry(token=p.value, name=p.full_name, english=p.english, adjective=p.adjective, colour=p.colour)
             for p in map(Power.of, m.powers)
         ],
         provinces=provinces,
@@ -220,7 +220,7 @@ def map_data() -> MapData:
             m.locations[loc]: sorted(m.locations[d] for d in m.fleet_moves[loc]) for loc in range(len(m.locations))
         },
         supply_centres=[m.locations[p] for p in m.supply_centers],
-        homes={power: [m.locations[p] for p in provinces] for power, provinces in m.homes.items()},
+        homes={m.power_names[power]: [m.locations[p] for p in provinces] for power, provinces in m.homes.items()},
         initial=game_position(Position.initial(m)),
     )
 

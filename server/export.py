@@ -13,15 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine import standard_map
 from protocol.daide.messages import Snd
 from protocol.daide.parser import DaideSyntaxError, parse
+from server.api_models import FULL_NAMES
 
 __all__ = ["FORMATS", "document"]
 
 FORMATS = ("mila", "detente")
-POWERS = frozenset(standard_map().powers)
-FULL = standard_map().power_abbreviations
+POWERS = frozenset(FULL_NAMES.values())  # as the documents name them
 
 
 def _content(sent: str) -> str:
@@ -51,8 +50,8 @@ def document(
     """
     messages = []
     for phase, record in press:
-        sender = FULL.get(record.get("sender", ""), record.get("sender"))
-        recipients = [FULL.get(r, r) for r in record.get("recipients") or ()]
+        sender = FULL_NAMES.get(record.get("sender", ""), record.get("sender"))
+        recipients = [FULL_NAMES.get(r, r) for r in record.get("recipients") or ()]
         if private or record.get("public") or set(recipients) >= POWERS - {sender}:
             messages.append({"phase": phase, "sender": sender, "recipients": recipients,
                              "press": _content(str(record.get("press", "")))})  # fmt: skip

@@ -17,7 +17,16 @@ import structlog
 from engine import Position
 from referee.game import GameMaster, GameState, Outcome
 from server import archive, export
-from server.api_models import GameCreate, GameInfo, GameResult, GameStatus, HistoryEntry, PlayerInfo, history_entry
+from server.api_models import (
+    FULL_NAMES,
+    GameCreate,
+    GameInfo,
+    GameResult,
+    GameStatus,
+    HistoryEntry,
+    PlayerInfo,
+    history_entry,
+)
 from server.store import Store
 
 if TYPE_CHECKING:
@@ -77,7 +86,7 @@ class GameReader:
             created=view.created,
             players=[
                 PlayerInfo(
-                    power=seat.power,
+                    power=FULL_NAMES[seat.power],
                     taken=seat.taken,
                     connected=seat.connected,
                     civil_disorder=seat.civil_disorder,
@@ -152,8 +161,8 @@ class GameReader:
 
 
 def result_of(outcome: Outcome) -> GameResult:
-    """A game's outcome as the API and the store write it."""
-    return GameResult(outcome=outcome.kind, powers=list(outcome.powers), phase=outcome.phase)
+    """A game's outcome as the API and the store write it: the powers by their full names."""
+    return GameResult(outcome=outcome.kind, powers=[FULL_NAMES[p] for p in outcome.powers], phase=outcome.phase)
 
 
 def _public(create: GameCreate) -> GameCreate:

@@ -252,8 +252,8 @@ class GameService:
     # --- the negotiation server's requests ---------------------------------------------------
 
     def check_session(self, game_id: str | None, power: str, token: str) -> tuple[str, str] | None:
-        """The game and the full name of ``power`` (a token or a name) when ``token`` is its
-        session token in that game (in any game when ``game_id`` is None), else None."""
+        """The game and ``power`` when ``token`` is its session token in that game (in any game
+        when ``game_id`` is None), else None."""
         return self.lobby.session(game_id, power, token)
 
     async def deliver(

@@ -162,7 +162,7 @@ def legal_for(game_id: str, position: Position, power: str) -> LegalOrders:
             units[position.unit_name(unit)] = written
     return LegalOrders(
         game=game_id,
-        power=power,
+        power=position.map.power_names[power],  # the API's spelling
         phase=str(position.phase),
         kind=PHASE_KINDS[position.phase.kind],  # type: ignore[arg-type]
         units=units,
@@ -183,9 +183,9 @@ def check(position: Position, power: str, text: str) -> OrderChecked:
     """``text`` checked as ``power``'s order, as ``SUB`` would check it (see :func:`referee.orders.check_order`).
 
     >>> start = Position.initial()
-    >>> check(start, "ENGLAND", "a lvp-yor").daide
+    >>> check(start, "ENG", "a lvp-yor").daide
     '(ENG AMY LVP) MTO YOR'
-    >>> check(start, "ENGLAND", "A PAR - BUR").reason
+    >>> check(start, "ENG", "A PAR - BUR").reason
     'that is not your unit'
     """
     m = position.map
@@ -214,7 +214,7 @@ def check(position: Position, power: str, text: str) -> OrderChecked:
 
 
 def _power(name: str) -> str:
-    """The full name of a power from its name or abbreviation; KeyError if none."""
+    """The power a request names, in any spelling; KeyError if none."""
     return standard_map().power(name)
 
 

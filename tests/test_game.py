@@ -29,12 +29,12 @@ def test_centres_change_hands_after_the_fall_only() -> None:
     assert game.position.centers[M.location("SPA")] is None
     game.play({"FRANCE": ["A SPA - POR"], "ENGLAND": ["F NTH - NWY"]})
     assert str(game.position.phase) == "W1901A"
-    assert game.position.centers[M.location("POR")] == "FRANCE"
-    assert game.position.centers[M.location("NWY")] == "ENGLAND"
-    assert game.position.adjustments == {"ENGLAND": 1, "FRANCE": 1}
+    assert game.position.centers[M.location("POR")] == "FRA"
+    assert game.position.centers[M.location("NWY")] == "ENG"
+    assert game.position.adjustments == {"ENG": 1, "FRA": 1}
     game.play({"FRANCE": ["A MAR B"], "ENGLAND": ["F LON B"]})
     assert str(game.position.phase) == "S1902M"
-    assert {game.position.unit_name(u) for u in game.position.units_of("FRANCE")} == {
+    assert {game.position.unit_name(u) for u in game.position.units_of("FRA")} == {
         "A POR",
         "A MAR",
         "A PAR",
@@ -52,7 +52,7 @@ def test_a_fall_retreat_comes_before_the_centre_count() -> None:
     assert str(moved.position.phase) == "F1901R"
     assert moved.results[start.unit_in("BEL")] == ("dislodged",)
     retreated = play(moved.position, {"FRANCE": ["A BEL R PIC"]})
-    assert retreated.position.centers[M.location("BEL")] == "GERMANY"
+    assert retreated.position.centers[M.location("BEL")] == "GER"
     assert str(retreated.position.phase) == "W1901A"  # Germany builds, France removes
 
 
@@ -86,7 +86,7 @@ def test_eighteen_centres_win_the_game() -> None:
     start = Position.build("F1910M", {"AUSTRIA": ["A GAL", "A MUN"]}, {"AUSTRIA": seventeen, "GERMANY": ["BER"]})
     outcome = play(start, {"AUSTRIA": ["A GAL - WAR", "A MUN - BER"]})
     assert outcome.position.completed
-    assert outcome.position.winner == "AUSTRIA"
+    assert outcome.position.winner == "AUS"
     assert outcome.position.to_json()["phase"] == "COMPLETED"
     assert adjudicate(outcome.position, {}).position is outcome.position
 

@@ -203,9 +203,8 @@ async def play_on_the_server(path: Path) -> str:
                 await say(service, conn, session.receive(parse(text)))
             if session.due:
                 if not proposed and session.power is not None:
-                    other = "FRA" if session.power != "FRANCE" else "GER"
-                    mine = session.map.abbreviation_of[session.power]
-                    await service.receive(conn, f"SND ({other}) (PRP (PCE ({mine} {other})))")
+                    other = "FRA" if session.power != "FRA" else "GER"
+                    await service.receive(conn, f"SND ({other}) (PRP (PCE ({session.power} {other})))")
                     proposed = True
                 await say(service, conn, session.submit())
     await service.stop()

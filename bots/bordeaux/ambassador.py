@@ -17,15 +17,15 @@ offender, ~ϕ))`` (level 2), and under 2 it stays silent. A question refused is 
 in the form the new ceiling allows (:func:`request`).
 
 >>> from protocol.l import parse, to_text
->>> broken = Complaint("fra", parse("inform(eng, fra, pce([eng fra]))").info, "S1902M")
->>> to_text(request("eng", broken, 8))
+>>> broken = Complaint("FRA", parse("inform(eng, fra, pce([eng fra]))").info, "S1902M")
+>>> to_text(request("ENG", broken, 8))
 'query(eng, [fra], Explain(~pce([eng fra]), (spr, 1902)))'
->>> to_text(request("eng", broken, 6))
+>>> to_text(request("ENG", broken, 6))
 'inform(eng, [fra], Obs(eng, [fra], ~pce([eng fra])))'
->>> request("eng", broken, 1) is None
+>>> request("ENG", broken, 1) is None
 True
 >>> timed = parse("propose(eng, fra, Agree([eng fra], pce([eng fra]), (spr, 1902)))")
->>> sent = [request("eng", broken, 8), timed, timed]
+>>> sent = [request("ENG", broken, 8), timed, timed]
 >>> [lowered(8, sent, errors) for errors in (1, 2, 3, 4)]
 [6, 5, 5, 8]
 """
@@ -39,26 +39,19 @@ from engine.position import Phase
 from protocol.l import ast as a
 from protocol.l import level
 
-__all__ = ["EXPLAIN_LEVEL", "OBSERVE_LEVEL", "Complaint", "lowered", "request", "turn_of"]
+__all__ = ["EXPLAIN_LEVEL", "OBSERVE_LEVEL", "Complaint", "lowered", "request"]
 
 EXPLAIN_LEVEL = 7
 OBSERVE_LEVEL = 2
-_SEASON = {("S", "M"): "spr", ("S", "R"): "sum", ("F", "M"): "fal", ("F", "R"): "aut", ("W", "A"): "win"}
 
 
 @dataclass(frozen=True, slots=True)
 class Complaint:
-    """``offender`` (L name) broke the part ``part`` of a deal with us in ``phase``."""
+    """``offender`` broke the part ``part`` of a deal with us in ``phase``."""
 
     offender: str
     part: a.Info
     phase: str
-
-
-def turn_of(phase: str) -> a.Turn:
-    """The L time of an engine phase: ``F1901M`` is ``(fal, 1901)``."""
-    p = Phase.parse(phase)
-    return a.Turn(_SEASON[(p.season, p.kind)], p.year)
 
 
 def request(me: str, complaint: Complaint, ceiling: int) -> a.Message | None:
@@ -66,7 +59,7 @@ def request(me: str, complaint: Complaint, ceiling: int) -> a.Message | None:
     broken = a.Not(complaint.part)
     who = frozenset({complaint.offender})
     if ceiling >= EXPLAIN_LEVEL:
-        return a.Query(me, who, a.Explain(broken, turn_of(complaint.phase)))
+        return a.Query(me, who, a.Explain(broken, a.Turn.of(Phase.parse(complaint.phase))))
     if ceiling >= OBSERVE_LEVEL:
         return a.Inform(me, who, a.Obs(me, who, broken))
     return None

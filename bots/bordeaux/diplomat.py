@@ -67,7 +67,7 @@ from typing import ClassVar
 
 import engine.orders as eo
 from bots.base import LegalOrders, Outgoing
-from bots.bordeaux.ambassador import Complaint, lowered, request, turn_of
+from bots.bordeaux.ambassador import Complaint, lowered, request
 from bots.bordeaux.observation import Friendliness, StabLimits, evidence
 from bots.bordeaux.prediction import DumbBotModel, ObservedModel, Predictor, normal
 from bots.bordeaux.strategy import Alliance, Constraints, Evaluator, Search, Values, find_strategy, moves_of
@@ -129,16 +129,6 @@ class Bordeaux(DumbBot):
         self._said_before: list[a.Message] = []  # the last round's
         self._errors = 0  # level errors this round
         self._asked: dict[a.Message, Complaint] = {}  # the ambassador's questions of the last rounds
-
-    # --- names ------------------------------------------------------------------------------
-
-    def _l(self, power: str) -> str:
-        assert self.map is not None
-        return self.map.abbreviation_of[power].lower()
-
-    def _full(self, name: str) -> str:
-        assert self.map is not None
-        return self.map.power(name)
 
     def trusted(self, power: str) -> bool:
         return self.stab_limits(power) >= self.TRUST
@@ -228,8 +218,8 @@ class Bordeaux(DumbBot):
                 continue
             made = Phase.parse(c.phase)
             for lit in literals(c.deal):
-                power = self._full(lit.power)
-                if lit.power not in c.participants or power not in concerned:
+                power = lit.power
+                if power not in c.participants or power not in concerned:
                     continue
                 if power != self.power and not self.trusted(power):
                     continue
@@ -238,10 +228,10 @@ class Bordeaux(DumbBot):
                 atom = lit.atom
                 if isinstance(atom, a.Pce | a.Aly):
                     side = atom.powers if isinstance(atom, a.Pce) else atom.allies
-                    if lit.power in side:
-                        no_attack.setdefault(power, set()).update(self._holdings(position, side - {lit.power}))
+                    if power in side:
+                        no_attack.setdefault(power, set()).update(self._holdings(position, side - {power}))
                 elif isinstance(atom, a.Dmz):
-                    if lit.power in atom.powers:
+                    if power in atom.powers:
                         zone = {province_of[m.location(p)] for p in atom.provinces}
                         no_entry.setdefault(power, set()).update(zone)
                 else:
@@ -265,9 +255,8 @@ class Bordeaux(DumbBot):
             frozenset(forbidden),
         )
 
-    def _holdings(self, position: Position, names: frozenset[str]) -> set[int]:
-        """The provinces the units of the powers ``names`` (L) stand in, and their centres."""
-        owners = {self._full(n) for n in names}
+    def _holdings(self, position: Position, owners: frozenset[str]) -> set[int]:
+        """The provinces the units of the powers ``owners`` stand in, and their centres."""
         province_of = position.map.province_of
         held = {province_of[u.location] for u in position.units if u.power in owners}
         held |= {p for p, owner in enumerate(position.centers) if owner in owners}
@@ -320,21 +309,21 @@ class Bordeaux(DumbBot):
         commitments: Sequence[Commitment],
     ) -> None:
         """Complaints, StabLimit and releases from the compliance reports on ``commitments``."""
-        me = self._l(self.power)
+        me = self.power
         kept_by: set[str] = set()
         for report in reports:
-            if report.power == me:
+            offender = report.power
+            if offender == me:
                 continue
             commitment = commitments[report.commitment]
-            offender = self._full(report.power)
             if report.kept:
                 kept_by.add(offender)
                 self.partners.add(offender)
                 continue
             self.partners.discard(offender)
-            part = parse(f"inform({me}, {report.power}, {report.part})")
+            part = parse(f"inform({me}, {offender}, {report.part})")
             assert isinstance(part, a.Inform)
-            self.complaints.append(Complaint(report.power, part.info, str(before.phase)))
+            self.complaints.append(Complaint(offender, part.info, str(before.phase)))
             gain = self._breach_gain(before, orders, offender, commitment)
             self.stab_limits = self.stab_limits.after_breach(offender, gain)
             self.released.add((commitment.deal, commitment.phase))
@@ -352,14 +341,14 @@ class Bordeaux(DumbBot):
             return 0.0
         m = before.map
         province_of = m.province_of
-        victims = {self._full(p) for p in commitment.participants} - {offender}
+        victims = commitment.participants - {offender}
         targets = {
             province_of[m.location(x.province)]
             for x in attacks(before, orders)
             if x.attacker == offender and x.victim in victims
         }
         for lit in literals(commitment.deal):
-            if isinstance(lit.atom, a.Dmz) and self._full(lit.power) == offender:
+            if isinstance(lit.atom, a.Dmz) and lit.power == offender:
                 targets |= {province_of[m.location(p)] for p in lit.atom.provinces}
         honest = [_hold_if_into(m, order, targets) for order in orders.get(offender, ())]
         evaluate = Evaluator(before, [offender], self.VALUES)
@@ -371,7 +360,7 @@ class Bordeaux(DumbBot):
         """The best gain ``partner`` could have had from one stab: a move of one of its units
         into a province of our units or a centre of ours (at most :attr:`PROBES` tried)."""
         m = before.map
-        ours = self._holdings(before, frozenset({self._l(self.power)}))
+        ours = self._holdings(before, frozenset({self.power}))
         given = list(orders.get(partner, ()))
         probes: list[list[eo.Order]] = []
         for i, order in enumerate(given):
@@ -406,7 +395,7 @@ class Bordeaux(DumbBot):
         self._next_round()
         if position.phase.kind != MOVEMENT:
             return ()
-        me = self._l(self.power)
+        me = self.power
         out: list[a.Message] = []
         for complaint in self.complaints:
             message = request(me, complaint, self.ceiling)
@@ -420,13 +409,13 @@ class Bordeaux(DumbBot):
         mine = self._bloc(alive)
         enemies = self.friendliness.enemies(mine, alive)
         first = not self.speakers and position.phase == Phase(position.map.first_year, "S", MOVEMENT)
-        time = turn_of(str(position.phase)) if self.ceiling >= TIMED_LEVEL else None
+        time = a.Turn.of(position.phase) if self.ceiling >= TIMED_LEVEL else None
         for power in alive:
             if power == self.power or power in enemies or not self.trusted(power):
                 continue
             if not (first or power in self.speakers):
                 continue
-            pair = frozenset({me, self._l(power)})
+            pair = frozenset({me, power})
             out.append(self._propose(power, a.Agree(pair, a.Pce(pair), time)))
             zone = self._border(position, power)
             if power in self.partners and zone:
@@ -435,7 +424,7 @@ class Bordeaux(DumbBot):
 
     def _propose(self, power: str, deal: a.Agree) -> a.Message:
         self._deals[to_text(deal)] = deal
-        return a.Propose(self._l(self.power), frozenset({self._l(power)}), deal)
+        return a.Propose(self.power, frozenset({power}), deal)
 
     def _border(self, position: Position, power: str) -> frozenset[str]:
         """The provinces both we and ``power`` can reach that are no centre and where no unit stands."""
@@ -454,7 +443,7 @@ class Bordeaux(DumbBot):
 
     def on_message(self, sender: str, message: a.Message, position: Position) -> Outgoing:
         self.speakers.add(sender)
-        me = self._l(self.power)
+        me = self.power
         phase = str(position.phase)
         if isinstance(message, a.Propose):
             self._deals[to_text(message.deal)] = message.deal
@@ -474,7 +463,7 @@ class Bordeaux(DumbBot):
             deal = self._deals.get(str(event.get("deal")))
             participants = event.get("participants")
             if deal is not None and isinstance(participants, list):
-                self._keep(deal, {str(p).lower() for p in participants}, str(position.phase))
+                self._keep(deal, {position.map.power(str(p)) for p in participants}, str(position.phase))
         elif kind == "error" and event.get("code") == "level":
             recent = [*self._said_before, *self._said]
             self._errors += 1
@@ -483,7 +472,7 @@ class Bordeaux(DumbBot):
             for query, complaint in list(self._asked.items()):
                 if level(query) > self.ceiling:
                     del self._asked[query]
-                    fallback = request(self._l(self.power), complaint, self.ceiling)
+                    fallback = request(self.power, complaint, self.ceiling)
                     if fallback is not None:
                         again.append(fallback)
             return self._say(again)
@@ -499,7 +488,7 @@ class Bordeaux(DumbBot):
         return list(messages)
 
     def _keep(self, deal: a.Deal | a.Agree, participants: set[str], phase: str) -> None:
-        """Keep ``deal`` from ``phase`` on, with these participants (L names), as the server checks it."""
+        """Keep ``deal`` from ``phase`` on, with these participants, as the server checks it."""
         for i, c in enumerate(self.commitments):
             if c.deal == deal and c.phase == phase:
                 self.commitments[i] = Commitment(deal, c.participants | frozenset(participants), phase)
@@ -508,12 +497,12 @@ class Bordeaux(DumbBot):
 
     def _acceptable(self, sender: str, deal: a.Deal | a.Agree, position: Position) -> bool:
         """Whether to accept ``deal`` from ``sender`` (see the module)."""
-        me = self._l(self.power)
+        me = self.power
         alive = _alive(position)
         mine = self._bloc(alive)
         if not self.trusted(sender) or sender in self.friendliness.enemies(mine, alive):
             return False
-        if not committed(deal) <= {me, self._l(sender)}:
+        if not committed(deal) <= {me, sender}:
             return False
         found = literals(deal)
         if not found:
@@ -523,7 +512,7 @@ class Bordeaux(DumbBot):
         for lit in found:
             atom = lit.atom
             if isinstance(atom, a.Aly):
-                if any(self._full(e) in mine for e in atom.enemies):
+                if any(e in mine for e in atom.enemies):
                     return False
             elif isinstance(atom, a.Dmz):
                 if atom.provinces & ours:

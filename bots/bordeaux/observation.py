@@ -132,8 +132,8 @@ def filtered(distance: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Friendliness:
-    """The friendliness matrix: ``values[i][j]`` between ``powers[i]`` and ``powers[j]``
-    (full names), zero on the diagonal."""
+    """The friendliness matrix: ``values[i][j]`` between ``powers[i]`` and ``powers[j]``,
+    zero on the diagonal."""
 
     powers: tuple[str, ...]
     values: tuple[tuple[float, ...], ...]
@@ -204,7 +204,7 @@ class Friendliness:
 
 @dataclass(frozen=True, slots=True)
 class StabLimits:
-    """StabLimit of each power (full names), in supply centres; unknown powers are at the default."""
+    """StabLimit of each power, in supply centres; unknown powers are at the default."""
 
     limits: Mapping[str, float] = field(default_factory=dict)
 
@@ -229,8 +229,8 @@ def evidence(
     reports: Sequence[Report] = (),
     commitments: Sequence[Commitment] = (),
 ) -> Evidence:
-    """``Δ[(x, y)]``: what the phase played from ``before`` with ``orders`` (full power
-    names; ``results`` the adjudicator's words) says of ``x``'s attitude to ``y``;
+    """``Δ[(x, y)]``: what the phase played from ``before`` with ``orders`` (by power;
+    ``results`` the adjudicator's words) says of ``x``'s attitude to ``y``;
     ``reports`` are the compliance reports on ``commitments`` (see the module)."""
     delta: Evidence = {}
 
@@ -238,11 +238,9 @@ def evidence(
         if x != y:
             delta[(x, y)] = delta.get((x, y), 0.0) + d
 
-    m = before.map
     for report in reports:
-        x = m.power(report.power)
         for q in commitments[report.commitment].participants:
-            add(x, m.power(q), KEPT if report.kept else -BROKEN)
+            add(report.power, q, KEPT if report.kept else -BROKEN)
     kind = before.phase.kind
     if kind == MOVEMENT:
         _coordination(before, orders, results, add)

@@ -54,7 +54,7 @@ defended place, if it has one.
 >>> from engine.orders import format_order
 >>> start = Position.initial()
 >>> model = ObservedModel(start.map.powers)
->>> [format_order(start.map, o) for o in model.predict(start, "ITALY")]  # the prior alone
+>>> [format_order(start.map, o) for o in model.predict(start, "ITA")]  # the prior alone
 ['F NAP - ION', 'A ROM H', 'A VEN H']
 """
 

@@ -91,8 +91,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Alliance:
-    """Powers (full names) whose orders are searched together, and the powers whose value
-    they subtract from theirs (the treatise's "mortal enemies")."""
+    """Powers whose orders are searched together, and the powers whose value they subtract
+    from theirs (the treatise's "mortal enemies")."""
 
     members: frozenset[str]
     enemies: frozenset[str] = frozenset()
@@ -100,7 +100,7 @@ class Alliance:
 
 @dataclass(frozen=True, slots=True)
 class Constraints:
-    """What deals bind the searched powers to (full power names, province numbers).
+    """What deals bind the searched powers to (by power, in province numbers).
 
     * ``no_entry``: demilitarised zones: the power may not move a unit into these
       provinces, nor keep one there (hold, support or convoy from them);

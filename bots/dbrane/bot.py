@@ -57,7 +57,6 @@ from engine.position import MOVEMENT, RETREATS, Phase, Position
 from protocol.l import LError, parse
 from protocol.l import ast as a
 from protocol.l.actions import ActionError, action_from_order, order_from_action
-from referee.binding import phase_of_turn
 
 __all__ = ["DBrane", "DBraneDeep", "DBraneNoNego", "DBraneX4"]
 
@@ -73,7 +72,7 @@ class DBraneNoNego(DumbBot):
     def __init__(self, rng: random.Random | None = None, budget: Budget | None = None) -> None:
         super().__init__(rng)
         self.budget = self.BUDGET if budget is None else budget
-        self.partners: frozenset[str] = frozenset()  # full names of the coalition partners
+        self.partners: frozenset[str] = frozenset()  # the coalition partners
         self.commitments: dict[int, Key] = {}  # confirmed orders of ``self.committed_in``, by unit province
         self.committed: dict[int, eo.Order] = {}  # the exact orders our own units are committed to
         self.committed_in: Phase | None = None
@@ -150,12 +149,12 @@ class DBrane(DBraneNoNego):
         out: list[a.Message] = []
         if not self._greeted:
             self._greeted = True
-            me = self._token(self.power)
+            me = self.power
             for other in position.map.powers:
-                if other != self.power and other not in self.partners and position.units_of(other):
-                    handshake = self._handshake(frozenset({me, self._token(other)}))
+                if other != me and other not in self.partners and position.units_of(other):
+                    handshake = self._handshake(frozenset({me, other}))
                     self._greetings.add(handshake)
-                    out.append(a.Propose(me, frozenset({self._token(other)}), handshake))
+                    out.append(a.Propose(me, frozenset({other}), handshake))
         self._start_search(position)
         out += self._proposals(position)
         return out
@@ -180,7 +179,7 @@ class DBrane(DBraneNoNego):
         self._tick()
         if not isinstance(message, a.Propose) or position.phase.kind != MOVEMENT or not self._may(1):
             return ()
-        me = self._token(self.power)
+        me = self.power
         accept = a.Accept(me, frozenset({message.sender}), message.deal)
         if isinstance(message.deal, a.Agree):
             handshake = self._handshake(frozenset({me, message.sender}))
@@ -284,15 +283,13 @@ class DBrane(DBraneNoNego):
     def _proposal(self, position: Position, orders: Mapping[int, Key]) -> a.Propose:
         """``propose(me, [others], [Commit(p, [others], Do(action)) ...])`` for a deal's orders."""
         board = self.tactics(position).board
-        tokens = {power: self._token(power) for power in {board.power_at[u] for u in orders}}
+        powers = frozenset(board.power_at[u] for u in orders)
         commits = []
         for unit in sorted(orders):
             power = board.power_at[unit]
             action = action_from_order(position, power, order_of_key(board, unit, orders[unit]))
-            others = frozenset(token for p, token in tokens.items() if p != power)
-            commits.append(a.Commit(tokens[power], others, a.Do(action)))
-        me = self._token(self.power)
-        return a.Propose(me, frozenset(tokens.values()) - {me}, a.Deal(frozenset(commits)))
+            commits.append(a.Commit(power, powers - {power}, a.Do(action)))
+        return a.Propose(self.power, powers - {self.power}, a.Deal(frozenset(commits)))
 
     def _read(self, deal: a.Deal, position: Position) -> dict[int, Key] | None:
         """A battle-plan deal's orders for this phase (unit province -> key); None for any other deal."""
@@ -310,8 +307,8 @@ class DBrane(DBraneNoNego):
 
     def _confirmed(self, text: str, position: Position) -> None:
         """A deal was confirmed: a handshake makes a partner; a battle plan binds orders and moves credit."""
-        me = self._token(self.power)
-        other = next(self._token(p) for p in position.map.powers if p != self.power)
+        me = self.power
+        other = next(p for p in position.map.powers if p != me)
         try:
             message = parse(f"propose({me}, {other}, {text})")
         except LError:
@@ -322,7 +319,7 @@ class DBrane(DBraneNoNego):
         if isinstance(deal, a.Agree):
             if len(deal.agents) == 2 and me in deal.agents and deal == self._handshake(deal.agents):
                 (partner,) = deal.agents - {me}
-                self.partners = self.partners | {position.map.power(partner)}
+                self.partners = self.partners | {partner}
                 self._search_due = position.phase.kind == MOVEMENT
             return
         orders = self._read(deal, position)
@@ -340,10 +337,6 @@ class DBrane(DBraneNoNego):
     def _handshake(self, pair: frozenset[str]) -> a.Agree:
         """The coalition deal between two powers: peace with implicit agreements, else a shared draw."""
         return a.Agree(pair, a.Pce(pair) if self.IMPLICIT else a.Drw(pair))
-
-    def _token(self, power: str) -> str:
-        assert self.map is not None
-        return self.map.abbreviation_of[power].lower()
 
 
 class DBraneX4(DBrane):
@@ -366,7 +359,7 @@ def _orders_of(deal: a.Deal, position: Position) -> list[tuple[str, eo.Order | N
     m = position.map
     found: list[tuple[str, eo.Order | None]] = []
     for commit in deal.commits:
-        agent = m.power(commit.agent)
+        agent = commit.agent
         if commit.time is not None and not _now(commit.time, position):
             found.append((agent, None))
             continue
@@ -389,4 +382,4 @@ def _least_other(candidate: Candidate, me: str) -> float:
 
 def _now(time: a.Time, position: Position) -> bool:
     """Whether an L time is the phase of ``position``."""
-    return isinstance(time, a.Turn) and phase_of_turn(time) == position.phase
+    return isinstance(time, a.Turn) and time.phase == position.phase

@@ -63,8 +63,8 @@ class Ledger:
     """The credit balances ``d_ij`` between powers: supports ``i`` gave ``j`` minus those ``j`` gave ``i``.
 
     >>> ledger = Ledger()
-    >>> ledger.give("ENGLAND", "FRANCE")
-    >>> ledger.balance("ENGLAND", "FRANCE"), ledger.balance("FRANCE", "ENGLAND")
+    >>> ledger.give("ENG", "FRA")
+    >>> ledger.balance("ENG", "FRA"), ledger.balance("FRA", "ENG")
     (1, -1)
     """
 

@@ -70,7 +70,7 @@ and the search budget's ``solve_nodes`` branch-and-bound nodes per group of cent
 
 >>> from engine import Position, format_order
 >>> start = Position.initial()
->>> solution = Tactics(start).solve("FRANCE")
+>>> solution = Tactics(start).solve("FRA")
 >>> sorted(format_order(start.map, o) for o in solution.orders), solution.guaranteed
 (['A MAR - SPA', 'A PAR - BUR', 'F BRE - ECH'], 4)
 """

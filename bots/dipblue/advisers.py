@@ -61,8 +61,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Agreement:
-    """An order of ours agreed with ``counterpart`` (full name) this phase: to give it, or,
-    ``negated``, not to."""
+    """An order of ours agreed with ``counterpart`` this phase: to give it, or, ``negated``, not to."""
 
     unit: Unit
     order: eo.Order

@@ -40,7 +40,7 @@ randomness from ``self.rng``); movement orders have no randomness.
 >>> import random
 >>> from engine import Position
 >>> bot = DipBlue(random.Random(1))
->>> bot.start("FRANCE", Position.initial().map)
+>>> bot.start("FRA", Position.initial().map)
 >>> [str(m) for m in bot.on_phase(Position.initial())][:2]
 ['propose(fra, [aus], Agree([aus fra], pce([aus fra])))', 'propose(fra, [eng], Agree([eng fra], pce([eng fra])))']
 """
@@ -149,7 +149,7 @@ class DipBlue(DumbBot):
         out: list[a.Propose] = []
         if not self._peace_offered:
             self._peace_offered = True
-            out += [peace(m, self.power, p) for p in alive]
+            out += [peace(self.power, p) for p in alive]
         self.relations.review_peace()
         partners = [p for p in self.relations.partners() if p in alive]
         if partners:
@@ -170,7 +170,7 @@ class DipBlue(DumbBot):
         for ally in partners:
             if (ally, enemy) not in self._offered:
                 self._offered.add((ally, enemy))
-                out.append(alliance(position.map, self.power, ally, enemy))
+                out.append(alliance(self.power, ally, enemy))
         return out
 
     def _requests(self, position: Position, partners: list[str]) -> list[a.Propose]:
@@ -210,7 +210,7 @@ class DipBlue(DumbBot):
         if isinstance(message, a.Propose):
             if not self._fresh(position):
                 return ()
-            return (answer(position.map, self.power, message, self._consider(sender, message.deal, position)),)
+            return (answer(self.power, message, self._consider(sender, message.deal, position)),)
         # an answer read late still answers our proposal: the peace or alliance holds all the same
         if isinstance(message, a.Accept | a.Reject) and message.deal in self._proposed:
             offer = read(message.deal, position.map, self.power)
@@ -291,7 +291,7 @@ class DipBlue(DumbBot):
         elif kind == "compliance" and self.LEARNS:
             reports = event.get("reports")
             for report in reports if isinstance(reports, list) else ():
-                power = position.map.power(str(report["power"]))
+                power = position.map.power(str(report["power"]))  # the frame writes it as L does: eng
                 # one act is reported under every deal it touches (a peace and each alliance):
                 # it counts once a phase, as a kept word and as a broken one
                 seen = (str(event.get("phase")), power, bool(report["kept"]))

@@ -10,12 +10,12 @@ the very same deal:
 
 >>> from engine import Position, format_order, parse_order
 >>> start = Position.initial()
->>> str(peace(start.map, "FRANCE", "ENGLAND"))
+>>> str(peace("FRA", "ENG"))
 'propose(fra, [eng], Agree([eng fra], pce([eng fra])))'
->>> ask = request(start, "FRANCE", "GERMANY", parse_order(start.map, "A MUN - BUR"), negated=True)
+>>> ask = request(start, "FRA", "GER", parse_order(start.map, "A MUN - BUR"), negated=True)
 >>> str(ask)
 'propose(fra, [ger], Commit(ger, [fra], ~Do(mto(Unit(ger, Region(mun, amy)), Region(bur, amy)))))'
->>> [(format_order(start.map, order), negated) for order, negated in read(ask.deal, start.map, "GERMANY").orders]
+>>> [(format_order(start.map, order), negated) for order, negated in read(ask.deal, start.map, "GER").orders]
 [('A MUN - BUR', True)]
 """
 
@@ -34,7 +34,7 @@ __all__ = ["AllianceOffer", "OrderRequest", "PeaceOffer", "alliance", "answer", 
 
 @dataclass(frozen=True, slots=True)
 class PeaceOffer:
-    """Peace with ``others`` (full names, us left out)."""
+    """Peace with ``others`` (us left out)."""
 
     others: frozenset[str]
 
@@ -54,36 +54,29 @@ class OrderRequest:
     orders: tuple[tuple[eo.Order, bool], ...]
 
 
-def _name(m: Map, power: str) -> str:
-    return m.abbreviation_of[power].lower()
+def peace(me: str, other: str) -> a.Propose:
+    pair = frozenset({me, other})
+    return a.Propose(me, frozenset({other}), a.Agree(pair, a.Pce(pair)))
 
 
-def peace(m: Map, me: str, other: str) -> a.Propose:
-    pair = frozenset({_name(m, me), _name(m, other)})
-    return a.Propose(_name(m, me), frozenset({_name(m, other)}), a.Agree(pair, a.Pce(pair)))
-
-
-def alliance(m: Map, me: str, ally: str, enemy: str) -> a.Propose:
-    pair = frozenset({_name(m, me), _name(m, ally)})
-    return a.Propose(
-        _name(m, me), frozenset({_name(m, ally)}), a.Agree(pair, a.Aly(pair, frozenset({_name(m, enemy)})))
-    )
+def alliance(me: str, ally: str, enemy: str) -> a.Propose:
+    pair = frozenset({me, ally})
+    return a.Propose(me, frozenset({ally}), a.Agree(pair, a.Aly(pair, frozenset({enemy}))))
 
 
 def request(position: Position, me: str, other: str, order: eo.Order, negated: bool) -> a.Propose:
     """Ask ``other`` to give ``order`` (for one of its units), or, ``negated``, not to."""
-    m = position.map
     formula: a.Formula = a.Do(action_from_order(position, other, order))
     if negated:
         formula = a.Not(formula)
-    deal = a.Deal(frozenset({a.Commit(_name(m, other), frozenset({_name(m, me)}), formula)}))
-    return a.Propose(_name(m, me), frozenset({_name(m, other)}), deal)
+    deal = a.Deal(frozenset({a.Commit(other, frozenset({me}), formula)}))
+    return a.Propose(me, frozenset({other}), deal)
 
 
-def answer(m: Map, me: str, proposal: a.Propose, accept: bool) -> a.Accept | a.Reject:
+def answer(me: str, proposal: a.Propose, accept: bool) -> a.Accept | a.Reject:
     """Accept or reject ``proposal`` with its own deal."""
     reply = a.Accept if accept else a.Reject
-    return reply(_name(m, me), frozenset({proposal.sender}), proposal.deal)
+    return reply(me, frozenset({proposal.sender}), proposal.deal)
 
 
 def read(deal: a.Deal | a.Agree, m: Map, me: str) -> PeaceOffer | AllianceOffer | OrderRequest | None:
@@ -93,21 +86,19 @@ def read(deal: a.Deal | a.Agree, m: Map, me: str) -> PeaceOffer | AllianceOffer 
     out; a timed commitment, or one of ours that is not an order or its refusal, makes the
     deal one we do not understand.
     """
-    mine = _name(m, me)
     try:
         if isinstance(deal, a.Agree):
             formula = deal.formula
-            if deal.time is not None or mine not in deal.agents:
+            if deal.time is not None or me not in deal.agents:
                 return None
-            if isinstance(formula, a.Pce) and mine in formula.powers and formula.powers <= deal.agents:
-                return PeaceOffer(frozenset(m.power(p) for p in formula.powers - {mine}))
-            if isinstance(formula, a.Aly) and mine in formula.allies - formula.enemies:
-                allies = frozenset(m.power(p) for p in formula.allies - {mine})
-                return AllianceOffer(allies, frozenset(m.power(p) for p in formula.enemies))
+            if isinstance(formula, a.Pce) and me in formula.powers and formula.powers <= deal.agents:
+                return PeaceOffer(formula.powers - {me})
+            if isinstance(formula, a.Aly) and me in formula.allies - formula.enemies:
+                return AllianceOffer(formula.allies - {me}, formula.enemies)
             return None
         orders: list[tuple[eo.Order, bool]] = []
         for commit in sorted(deal.commits, key=str):
-            if commit.agent != mine:
+            if commit.agent != me:
                 continue
             negated = isinstance(commit.formula, a.Not)
             done = commit.formula.operand if isinstance(commit.formula, a.Not) else commit.formula

@@ -37,12 +37,12 @@ used the same 0.5 and 2):
   peace is accepted only below ``accept_peace = 2.0``;
 * ``min_friction = 0.2``, ``max_friction = 10``.
 
->>> r = Relations("FRANCE", ["ENGLAND", "GERMANY"], TrustRules(), learning=True)
->>> r.make_peace("ENGLAND"); r.effective("ENGLAND")
+>>> r = Relations("FRA", ["ENG", "GER"], TrustRules(), learning=True)
+>>> r.make_peace("ENG"); r.effective("ENG")
 0.5
->>> r.attacked("ENGLAND"); r.betrayed("ENGLAND"); round(r.friction["ENGLAND"], 2), r.state["ENGLAND"]
+>>> r.attacked("ENG"); r.betrayed("ENG"); round(r.friction["ENG"], 2), r.state["ENG"]
 (1.62, 'peace')
->>> r.attacked("ENGLAND"); r.betrayed("ENGLAND"); round(r.friction["ENGLAND"], 2), r.state["ENGLAND"]
+>>> r.attacked("ENG"); r.betrayed("ENG"); round(r.friction["ENG"], 2), r.state["ENG"]
 (2.03, 'neutral')
 """
 
@@ -74,7 +74,7 @@ class TrustRules:
 
 
 class Relations:
-    """What one power thinks of every other: friction and state (full power names).
+    """What one power thinks of every other: friction and state.
 
     With ``learning`` false (the Naive and Slave archetypes) the events that move the
     friction are ignored: it stays 1, and only the states change.

@@ -123,9 +123,6 @@ class Hana(DumbBot):
 
     # --- the world model ---------------------------------------------------------------------------
 
-    def _me(self) -> str:
-        return self._token(self.power)
-
     def _intentions(self, position: Position) -> Intentions:
         powers = [p for p in position.map.powers if p != self.power]
         m = position.map
@@ -437,14 +434,10 @@ class Hana(DumbBot):
             s.proposed.add(text)
             s.pending[text] = (option, s.round, v)
             asked.add(option.to)
-            out.append(a.Propose(self._me(), frozenset({self._token(option.to)}), option.deal))
+            out.append(a.Propose(self.power, frozenset({option.to}), option.deal))
         if out:
             self._replan(s)
         return out
-
-    def _token(self, power: str) -> str:
-        assert self.map is not None
-        return self.map.abbreviation_of[power].lower()
 
     def _withdraw(self, s: _Phase) -> list[a.Message]:
         """Withdraw proposals left unanswered a whole round of the simulated clock (the power is
@@ -459,7 +452,7 @@ class Hana(DumbBot):
                 if stale:
                     self.relations.silent.add(option.to)
                 del s.pending[text]
-                out.append(a.Withdraw(self._me(), frozenset({self._token(option.to)})))
+                out.append(a.Withdraw(self.power, frozenset({option.to})))
         if out:
             self._replan(s)
         return out
@@ -491,7 +484,7 @@ class Hana(DumbBot):
 
     def _reply(self, s: _Phase, sender: str, message: a.Propose) -> list[a.Message]:
         """The basic intention reply δ: accept when the gain of next(s, δ) reaches the aspiration."""
-        me = self._me()
+        me = self.power
         answer_to = frozenset({message.sender})
         terms = read(s.position, self.power, message.deal)
         if terms is None or not self.NEGOTIATE or not self._acceptable(s, sender, terms):
@@ -527,7 +520,7 @@ class Hana(DumbBot):
         for other, (option, _, _) in list(s.pending.items()):
             if _clash(s.position, terms, option.terms):
                 del s.pending[other]
-                out.append(a.Withdraw(self._me(), frozenset({self._token(option.to)})))
+                out.append(a.Withdraw(self.power, frozenset({option.to})))
         s.confirmed[text] = Terms(terms.ours, terms.theirs, parties=terms.parties)
         if (terms.peace or terms.dmz) and text not in self.lasting:
             self.lasting[text] = Terms(peace=terms.peace, dmz=terms.dmz, parties=terms.parties)
@@ -669,8 +662,8 @@ class Hana(DumbBot):
         return self.opened == phase or (self.opened is None and self.first == phase)
 
     def _parse_deal(self, position: Position, text: str) -> a.Deal | a.Agree | None:
-        me = self._me()
-        other = next(self._token(p) for p in position.map.powers if p != self.power)
+        me = self.power
+        other = next(p for p in position.map.powers if p != me)
         try:
             message = parse(f"propose({me}, {other}, {text})")
         except LError:
@@ -692,12 +685,13 @@ class Hana(DumbBot):
     def _compliance(self, event: Mapping[str, object], position: Position) -> None:
         """A compliance report: trust, and the frustration of a broken deal (section 5.2)."""
         reports = event.get("reports")
-        me = self._me()
         for report in reports if isinstance(reports, list) else ():
-            token = str(report.get("power", "")).lower()
-            if not token or token == me:
+            name = str(report.get("power", ""))
+            if not name:
                 continue
-            power = position.map.power(token)
+            power = position.map.power(name)  # the frame writes it as L does: eng
+            if power == self.power:
+                continue
             kept = report.get("kept") is not False
             self.trust.report(power, kept)
             if not kept:

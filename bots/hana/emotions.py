@@ -15,8 +15,8 @@ power that accepted none of our proposals in the last three rounds counts double
 >>> from bots.hana.personality import PERSONALITIES
 >>> calm, revenger = Moods(PERSONALITIES["balanced"]), Moods(PERSONALITIES["revenger"])
 >>> for m in (calm, revenger):
-...     m.feel("FRANCE", BROKEN_DEAL)
->>> calm.retaliation("FRANCE") < revenger.retaliation("FRANCE")
+...     m.feel("FRA", BROKEN_DEAL)
+>>> calm.retaliation("FRA") < revenger.retaliation("FRA")
 True
 """
 

@@ -57,7 +57,7 @@ __all__ = [
 class Terms:
     """What a deal binds: our orders, other powers' orders, the powers we promise not to
     attack (peace, alliance), the provinces no party may enter (dmz); ``parties`` are the
-    other powers in it (full names)."""
+    other powers in it."""
 
     ours: Mapping[Unit, eo.Order] = field(default_factory=dict)
     theirs: Mapping[Unit, eo.Order] = field(default_factory=dict)
@@ -71,18 +71,13 @@ class Option:
     """A negotiation option: the deal, the power it is proposed to, and its terms."""
 
     deal: a.Deal | a.Agree
-    to: str  # full name
+    to: str
     terms: Terms
-
-
-def _token(position: Position, power: str) -> str:
-    return position.map.abbreviation_of[power].lower()
 
 
 def _formula_terms(position: Position, me: str, formula: object) -> tuple[set[str], set[int]] | None:
     """Peace partners and demilitarised provinces of a peace, alliance, dmz (or a conjunction)."""
     m = position.map
-    token = _token(position, me)
     if isinstance(formula, a.And):
         peace: set[str] = set()
         dmz: set[int] = set()
@@ -93,11 +88,11 @@ def _formula_terms(position: Position, me: str, formula: object) -> tuple[set[st
             peace |= found[0]
             dmz |= found[1]
         return peace, dmz
-    if isinstance(formula, a.Pce) and token in formula.powers:
-        return {m.power(p) for p in formula.powers if p != token}, set()
-    if isinstance(formula, a.Aly) and token in formula.allies:
-        return {m.power(p) for p in formula.allies if p != token}, set()
-    if isinstance(formula, a.Dmz) and token in formula.powers:
+    if isinstance(formula, a.Pce) and me in formula.powers:
+        return set(formula.powers - {me}), set()
+    if isinstance(formula, a.Aly) and me in formula.allies:
+        return set(formula.allies - {me}), set()
+    if isinstance(formula, a.Dmz) and me in formula.powers:
         return set(), {m.province_of[i] for i, name in enumerate(m.locations) if name.lower() in formula.provinces}
     return None
 
@@ -106,13 +101,11 @@ def read(position: Position, me: str, deal: a.Deal | a.Agree) -> Terms | None:
     """The terms of ``deal`` for ``me``, or None when it holds something HANA cannot weigh
     (a time, an order of a unit that is not its power's, a draw, ...)."""
     m = position.map
-    token = _token(position, me)
     if isinstance(deal, a.Agree):
         found = _formula_terms(position, me, deal.formula)
         if found is None:
             return None
-        parties = {m.power(p) for p in deal.agents if p != token}
-        return Terms(peace=frozenset(found[0]), dmz=frozenset(found[1]), parties=frozenset(parties))
+        return Terms(peace=frozenset(found[0]), dmz=frozenset(found[1]), parties=deal.agents - {me})
     ours: dict[Unit, eo.Order] = {}
     theirs: dict[Unit, eo.Order] = {}
     peace_: set[str] = set()
@@ -121,7 +114,7 @@ def read(position: Position, me: str, deal: a.Deal | a.Agree) -> Terms | None:
     for commit in deal.commits:
         if commit.time is not None:
             return None
-        parties |= {m.power(p) for p in (commit.agent, *commit.agents) if p != token}
+        parties |= {p for p in (commit.agent, *commit.agents) if p != me}
         formula = commit.formula
         if isinstance(formula, a.Do):
             if formula.time is not None:
@@ -131,18 +124,18 @@ def read(position: Position, me: str, deal: a.Deal | a.Agree) -> Terms | None:
             except (ActionError, LookupError, ValueError):
                 return None
             unit = position.unit_at.get(m.province_of[order.location])
-            if unit is None or unit.power != power or unit.location != order.location or power != m.power(commit.agent):
+            if unit is None or unit.power != power or unit.location != order.location or power != commit.agent:
                 return None
             if isinstance(order, eo.Waive | eo.Build | eo.Retreat | eo.Disband):
                 return None
             (ours if power == me else theirs)[unit] = order
-        elif commit.agent == token:
+        elif commit.agent == me:
             found = _formula_terms(position, me, formula)
             if found is None:
                 return None
             peace_ |= found[0]
             dmz |= found[1]
-        elif _formula_terms(position, m.power(commit.agent), formula) is None:
+        elif _formula_terms(position, commit.agent, formula) is None:
             return None  # their side of a peace or dmz: believed, not binding us
     return Terms(ours, theirs, frozenset(peace_), frozenset(dmz), frozenset(parties))
 
@@ -156,15 +149,13 @@ def lasting(position: Position, me: str, deal: a.Deal | a.Agree) -> Terms | None
     >>> from protocol.l import parse
     >>> board = Position.initial()
     >>> deal = parse("propose(ger, ita, Agree([ger ita], pce([ger ita]) & Do(hld(Unit(ita, Region(ven, amy))))))").deal
-    >>> sorted(lasting(board, "ITALY", deal).peace), lasting(board, "FRANCE", deal)
-    (['GERMANY'], None)
+    >>> sorted(lasting(board, "ITA", deal).peace), lasting(board, "FRA", deal)
+    (['GER'], None)
     """
-    m = position.map
-    token = _token(position, me)
     peace_: set[str] = set()
     dmz: set[int] = set()
     for x in literals(deal):
-        if x.power == token and x.positive and x.time is None and not isinstance(x.atom, a.Do):
+        if x.power == me and x.positive and x.time is None and not isinstance(x.atom, a.Do):
             found = _formula_terms(position, me, x.atom)
             if found is not None:
                 peace_ |= found[0]
@@ -175,7 +166,7 @@ def lasting(position: Position, me: str, deal: a.Deal | a.Agree) -> Terms | None
         agents = set(deal.agents)
     else:
         agents = {p for c in deal.commits for p in (c.agent, *c.agents)}
-    return Terms(peace=frozenset(peace_), dmz=frozenset(dmz), parties=frozenset(m.power(p) for p in agents - {token}))
+    return Terms(peace=frozenset(peace_), dmz=frozenset(dmz), parties=frozenset(agents - {me}))
 
 
 def forbidden(position: Position, order: eo.Order, peace: Iterable[str], dmz: Iterable[int]) -> bool:
@@ -189,7 +180,7 @@ def forbidden(position: Position, order: eo.Order, peace: Iterable[str], dmz: It
 
     >>> board = Position.build("S1901R", {"GERMANY": ["A MUN"]}, {"GERMANY": ["MUN"]},
     ...                        dislodged={"A BOH": ("ITALY", ["MUN", "TYR"])})
-    >>> [forbidden(board, eo.Retreat(None, board.map.location(p), board.map.location(d)), {"GERMANY"}, ())
+    >>> [forbidden(board, eo.Retreat(None, board.map.location(p), board.map.location(d)), {"GER"}, ())
     ...  for p, d in (("BOH", "MUN"), ("BOH", "TYR"))]
     [True, False]
     """
@@ -213,18 +204,18 @@ def forbidden(position: Position, order: eo.Order, peace: Iterable[str], dmz: It
 
 
 def peace(position: Position, me: str, other: str) -> Option:
-    pair = frozenset({_token(position, me), _token(position, other)})
+    pair = frozenset({me, other})
     return Option(a.Agree(pair, a.Pce(pair)), other, Terms(peace=frozenset({other}), parties=frozenset({other})))
 
 
 def support_deal(position: Position, me: str, unit: Unit, order: eo.Order, helper: Unit, support: eo.Order) -> Option:
     """Our ``order`` for ``unit`` and ``helper``'s ``support`` of it, as a deal."""
-    mine, theirs = _token(position, me), _token(position, helper.power)
+    theirs = helper.power
     deal = a.Deal(
         frozenset(
             {
-                a.Commit(mine, frozenset({theirs}), a.Do(action_from_order(position, me, order))),
-                a.Commit(theirs, frozenset({mine}), a.Do(action_from_order(position, helper.power, support))),
+                a.Commit(me, frozenset({theirs}), a.Do(action_from_order(position, me, order))),
+                a.Commit(theirs, frozenset({me}), a.Do(action_from_order(position, theirs, support))),
             }
         )
     )

@@ -13,8 +13,8 @@ power accepts what it is offered, and whether it answers at all (a power that le
 proposal of ours go unanswered for a whole round is *silent* until it says something).
 
 >>> t = Trust(0.7)
->>> t.report("FRANCE", kept=False)
->>> t.of("FRANCE") < 0.7 < t.of("GERMANY") + 0.01
+>>> t.report("FRA", kept=False)
+>>> t.of("FRA") < 0.7 < t.of("GER") + 0.01
 True
 """
 

@@ -6,11 +6,11 @@ and the problems, which go back to the model once for repair; nothing here raise
 
 >>> from engine import Position, legal_orders
 >>> start = Position.initial()
->>> legal = legal_orders(start, "ENGLAND")
->>> read = read_orders('{"orders": ["F LON - NTH", "A LVP-YOR", "A PAR - BUR"]}', start, "ENGLAND", legal)
+>>> legal = legal_orders(start, "ENG")
+>>> read = read_orders('{"orders": ["F LON - NTH", "A LVP-YOR", "A PAR - BUR"]}', start, "ENG", legal)
 >>> sorted(read.texts), read.problems
 (['A LVP - YOR', 'F LON - NTH'], ["'A PAR - BUR' is not one of your legal orders", 'no order for F EDI'])
->>> read_orders("Here are my orders:\\n- F EDI - NWG\\n- F LON H\\n- A LVP H", start, "ENGLAND", legal).problems
+>>> read_orders("Here are my orders:\\n- F EDI - NWG\\n- F LON H\\n- A LVP H", start, "ENG", legal).problems
 []
 """
 
@@ -160,13 +160,12 @@ def read_press(
         read.problems.append('no press found: answer {"press": [...]} (an empty list to send nothing)')
         return read
     allowed = parse_levels(levels)
-    me = position.map.abbreviation_of[power].lower()
     for item in items[:8]:
         if not isinstance(item, dict):
             read.problems.append("each press item is an object")
             continue
         if mode == "l":
-            message, problem = _l_item(item.get("l"), me, allowed, position)
+            message, problem = _l_item(item.get("l"), power, allowed, position)
         else:
             message, problem = _english_item(item.get("to"), item.get("text"), power, position, allowed, open_proposals)
         if problem is not None:
@@ -207,7 +206,8 @@ def _l_item(value: object, me: str, allowed: Iterable[int], position: Position) 
     except RecursionError:
         return None, f"{value[:120]!r}: nested too deeply"
     if message.sender != me:
-        return None, f"{value[:120]!r}: you are {me}, so every message you write has {me} as its sender"
+        said = me.lower()  # as the model writes it in L
+        return None, f"{value[:120]!r}: you are {said}, so every message you write has {said} as its sender"
     return message, None
 
 
@@ -231,5 +231,5 @@ def _english_item(
         return None, f"a message of {len(text)} characters is over {MAX_ENGLISH_TEXT}: say one thing a message"
     said = understand(text, power, receiver, position, open_proposals.get(receiver), levels=list(allowed))
     if isinstance(said, NotUnderstood):
-        return None, f"to {receiver}, {text[:120]!r}: {said.reason}"
+        return None, f"to {position.map.power_names[receiver]}, {text[:120]!r}: {said.reason}"
     return said.message, None

@@ -122,7 +122,7 @@ class LLMBot(Bot):
     def start(self, power: str, m: Map) -> None:
         super().start(power, m)
         self.fallback.start(power, m)
-        self.seat = self.seat or power
+        self.seat = self.seat or m.power_names[power]  # a seat without a slot: the logs name it so
         self.meter.seat = self.seat
 
     def on_time_limit(self, seconds: float | None) -> None:
@@ -173,7 +173,7 @@ class LLMBot(Bot):
                 english = to_english(message, viewer=self.power, m=position.map)
             except Exception:  # noqa: BLE001 - a message the writer cannot word is still shown in L
                 english = ""
-            self.news.heard(sender, to_text(message), english)
+            self.news.heard(position.map.power_names[sender], to_text(message), english)
             self._heard += 1
             if isinstance(message, la.Propose):
                 self._open[sender] = message
@@ -285,7 +285,7 @@ class LLMBot(Bot):
     def _ask_orders(self, position: Position, legal: LegalOrders) -> OrdersRead | None:
         if self._out_of_budget():
             return None
-        system = prompt.system_message(self.power, "orders", self.profile.press, self.levels)
+        system = prompt.system_message(position.map.power_names[self.power], "orders", self.profile.press, self.levels)
         user = prompt.user_message("orders", position, self.power, legal, self.news, self.profile.press, self.levels)
         schema = prompt.orders_schema(prompt.legal_table(position, self.power, legal))
         first, again = self._ask(
@@ -331,7 +331,7 @@ class LLMBot(Bot):
         self._heard_at_last_press = self._heard
         legal = legal_orders(position, self.power)
         mode = self.profile.press
-        system = prompt.system_message(self.power, "press", mode, self.levels)
+        system = prompt.system_message(position.map.power_names[self.power], "press", mode, self.levels)
         user = prompt.user_message("press", position, self.power, legal, self.news, mode, self.levels)
         opened = dict(self._open)
         first, again = self._ask(

@@ -17,7 +17,7 @@ still checked like any answer.
 
 >>> from engine import Position, legal_orders
 >>> start = Position.initial()
->>> text = user_message("orders", start, "ENGLAND", legal_orders(start, "ENGLAND"), PhaseNews())
+>>> text = user_message("orders", start, "ENG", legal_orders(start, "ENG"), PhaseNews())
 >>> print(text.splitlines()[0]); print(text.splitlines()[2])
 YOU ARE: ENGLAND (ENG)
 TASK: orders
@@ -74,9 +74,9 @@ _PRESS_ENGLISH = """PRESS: write plain English, one message per item, to one pow
 What cannot be said in the negotiation language is returned to you with the reason."""
 
 
-def system_message(power: str, task: str, press: str, levels: str) -> str:
-    """The rules of the answer for ``power`` (full name)."""
-    text = _SYSTEM.format(power=power)
+def system_message(name: str, task: str, press: str, levels: str) -> str:
+    """The rules of the answer for the power the model reads as ``name`` (its full name)."""
+    text = _SYSTEM.format(power=name)
     if task == "press":
         text += "\n" + (_PRESS_L.format(levels=levels) if press == "l" else _PRESS_ENGLISH)
     return text
@@ -84,7 +84,8 @@ def system_message(power: str, task: str, press: str, levels: str) -> str:
 
 @dataclass(slots=True)
 class PhaseNews:
-    """What the seat has heard this phase: messages (sender, L text, English) and notary notes."""
+    """What the seat has heard this phase: messages (the sender's full name, L text, English)
+    and notary notes."""
 
     incoming: list[dict[str, str]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)
@@ -120,14 +121,14 @@ def legal_table(position: Position, power: str, legal: LegalOrders) -> dict[str,
 
 
 def board(position: Position, power: str) -> list[str]:
-    """Each power's centres and units, one line a power."""
+    """Each power's centres and units, one line a power, named by its full name."""
     m = position.map
     lines = []
     for p in m.powers:
         centres = sorted(position.centers_of(p))
         units = sorted(position.unit_name(u) for u in position.units_of(p))
-        you = " (you)" if p == power else ""
-        lines.append(f"  {p}{you}: {len(centres)} centres {' '.join(centres) or '-'}; units {', '.join(units) or '-'}")
+        name = m.power_names[p] + (" (you)" if p == power else "")
+        lines.append(f"  {name}: {len(centres)} centres {' '.join(centres) or '-'}; units {', '.join(units) or '-'}")
     return lines
 
 
@@ -143,7 +144,7 @@ def user_message(
     m = position.map
     phase = position.phase
     lines = [
-        f"YOU ARE: {power} ({m.abbreviation_of[power]})",
+        f"YOU ARE: {m.power_names[power]} ({power})",
         f"PHASE: {phase} ({SEASONS[phase.season]} {phase.year}, {KINDS[phase.kind]})",
         f"TASK: {task}",
     ]

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from protocol.calendar import TURN_SEASONS
+from protocol.calendar import TURN_SEASONS, Turn
 
 # --- the token names ----------------------------------------------------------------------
 
@@ -122,6 +122,8 @@ def _emit(value: object, out: list[str]) -> None:
     if isinstance(value, str):  # free-text press
         if value:  # empty text has no tokens: it prints as ()
             out.append(quote(value))
+    elif isinstance(value, Turn):  # ``SPR 1901``: the brackets around it belong to the message
+        out += (value.season, str(value.year))
     else:
         value._emit(out)  # type: ignore[attr-defined]
 
@@ -190,17 +192,6 @@ class Location(Value):
             out.append(self.province)
         else:
             out += ("(", self.province, self.coast, ")")
-
-
-@dataclass(frozen=True, slots=True)
-class Turn(Value):
-    """A season and a year: ``SPR 1901`` (the brackets around it belong to the message)."""
-
-    season: str
-    year: int
-
-    def _emit(self, out: list[str]) -> None:
-        out += (self.season, str(self.year))
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,12 +8,12 @@ such units loosely (``(FLT LON)``, a form ``SUB`` accepts) and routes convoys ov
 
 >>> from engine import Position, parse_order
 >>> start = Position.initial()
->>> order = order_from_engine("FRANCE", parse_order(start.map, "A MAR S A PAR - BUR"), start)
+>>> order = order_from_engine("FRA", parse_order(start.map, "A MAR S A PAR - BUR"), start)
 >>> str(order)
 '(FRA AMY MAR) SUP (FRA AMY PAR) MTO BUR'
 >>> power, back = order_to_engine(order, start.map)
 >>> power, back == parse_order(start.map, "A MAR S A PAR - BUR")
-('FRANCE', True)
+('FRA', True)
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from collections.abc import Collection
 
 import engine.orders as eo
 from engine.maps import ARMY, FLEET, LAND, SEA, Map
-from engine.position import ADJUSTMENTS, RETREATS, Phase, Position, Unit
-from protocol.calendar import TURN_SEASONS
+from engine.position import ADJUSTMENTS, RETREATS, Position, Unit
 from protocol.daide.messages import (
     Build,
     CoastAdjacency,
@@ -44,7 +43,6 @@ from protocol.daide.messages import (
     Retreat,
     SupportHold,
     SupportMove,
-    Turn,
     Waive,
 )
 
@@ -56,9 +54,7 @@ __all__ = [
     "map_definition",
     "order_from_engine",
     "order_to_engine",
-    "phase_from_turn",
     "province_categories",
-    "turn_from_phase",
     "unit_from_engine",
     "unit_to_engine",
 ]
@@ -71,21 +67,9 @@ class DaideOrderError(ValueError):
 _COAST = {"NC": "NCS", "SC": "SCS", "EC": "ECS", "WC": "WCS"}
 _TYPES = {"AMY": ARMY, "FLT": FLEET}
 _TYPE_NAMES = {ARMY: "AMY", FLEET: "FLT"}
-_SEASONS = {(s.season, s.kind): s.token for s in TURN_SEASONS}
-_PHASES = {s.token: (s.season, s.kind) for s in TURN_SEASONS}
 
 
 # --- turns, places, units --------------------------------------------------------------------------
-
-
-def turn_from_phase(phase: Phase) -> Turn:
-    """``S1901M`` is ``SPR 1901``, ``F1901R`` is ``AUT 1901``, ``W1901A`` is ``WIN 1901``."""
-    return Turn(_SEASONS[phase.season, phase.kind], phase.year)
-
-
-def phase_from_turn(turn: Turn) -> Phase:
-    season, kind = _PHASES[turn.season]
-    return Phase(turn.year, season, kind)
 
 
 def location_to_engine(location: Location, m: Map) -> int:
@@ -104,11 +88,10 @@ def location_from_engine(location: int, m: Map) -> Location:
     return Location(m.locations[province], _COAST[m.locations[location].split("/")[1]])
 
 
-def _power(abbreviation: str, m: Map) -> str:
-    try:
-        return m.power_abbreviations[abbreviation]
-    except KeyError:
-        raise DaideOrderError(f"unknown power {abbreviation}") from None
+def _power(token: str, m: Map) -> str:
+    if token not in m.powers:
+        raise DaideOrderError(f"unknown power {token}")
+    return token
 
 
 def unit_to_engine(unit: DaideUnit, m: Map) -> Unit:
@@ -118,7 +101,7 @@ def unit_to_engine(unit: DaideUnit, m: Map) -> Unit:
 
 
 def unit_from_engine(unit: Unit, m: Map) -> DaideUnit:
-    return DaideUnit(m.abbreviation_of[unit.power], _TYPE_NAMES[unit.type], location_from_engine(unit.location, m))
+    return DaideUnit(unit.power, _TYPE_NAMES[unit.type], location_from_engine(unit.location, m))
 
 
 # --- orders ------------------------------------------------------------------------------------------
@@ -183,24 +166,24 @@ def _other_unit(unit_type: int | None, location: int, board: Position | Map) -> 
         m = board.map
         found = board.unit_at.get(m.province_of[location])
         if found is not None and (unit_type is None or found.type == unit_type):
-            return DaideUnit(m.abbreviation_of[found.power], _TYPE_NAMES[found.type], location_from_engine(location, m))
+            return DaideUnit(found.power, _TYPE_NAMES[found.type], location_from_engine(location, m))
     else:
         m = board
     return LooseUnit(None, None if unit_type is None else _TYPE_NAMES[unit_type], location_from_engine(location, m))
 
 
-def _own_unit(short: str, unit_type: int | None, location: int, board: Position | Map) -> DaideUnit | LooseUnit:
+def _own_unit(power: str, unit_type: int | None, location: int, board: Position | Map) -> DaideUnit | LooseUnit:
     m = board.map if isinstance(board, Position) else board
     if unit_type is None and isinstance(board, Position):
         province = m.province_of[location]
         candidates = [d.unit for d in board.dislodged] + list(board.units)
         for candidate in candidates:
-            if m.province_of[candidate.location] == province and m.abbreviation_of[candidate.power] == short:
+            if m.province_of[candidate.location] == province and candidate.power == power:
                 unit_type = candidate.type
                 break
     if unit_type is None:
-        return LooseUnit(short, None, location_from_engine(location, m))
-    return DaideUnit(short, _TYPE_NAMES[unit_type], location_from_engine(location, m))
+        return LooseUnit(power, None, location_from_engine(location, m))
+    return DaideUnit(power, _TYPE_NAMES[unit_type], location_from_engine(location, m))
 
 
 def order_from_engine(power: str, order: eo.Order, board: Position | Map, phase_kind: str | None = None) -> Order:
@@ -212,10 +195,9 @@ def order_from_engine(power: str, order: eo.Order, board: Position | Map, phase_
     """
     m = board.map if isinstance(board, Position) else board
     kind = phase_kind or (board.phase.kind if isinstance(board, Position) else "M")
-    short = m.abbreviation_of[power]
     if isinstance(order, eo.Waive):
-        return Waive(short)
-    unit = _own_unit(short, order.type, order.location, board)
+        return Waive(power)
+    unit = _own_unit(power, order.type, order.location, board)
     if isinstance(order, eo.Hold):
         return Hold(unit)
     if isinstance(order, eo.Move):
@@ -306,12 +288,12 @@ def province_categories(m: Map) -> dict[str, tuple[str, ...]]:
 def map_definition(m: Map) -> Mdf:
     """The ``MDF`` message of a map: its powers, home and neutral centres, and adjacencies."""
     names = m.locations
-    powers = tuple(m.abbreviation_of[p] for p in m.powers)
+    powers = m.powers
     owners: dict[int, list[str]] = {}
     for power in m.powers:
         for p in m.homes.get(power, ()):
-            owners.setdefault(p, []).append(m.abbreviation_of[power])
-    groups: dict[str | tuple[str, ...], list[str]] = {short: [] for short in powers}
+            owners.setdefault(p, []).append(power)
+    groups: dict[str | tuple[str, ...], list[str]] = {power: [] for power in powers}
     for p in m.supply_centers:
         homes = owners.get(p, [])
         key: str | tuple[str, ...] = "UNO" if not homes else homes[0] if len(homes) == 1 else tuple(homes)

@@ -8,12 +8,12 @@ two neighbouring letters counting as one edit.
 >>> from engine.maps import standard_map
 >>> names = Names.of(standard_map())
 >>> names.powers_at(("russian", "army"), 0), names.powers_at(("germnay",), 0)
-([('rus', 1)], [('ger', 1)])
+([('RUS', 1)], [('GER', 1)])
 >>> names.provinces_at(("north", "sea", "to"), 0), names.provinces_at(("burgandy",), 0)
 ([('nth', 2)], [('bur', 1)])
 >>> names.provinces_at(("st", "petersburg"), 0), names.provinces_at(("to",), 0)
 ([('stp', 2)], [])
->>> names.power("eng"), names.province("nth"), names.province("stp"), names.province("xyz")
+>>> names.power("ENG"), names.province("nth"), names.province("stp"), names.province("xyz")
 ('England', 'the North Sea', 'St. Petersburg', 'XYZ')
 """
 
@@ -149,8 +149,8 @@ def _table(entries: Iterable[tuple[str, str, bool]]) -> _Table:
 
 @dataclass(frozen=True, eq=False)
 class Names:
-    """The names of one map's powers and provinces, both ways. Names are the lower-case DAIDE
-    abbreviations that L uses (``eng``, ``nth``)."""
+    """The names of one map's powers and provinces, both ways: a power is named by its token
+    (``ENG``), a province by the lower-case name L uses (``nth``)."""
 
     map: Map
     _powers: _Table
@@ -161,9 +161,9 @@ class Names:
     def of(m: Map) -> Names:
         """The names of the map ``m`` (built once per map)."""
         powers = []
-        for short, full in m.power_abbreviations.items():
-            powers += [(short, short.lower(), False), (full, short.lower(), True)]
-            powers += [(word, short.lower(), True) for word in _POWER_WORDS.get(full, ())]
+        for token, full in m.power_names.items():
+            powers += [(token, token, False), (full, token, True)]
+            powers += [(word, token, True) for word in _POWER_WORDS.get(full, ())]
         provinces = []
         for p in m.provinces:
             short = m.locations[p]
@@ -189,14 +189,10 @@ class Names:
         """Whether ``word`` is exactly a province's abbreviation or alias (``par``, ``lyo``)."""
         return len(word) == 3 and (word.lower(),) in self._provinces.exact
 
-    def abbreviation(self, power: str) -> str:
-        """``"ENGLAND"`` or ``"eng"`` -> ``"eng"`` (``KeyError`` for a power the map lacks)."""
-        return self.map.abbreviation_of[self.map.power(power)].lower()
-
-    def power(self, abbreviation: str) -> str:
-        """``"eng"`` -> ``"England"``; a name the map lacks is written as it is, in capitals."""
-        full = self.map.power_abbreviations.get(abbreviation.upper())
-        return abbreviation.upper() if full is None else full.title()
+    def power(self, power: str) -> str:
+        """``"ENG"`` -> ``"England"``; a name the map lacks is written as it is, in capitals."""
+        full = self.map.power_names.get(power.upper())
+        return power.upper() if full is None else full.title()
 
     def province(self, abbreviation: str) -> str:
         """``"par"`` -> ``"Paris"``, ``"nth"`` -> ``"the North Sea"``; unknown names in capitals."""

@@ -11,7 +11,7 @@ Germany and Italy" says it all:
 
 >>> from engine.maps import standard_map
 >>> from protocol.english.names import Names
->>> scene = Scene("eng", "fra", Names.of(standard_map()), None)
+>>> scene = Scene("ENG", "FRA", Names.of(standard_map()), None)
 >>> str(AgreementWords((PeaceWords(Parties(with_=frozenset({"rus"}))),), None).agree(scene))
 'Agree([eng rus], pce([eng rus]))'
 >>> str(AgreementInfo(frozenset({"fra"}), (AllianceWords(Parties(), frozenset({"ger"})),)).info(scene))

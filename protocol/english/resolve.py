@@ -7,10 +7,10 @@ closest L to a sentence that is not quite right is built.
 
 >>> from engine import Position
 >>> from engine.maps import standard_map
->>> scene = Scene("fra", "ger", Names.of(standard_map()), Position.initial())
->>> str(scene.unit(UnitWords("fra", None, Place("bre")), agent="fra"))
+>>> scene = Scene("FRA", "GER", Names.of(standard_map()), Position.initial())
+>>> str(scene.unit(UnitWords("FRA", None, Place("bre")), agent="FRA"))
 'Unit(fra, Region(bre, coast))'
->>> scene.unit(UnitWords("fra", "army", Place("bre")), agent="fra")
+>>> scene.unit(UnitWords("FRA", "army", Place("bre")), agent="FRA")
 Traceback (most recent call last):
 ...
 protocol.english.resolve.Misunderstanding: your unit in Brest is a fleet, not an army
@@ -74,7 +74,7 @@ def kind_of(unit: a.Unit) -> str:
 
 @dataclass(frozen=True)
 class Scene:
-    """The conversation (``me`` writes to ``you``, both lower-case abbreviations), the map's names,
+    """The conversation (``me`` writes to ``you``, both powers), the map's names,
     the position if known, whether to ask (``strict``) or to guess, and the orders that the
     rest of the message plans (``planned``: "I move to Belgium and you support me")."""
 
@@ -209,7 +209,7 @@ class Scene:
         if self.position is None:
             return []
         m = self.map
-        units = [unit_from_engine(m, u) for u in self.position.units if m.abbreviation_of[u.power].lower() == power]
+        units = [unit_from_engine(m, u) for u in self.position.units if u.power == power]
         return [u for u in units if (kind is None or kind_of(u) == kind) and self._reaches(u, province)]
 
     def convoying_fleets(self, power: str, army: a.Unit, destination: str) -> list[a.Unit]:
@@ -222,7 +222,7 @@ class Scene:
         return [
             unit_from_engine(m, u)
             for u in fleets
-            if m.abbreviation_of[u.power].lower() == power and ends <= m.shores[u.location]
+            if u.power == power and ends <= m.shores[u.location]
         ]
 
     def choose(self, candidates: Sequence[a.Unit], what: str, power: str | None = None) -> a.Unit:

@@ -9,7 +9,7 @@ reading of a whole sentence that makes sense on the board wins.
 >>> from protocol.english.grammar import Parser
 >>> from protocol.english.names import Names
 >>> from protocol.english.resolve import Scene
->>> scene = Scene("eng", "fra", Names.of(standard_map()), None)
+>>> scene = Scene("ENG", "FRA", Names.of(standard_map()), None)
 >>> words = ("i", "propose", "peace", "and", "alliance", "against", "germany")
 >>> [str(w.message(scene)) for w in Parser(grammar(scene), words).complete("message")]
 ['propose(eng, [fra], Agree([eng fra], aly([eng fra], [ger]) & pce([eng fra])))']
@@ -91,7 +91,7 @@ def _powers(b: Bindings) -> Any:
 
 
 _COASTS = {"north": "ncs", "south": "scs", "east": "ecs", "west": "wcs"}
-_SEASONS = {s.word: s.token.lower() for s in TURN_SEASONS}
+_SEASONS = {s.word: s.token for s in TURN_SEASONS}
 _AGAINST = "(against|on|to attack)"
 _MAKE = "(have|make|form|sign|agree on|agree to|agree|establish|keep|conclude|declare|propose)"
 _WILL = (
@@ -423,9 +423,9 @@ def everyone(scene: Scene) -> frozenset[str]:
     """The powers still in the game (all of the map's without a position)."""
     m = scene.map
     if scene.position is None:
-        return frozenset(p.lower() for p in m.power_abbreviations)
+        return frozenset(m.powers)
     alive = {u.power for u in scene.position.units} | {c for c in scene.position.centers if c}
-    return frozenset(m.abbreviation_of[p].lower() for p in alive)
+    return frozenset(alive)
 
 
 def _terminals(scene: Scene) -> dict[str, Terminal]:

@@ -103,14 +103,14 @@ class Speller:
                 names.add(word)
                 named.setdefault(word, set()).add(what)
 
-        for short, full in m.power_abbreviations.items():
+        for token, full in m.power_names.items():
             for text in (full, *_POWER_WORDS.get(full, ())):
-                name(text, short)
+                name(text, token)
         for p in m.provinces:
             for text in (m.english_names[p], *_PROVINCE_WORDS.get(m.locations[p], ())):
                 name(text, m.locations[p])
         abbreviations = frozenset(m.locations[p].lower() for p in m.provinces) | frozenset(
-            a.lower() for a in m.power_abbreviations
+            p.lower() for p in m.powers
         )
         aliases = frozenset(alias.lower() for alias in m.aliases)
         grammar = _template_words(_RULES) | set(_SEASONS) | pronouns_and_owners()
@@ -165,4 +165,4 @@ def _province(m: Map, abbreviation: str) -> str:
     try:
         return m.english_names[m.province_of[m.location(abbreviation)]]
     except KeyError:
-        return m.power_abbreviations.get(abbreviation.upper(), abbreviation.upper()).title()
+        return m.power_names.get(abbreviation.upper(), abbreviation.upper()).title()

@@ -32,7 +32,7 @@ from protocol.l.printer import to_text
 
 __all__ = ["to_english"]
 
-_SEASONS = {s.token.lower(): s.word for s in TURN_SEASONS}
+_SEASONS = {s.token: s.word for s in TURN_SEASONS}
 _COASTS = {"ncs": "north", "scs": "south", "ecs": "east", "wcs": "west"}
 _COMPARISONS = {">": "after", "<": "before", ">=": "not before", "<=": "not after", "=": "the same time as"}
 _FEELINGS = {"VeryHappy": "very happy", "Happy": "happy", "Sad": "sad", "Angry": "angry"}
@@ -44,7 +44,7 @@ def to_english(message: a.Message, viewer: str | None = None, m: Map | None = No
     you = None
     if viewer is not None:
         try:
-            you = names.abbreviation(viewer)
+            you = names.map.power(viewer)
         except KeyError:
             you = viewer.lower()  # a power the map lacks still reads as "you"
     text = _Writer(names, you).message(message, nested=False)

@@ -193,7 +193,7 @@ def understand(
     the L levels the game allows (None: all), beyond which "L cannot say that" in this game.
     """
     names = Names.of(standard_map() if position is None else position.map)
-    scene = Scene(names.abbreviation(sender), names.abbreviation(receiver), names, position)
+    scene = Scene(names.map.power(sender), names.map.power(receiver), names, position)
     if expert or _RAW_L.match(text):
         raw = _raw_l(text, scene, sender)
         if not (expert or isinstance(raw, Understood) or raw.closest is not None):
@@ -320,7 +320,7 @@ def _raw_l(text: str, scene: Scene, sender: str) -> Understood | NotUnderstood:
     except LError as e:
         return NotUnderstood(f"this is not L: {e.message} (line {e.line}, column {e.column})", None)
     if message.sender != scene.me:
-        return NotUnderstood(f"the sender of your L message must be {scene.me}", replace(message, sender=scene.me))
+        return NotUnderstood(f"the sender of your L message must be {scene.me.lower()}", replace(message, sender=scene.me))
     return _understood(message, scene, sender)
 
 

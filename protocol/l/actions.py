@@ -1,18 +1,18 @@
 """L's units, regions and actions to the engine's units and orders, and back.
 
 L names a unit by its power and region (``Unit(fra, Region(stp, ncs))``); the engine by
-full power name, unit type and location number. An L action says whose units it moves
+power, unit type and location number. An L action says whose units it moves
 (``sup(Unit(rus, ...), mto(Unit(ita, ...), ...))``), an engine order does not, so
 :func:`action_from_order` takes the position to find the owners.
 
 >>> from engine import Position, parse_order
 >>> start = Position.initial()
->>> action = action_from_order(start, "FRANCE", parse_order(start.map, "A MAR S A PAR - BUR"))
+>>> action = action_from_order(start, "FRA", parse_order(start.map, "A MAR S A PAR - BUR"))
 >>> str(action)
 'sup(Unit(fra, Region(mar, amy)), mto(Unit(fra, Region(par, amy)), Region(bur, amy)))'
 >>> power, order = order_from_action(start.map, action)
 >>> power, order == parse_order(start.map, "A MAR S A PAR - BUR")
-('FRANCE', True)
+('FRA', True)
 """
 
 from __future__ import annotations
@@ -67,16 +67,14 @@ def region_to_location(m: Map, region: a.Region) -> tuple[int, int]:
 
 
 def unit_from_engine(m: Map, unit: Unit) -> a.Unit:
-    return a.Unit(m.abbreviation_of[unit.power].lower(), region_from_location(m, unit.type, unit.location))
+    return a.Unit(unit.power, region_from_location(m, unit.type, unit.location))
 
 
 def unit_to_engine(m: Map, unit: a.Unit) -> Unit:
-    try:
-        power = m.power(unit.power)
-    except KeyError:
-        raise ActionError(f"no power {unit.power} on the map") from None
+    if unit.power not in m.powers:
+        raise ActionError(f"no power {unit.power.lower()} on the map")
     unit_type, location = region_to_location(m, unit.region)
-    return Unit(power, unit_type, location)
+    return Unit(unit.power, unit_type, location)
 
 
 def action_from_order(position: Position, power: str, order: eo.Order) -> a.Action:
@@ -102,7 +100,7 @@ def action_from_order(position: Position, power: str, order: eo.Order) -> a.Acti
         return region_from_location(m, unit_type, destination)
 
     if isinstance(order, eo.Waive):
-        return a.Wve(m.abbreviation_of[power].lower())
+        return a.Wve(power)
     if isinstance(order, eo.Build):
         unit_type = order.type if order.type is not None else ARMY
         return a.Bld(unit_from_engine(m, Unit(power, unit_type, order.location)))
@@ -132,7 +130,9 @@ def action_from_order(position: Position, power: str, order: eo.Order) -> a.Acti
 def order_from_action(m: Map, action: a.Action) -> tuple[str, eo.Order]:
     """The power that gives ``action`` and the engine order it is."""
     if isinstance(action, a.Wve):
-        return m.power(action.power), eo.Waive()
+        if action.power not in m.powers:
+            raise ActionError(f"no power {action.power.lower()} on the map")
+        return action.power, eo.Waive()
     actor = unit_to_engine(m, action.unit)
     power, unit_type, location = actor.power, actor.type, actor.location
     order: eo.Order

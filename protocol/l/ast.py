@@ -2,7 +2,8 @@
 
 Every node is a frozen, slotted dataclass, hashable, and already in normal form when it
 is built, so that two messages are equal exactly when their normal forms are
-(spec section 3): names are lower case; sets of agents and of provinces, and the
+(spec section 3): names of provinces, regions and seasons are lower case, and a power is
+its token (``ENG``), as everywhere in the code, which the text writes in lower case; sets of agents and of provinces, and the
 commitments of a deal, are frozensets; the operands of ``&`` are flattened and sorted;
 ``;`` is flattened and keeps its order. That is what lets a server match an accept to
 the proposal it answers:
@@ -26,11 +27,11 @@ comparisons) and the shapes that the text form could not express (an empty set, 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import Field, dataclass
 from typing import Any, ClassVar, TypeAlias
 
-from protocol.calendar import TURN_SEASONS
+from protocol.calendar import TURN_SEASONS, Turn
 
 __all__ = [
     "Accept",
@@ -122,31 +123,25 @@ def _name(self: Node, attr: str) -> None:
     _set(self, attr, str.lower(getattr(self, attr)))
 
 
-def _names(self: Node, attr: str) -> None:
+def _names(self: Node, attr: str, case: Callable[[str], str] = str.lower) -> None:
     """A set of names, from a frozenset, any iterable of names, or one bare name."""
     value: str | Iterable[str] = getattr(self, attr)
-    names = frozenset(map(str.lower, (value,) if isinstance(value, str) else value))
+    names = frozenset(map(case, (value,) if isinstance(value, str) else value))
     if not names:
         raise ValueError(f"{type(self).__name__}.{attr} is empty")
     _set(self, attr, names)
 
 
+def _power(self: Node, attr: str) -> None:
+    """A power: its token, whichever case it was written in (``eng`` -> ``ENG``)."""
+    _set(self, attr, str.upper(getattr(self, attr)))
+
+
+def _powers(self: Node, attr: str) -> None:
+    _names(self, attr, str.upper)
+
+
 # --- time ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Turn(Node):
-    """A season of a year: ``(spr, 1902)``."""
-
-    season: str
-    year: int
-
-    def __post_init__(self) -> None:
-        _name(self, "season")
-        if self.season not in SEASONS:
-            raise ValueError(f"not a season: {self.season!r}")
-        if not 0 <= self.year:
-            raise ValueError(f"not a year: {self.year!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +184,7 @@ class Unit(Node):
     region: Region
 
     def __post_init__(self) -> None:
-        _name(self, "power")
+        _power(self, "power")
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +232,7 @@ class Wve(Node):
     power: str
 
     def __post_init__(self) -> None:
-        _name(self, "power")
+        _power(self, "power")
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +269,7 @@ class Pce(Node):
     powers: frozenset[str]
 
     def __post_init__(self) -> None:
-        _names(self, "powers")
+        _powers(self, "powers")
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,8 +280,8 @@ class Aly(Node):
     enemies: frozenset[str]
 
     def __post_init__(self) -> None:
-        _names(self, "allies")
-        _names(self, "enemies")
+        _powers(self, "allies")
+        _powers(self, "enemies")
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +292,7 @@ class Dmz(Node):
     provinces: frozenset[str]
 
     def __post_init__(self) -> None:
-        _names(self, "powers")
+        _powers(self, "powers")
         _names(self, "provinces")
 
 
@@ -308,7 +303,7 @@ class Drw(Node):
     powers: frozenset[str]
 
     def __post_init__(self) -> None:
-        _names(self, "powers")
+        _powers(self, "powers")
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +313,7 @@ class Slo(Node):
     power: str
 
     def __post_init__(self) -> None:
-        _name(self, "power")
+        _power(self, "power")
 
 
 Predicate: TypeAlias = Pce | Aly | Dmz | Drw | Slo
@@ -405,7 +400,7 @@ class _ByAgent(Node):
     agent: str
 
     def __post_init__(self) -> None:
-        _name(self, "agent")
+        _power(self, "agent")
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,7 +413,7 @@ class Commit(_ByAgent):
 
     def __post_init__(self) -> None:
         _ByAgent.__post_init__(self)
-        _names(self, "agents")
+        _powers(self, "agents")
 
 
 @dataclass(frozen=True, slots=True)
@@ -443,7 +438,7 @@ class Agree(Node):
     time: Time | None = None
 
     def __post_init__(self) -> None:
-        _names(self, "agents")
+        _powers(self, "agents")
 
 
 # --- information ------------------------------------------------------------------------
@@ -459,7 +454,7 @@ class Obs(_ByAgent):
 
     def __post_init__(self) -> None:
         _ByAgent.__post_init__(self)
-        _names(self, "agents")
+        _powers(self, "agents")
 
 
 @dataclass(frozen=True, slots=True)
@@ -534,8 +529,8 @@ class _Illocution(Node):
     receivers: frozenset[str]
 
     def __post_init__(self) -> None:
-        _name(self, "sender")
-        _names(self, "receivers")
+        _power(self, "sender")
+        _powers(self, "receivers")
 
 
 @dataclass(frozen=True, slots=True)

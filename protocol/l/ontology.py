@@ -34,7 +34,7 @@ __all__ = ["check_ontology"]
 
 @dataclass(frozen=True, slots=True)
 class _Ontology:
-    """What a map offers to L: lower-case power abbreviations and each province's region types."""
+    """What a map offers to L: its powers (their tokens) and each province's region types."""
 
     powers: frozenset[str]
     regions: dict[str, tuple[str, ...]]
@@ -57,7 +57,7 @@ def _ontology(m: Map) -> _Ontology:
             regions[name], kinds[name] = ("amy", *coasts), f"a province of {count} coasts"
         else:
             regions[name], kinds[name] = ("amy", "coast"), "coastal"
-    return _Ontology(frozenset(p.lower() for p in m.power_abbreviations), regions, kinds)
+    return _Ontology(frozenset(m.powers), regions, kinds)
 
 
 def check_ontology(message: a.Message, m: Map, text: str | None = None) -> None:
@@ -83,9 +83,11 @@ def check_ontology(message: a.Message, m: Map, text: str | None = None) -> None:
 
 
 def _power(name: str, ontology: _Ontology) -> tuple[str, str] | None:
-    if name in ontology.powers:
+    """A problem with a power, which the AST holds by its token and the text writes in lower case."""
+    if name.upper() in ontology.powers:
         return None
-    hint = f" (its powers: {' '.join(sorted(ontology.powers))})"
+    name = name.lower()
+    hint = f" (its powers: {' '.join(sorted(p.lower() for p in ontology.powers))})"
     if name in ontology.regions:
         return f"{name} is a province, not a power{hint}", name
     return f"no power {name} on the map{hint}", name
@@ -94,7 +96,7 @@ def _power(name: str, ontology: _Ontology) -> tuple[str, str] | None:
 def _province(name: str, ontology: _Ontology) -> tuple[str, str] | None:
     if name in ontology.regions:
         return None
-    if name in ontology.powers:
+    if name.upper() in ontology.powers:
         return f"{name} is a power, not a province", name
     return f"no province {name} on the map", name
 

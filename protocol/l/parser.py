@@ -6,7 +6,7 @@ tree is made on the way (the fast path). A second parser on the same grammar, :f
 token in a tree; the checks use it to point at the place of an error they found on the AST.
 
 >>> parse("propose(eng, fra, Agree([eng fra], pce([eng fra])))")  # doctest: +ELLIPSIS
-Propose(sender='eng', receivers=frozenset({'fra'}), deal=Agree(...), time=None)
+Propose(sender='ENG', receivers=frozenset({'FRA'}), deal=Agree(...), time=None)
 >>> try:
 ...     parse("propose(eng, fra, pce([eng fra]))")
 ... except LSyntaxError as e:

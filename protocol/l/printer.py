@@ -36,6 +36,11 @@ def _set(names: Iterable[str]) -> str:
     return "[" + " ".join(sorted(names)) + "]"
 
 
+def _powers(powers: Iterable[str]) -> str:
+    """A set of powers: L writes a power's token in lower case."""
+    return _set(p.lower() for p in powers)
+
+
 def _at(time: a.Time | None) -> str:
     return "" if time is None else ", " + to_text(time)
 
@@ -47,7 +52,7 @@ def _operand(node: a.Node, loosest: int) -> str:
 
 
 def _unit(n: a.Unit) -> str:
-    return f"Unit({n.power}, Region({n.region.province}, {n.region.rtype}))"
+    return f"Unit({n.power.lower()}, Region({n.region.province}, {n.region.rtype}))"
 
 
 def _cto(n: a.Cto) -> str:
@@ -62,7 +67,7 @@ def _deal(n: a.Deal) -> str:
 
 def _illocution(keyword: str, n: a.Message, body: a.Node | None) -> str:
     what = "" if body is None else ", " + to_text(body)
-    return f"{keyword}({n.sender}, {_set(n.receivers)}{what}{_at(n.time)})"
+    return f"{keyword}({n.sender.lower()}, {_powers(n.receivers)}{what}{_at(n.time)})"
 
 
 def _rule(node_type: type[_N], show: Callable[[_N], str]) -> tuple[type[a.Node], Callable[[Any], str]]:
@@ -73,7 +78,7 @@ def _rule(node_type: type[_N], show: Callable[[_N], str]) -> tuple[type[a.Node],
 
 _PRINT: dict[type[a.Node], Callable[[Any], str]] = dict(
     [
-        _rule(a.Turn, lambda n: f"({n.season}, {n.year})"),
+        _rule(a.Turn, lambda n: f"({n.season.lower()}, {n.year})"),
         _rule(a.TimeVar, lambda n: n.name),
         _rule(a.Region, lambda n: f"Region({n.province}, {n.rtype})"),
         _rule(a.Unit, _unit),
@@ -84,28 +89,28 @@ _PRINT: dict[type[a.Node], Callable[[Any], str]] = dict(
         _rule(a.Dsb, lambda n: f"dsb({_unit(n.unit)})"),
         _rule(a.Bld, lambda n: f"bld({_unit(n.unit)})"),
         _rule(a.Rem, lambda n: f"rem({_unit(n.unit)})"),
-        _rule(a.Wve, lambda n: f"wve({n.power})"),
+        _rule(a.Wve, lambda n: f"wve({n.power.lower()})"),
         _rule(a.Cvy, lambda n: f"cvy({_unit(n.unit)}, {_cto(n.move)})"),
         _rule(a.Cto, _cto),
-        _rule(a.Pce, lambda n: f"pce({_set(n.powers)})"),
-        _rule(a.Aly, lambda n: f"aly({_set(n.allies)}, {_set(n.enemies)})"),
-        _rule(a.Dmz, lambda n: f"dmz({_set(n.powers)}, {_set(n.provinces)})"),
-        _rule(a.Drw, lambda n: f"drw({_set(n.powers)})"),
-        _rule(a.Slo, lambda n: f"slo({n.power})"),
+        _rule(a.Pce, lambda n: f"pce({_powers(n.powers)})"),
+        _rule(a.Aly, lambda n: f"aly({_powers(n.allies)}, {_powers(n.enemies)})"),
+        _rule(a.Dmz, lambda n: f"dmz({_powers(n.powers)}, {_set(n.provinces)})"),
+        _rule(a.Drw, lambda n: f"drw({_powers(n.powers)})"),
+        _rule(a.Slo, lambda n: f"slo({n.power.lower()})"),
         _rule(a.Do, lambda n: f"Do({to_text(n.action)}{_at(n.time)})"),
         _rule(a.TimeCmp, lambda n: f"{to_text(n.left)} {n.op} {to_text(n.right)}"),
         _rule(a.Not, lambda n: "~" + _operand(n.operand, _NOT)),
         _rule(a.And, lambda n: " & ".join(_operand(o, _NOT) for o in n.operands)),
         _rule(a.Seq, lambda n: " ; ".join(_operand(s, _AND) for s in n.steps)),
         _rule(a.Implies, lambda n: f"{_operand(n.premise, _SEQ)} -> {_operand(n.conclusion, _IMPLIES)}"),
-        _rule(a.Commit, lambda n: f"Commit({n.agent}, {_set(n.agents)}, {to_text(n.formula)}{_at(n.time)})"),
+        _rule(a.Commit, lambda n: f"Commit({n.agent.lower()}, {_powers(n.agents)}, {to_text(n.formula)}{_at(n.time)})"),
         _rule(a.Deal, _deal),
-        _rule(a.Agree, lambda n: f"Agree({_set(n.agents)}, {to_text(n.formula)}{_at(n.time)})"),
-        _rule(a.Obs, lambda n: f"Obs({n.agent}, {_set(n.agents)}, {to_text(n.formula)}{_at(n.time)})"),
-        _rule(a.Belief, lambda n: f"Belief({n.agent}, {to_text(n.formula)}{_at(n.time)})"),
-        _rule(a.Desire, lambda n: f"Desire({n.agent}, {to_text(n.formula)}{_at(n.time)})"),
-        _rule(a.Unknown, lambda n: f"Unknown({n.agent}, {to_text(n.info)}{_at(n.time)})"),
-        _rule(a.Feel, lambda n: f"Feel({n.agent}, {n.feeling}{_at(n.time)})"),
+        _rule(a.Agree, lambda n: f"Agree({_powers(n.agents)}, {to_text(n.formula)}{_at(n.time)})"),
+        _rule(a.Obs, lambda n: f"Obs({n.agent.lower()}, {_powers(n.agents)}, {to_text(n.formula)}{_at(n.time)})"),
+        _rule(a.Belief, lambda n: f"Belief({n.agent.lower()}, {to_text(n.formula)}{_at(n.time)})"),
+        _rule(a.Desire, lambda n: f"Desire({n.agent.lower()}, {to_text(n.formula)}{_at(n.time)})"),
+        _rule(a.Unknown, lambda n: f"Unknown({n.agent.lower()}, {to_text(n.info)}{_at(n.time)})"),
+        _rule(a.Feel, lambda n: f"Feel({n.agent.lower()}, {n.feeling}{_at(n.time)})"),
         _rule(a.Explain, lambda n: f"Explain({to_text(n.info)}{_at(n.time)})"),
         _rule(a.Attack, lambda n: f"Attack({to_text(n.first)}, {to_text(n.second)})"),
         _rule(a.Support, lambda n: f"Support({to_text(n.first)}, {to_text(n.second)})"),

@@ -19,7 +19,7 @@ from engine.maps import ARMY, Map
 from engine.position import MOVEMENT, RETREATS, Unit
 from engine.results import Result
 from protocol.daide.messages import DaideUnit, MrtUnit, Now, Ord, Order, Ownership, Sco, Smr, SmrEntry, Turn
-from protocol.daide.orders import location_from_engine, turn_from_phase, unit_from_engine
+from protocol.daide.orders import location_from_engine, unit_from_engine
 from referee.binding import apply_binding
 from referee.game.book import OrderBook
 from referee.game.state import Mismatch, Turned
@@ -68,7 +68,7 @@ class Board:
         """The turn of the current position (every SUB names it: worked out once a position)."""
         cached = self._turn
         if cached is None or cached[0] is not self.position:
-            cached = self._turn = (self.position, turn_from_phase(self.position.phase))
+            cached = self._turn = (self.position, Turn.of(self.position.phase))
         return cached[1]
 
     def surviving(self) -> tuple[str, ...]:
@@ -82,7 +82,7 @@ class Board:
         owned: dict[str | None, list[str]] = {}  # owner (None: nobody) -> its centres' names
         for p in m.supply_centers:
             owned.setdefault(position.centers[p], []).append(m.locations[p])
-        groups = [Ownership(m.abbreviation_of[p], tuple(sorted(owned[p]))) for p in m.powers if p in owned]
+        groups = [Ownership(p, tuple(sorted(owned[p]))) for p in m.powers if p in owned]
         if None in owned:
             groups.append(Ownership("UNO", tuple(sorted(owned[None]))))
         return Sco(tuple(groups))
@@ -94,7 +94,7 @@ class Board:
         for d in position.dislodged:
             retreats = tuple(sorted((location_from_engine(r, m) for r in d.retreats), key=str))
             units.append(MrtUnit(_daide_unit(d.unit, m), retreats))
-        return Now(turn_from_phase(position.phase), tuple(units))
+        return Now(Turn.of(position.phase), tuple(units))
 
     def smr(self, players: Mapping[str, Player]) -> Smr:
         entries = []
@@ -102,8 +102,8 @@ class Board:
             player = players.get(power) or Player(power, "", "", 0)
             centres = len(self.position.centers_of(power))
             year = self.eliminated.get(power, self.position.phase.year) if centres == 0 else None
-            entries.append(SmrEntry(self.map.abbreviation_of[power], player.name, player.version, centres, year))
-        return Smr(turn_from_phase(self.position.phase), tuple(entries))
+            entries.append(SmrEntry(power, player.name, player.version, centres, year))
+        return Smr(Turn.of(self.position.phase), tuple(entries))
 
     def turned(self, turn: Turn) -> Turned | None:
         return next((t for t in self.history if t.turn == turn), None)
@@ -122,7 +122,7 @@ class Board:
         move on. In a replay (``stored``: the adjudicate record), the recomputed outcome is checked
         against it; on a difference the stored outcome stands, noted in :attr:`mismatches`."""
         before = self.position
-        turn = turn_from_phase(before.phase)
+        turn = Turn.of(before.phase)
         orders = book.given()
         if bound:
             orders = apply_binding(before, orders, book.binding)

@@ -88,7 +88,7 @@ def hlo(g: GameMaster, conn: str, power: str, msg: Hlo, now: float) -> None:
         g.out.to(conn, Rej(msg))
         return
     player = g.seats.roster.players[power]
-    g.out.to(conn, Hlo(g.map.abbreviation_of[power], player.passcode, g.settings.variant()))
+    g.out.to(conn, Hlo(power, player.passcode, g.settings.variant()))
 
 
 def snd(g: GameMaster, conn: str, power: str, msg: Snd, now: float) -> None:
@@ -99,8 +99,7 @@ def snd(g: GameMaster, conn: str, power: str, msg: Snd, now: float) -> None:
         at = len(echo) - len(tokens(msg.press)) - 1
         g.out.to(conn, Huh(tuple(echo[:at]) + ("ERR",) + tuple(echo[at:])))
         return
-    m = g.map
-    sender = m.abbreviation_of[power]
+    sender = power
     recipients = msg.recipients
     board = g.board
     if (
@@ -115,17 +114,16 @@ def snd(g: GameMaster, conn: str, power: str, msg: Snd, now: float) -> None:
         g.out.to(conn, Rej(msg))
         return
     targets = []
-    for abbreviation in recipients:
-        recipient = m.power_abbreviations.get(abbreviation)
-        if recipient is None:
+    for recipient in recipients:
+        if recipient not in g.map.powers:
             g.out.to(conn, Rej(msg))
             return
         if recipient in board.eliminated:
-            g.out.to(conn, Out(abbreviation, msg))
+            g.out.to(conn, Out(recipient, msg))
             return
         target = g.seats.roster.connection_of.get(recipient)
         if target is None:
-            g.out.to(conn, Ccd(abbreviation, send=msg))
+            g.out.to(conn, Ccd(recipient, send=msg))
             return
         targets.append(target)
     g.out.record("press", now, sender=sender, recipients=list(recipients), press=str(msg))

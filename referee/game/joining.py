@@ -77,7 +77,7 @@ def iam(g: GameMaster, conn: str, msg: Iam, now: float) -> None:
     """``IAM``: a player back on a new connection. Refused, it closes the connection; a passcode
     is checked as :mod:`referee.game.seats` says, and never takes a seat whose player is
     connected; a session token takes it from anywhere, even from a connected player."""
-    power = g.map.power_abbreviations.get(msg.power)
+    power = msg.power if msg.power in g.map.powers else None
     if msg.session is not None:
         _iam_session(g, conn, power, msg, now)
         return

@@ -95,7 +95,7 @@ class GameMaster:
         self.book = OrderBook(self.map)
         self.clock = Clock(settings.deadlines)
         self.board = Board(self.map)
-        self.out = Out()
+        self.out = Out(self.map.power_names)
         self.state = GameState.FORMING
         self.result: Value | None = None  # SLO (power) or DRW once the game is over
         self.requests: set[str] = set()  # ids of the negotiation's requests applied: each applies once
@@ -166,16 +166,12 @@ class GameMaster:
         return view_of(self)
 
     def session(self, power: str, token: str) -> bool:
-        """Whether ``token`` is the session token of ``power``'s player (a token or a name)."""
-        try:
-            name = self.map.power(power)
-        except KeyError:
-            return False
-        return self.seats.session_player(name, token) is not None
+        """Whether ``token`` is the session token of ``power``'s player."""
+        return self.seats.session_player(power, token) is not None
 
-    def connected(self, abbreviations: Iterable[str]) -> list[str]:
-        """Those of ``abbreviations`` (DAIDE power tokens) whose player is connected."""
-        return [a for a in abbreviations if self.map.power_abbreviations.get(a) in self.roster.connection_of]
+    def connected(self, powers: Iterable[str]) -> list[str]:
+        """Those of ``powers`` whose player is connected."""
+        return [p for p in powers if p in self.roster.connection_of]
 
     # --- inputs -------------------------------------------------------------------------------
 
@@ -267,9 +263,8 @@ class GameMaster:
         if request is not None:
             self.requests.add(request)
         delivered = Frm(sender, recipients, press)
-        for abbreviation in dict.fromkeys(recipients):  # one FRM to each, however often named
-            power = self.map.power_abbreviations.get(abbreviation)
-            self.out.to(self.roster.connection_of.get(power) if power is not None else None, delivered)
+        for power in dict.fromkeys(recipients):  # one FRM to each, however often named
+            self.out.to(self.roster.connection_of.get(power), delivered)
         return self.out.step()
 
     def bind(self, phase: str, orders: Mapping[str, Iterable[str]], now: float, request: str | None = None) -> Step:
@@ -346,7 +341,7 @@ class GameMaster:
                 self.out.record("leave", now, power=client.power)
                 self.seats.unseat(client.power)
             elif self.state is GameState.PLAYING:
-                self.broadcast(Ccd(self.map.abbreviation_of[client.power]))
+                self.broadcast(Ccd(client.power))
 
     def join(self, conn: str | None, player: Player, at: float, network: str | None = None) -> None:
         self.seats.seat(conn, player, network)
@@ -379,7 +374,7 @@ class GameMaster:
         self.clock.stop()
         self.broadcast(result)
         self.broadcast(self.board.smr(self.roster.players))
-        winner = self.map.power_abbreviations.get(result.power) if isinstance(result, Slo) else None
+        winner = result.power if isinstance(result, Slo) else None
         self.out.notify(OverNotice(self.game_id, str(self.position.phase), winner, self.surviving()))
 
     # --- the game's life ----------------------------------------------------------------------
@@ -391,7 +386,7 @@ class GameMaster:
         for power, player in self.roster.players.items():
             self.out.to(
                 self.roster.connection_of.get(power),
-                Hlo(self.map.abbreviation_of[power], player.passcode, self.settings.variant()),
+                Hlo(power, player.passcode, self.settings.variant()),
             )
         self._begin_phase(at)
         self.broadcast(self.board.sco())
@@ -420,7 +415,7 @@ class GameMaster:
             turn = board.turn()
             for power in self.must_order():
                 if not self.book.complete(before, power):
-                    self.broadcast(Ccd(self.map.abbreviation_of[power], turn))
+                    self.broadcast(Ccd(power, turn))
         done = board.adjudicate(self.book, bool(self.settings.binding and self.book.binding), stored)
         after = board.position
         watching = self.seats.watching()
@@ -443,7 +438,7 @@ class GameMaster:
             after=after_json,
         )
         if after.completed and after.winner is not None:
-            self.end(Slo(self.map.abbreviation_of[after.winner]))
+            self.end(Slo(after.winner))
         elif self.settings.year_limit is not None and after.phase.year > self.settings.year_limit:
             self.end(Drw())
         self.out.notify(

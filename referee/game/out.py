@@ -5,8 +5,11 @@ Every part of a game (:mod:`referee.game.seats`, :mod:`referee.game.book`,
 nowhere else; an input's :class:`~referee.effects.Step` is what was collected since the
 last one.
 
->>> out = Out()
->>> out.record("join", 1.0, power="FRANCE"); out.to("c1", "YES"); out.to(None, "lost")
+The records are written as the store keeps them (:mod:`referee.game.stored`): a power by
+its full name.
+
+>>> out = Out({"FRA": "FRANCE"})
+>>> out.record("join", 1.0, power="FRA"); out.to("c1", "YES"); out.to(None, "lost")
 >>> out.step()
 Step(records=(Record(kind='join', payload={'at': 1.0, 'power': 'FRANCE'}),), effects=(Send(to='c1', message='YES'),))
 >>> out.step()
@@ -15,10 +18,11 @@ Step(records=(), effects=())
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from referee.effects import Close, Effect, Notify, Record, Send, Step
+from referee.game.stored import to_store
 from referee.notices import Notice
 
 __all__ = ["Out"]
@@ -27,9 +31,10 @@ __all__ = ["Out"]
 class Out:
     """Records to store, then effects to perform, in the order they were asked for."""
 
-    __slots__ = ("effects", "records")
+    __slots__ = ("effects", "full_names", "records")
 
-    def __init__(self) -> None:
+    def __init__(self, full_names: Mapping[str, str]) -> None:
+        self.full_names = full_names  # the map's, for the records
         self.records: list[Record] = []
         self.effects: list[Effect] = []
 
@@ -46,7 +51,7 @@ class Out:
         self.effects.clear()
 
     def record(self, kind: str, at: float, **payload: Any) -> None:
-        self.records.append(Record(kind, {"at": at, **payload}))
+        self.records.append(Record(kind, to_store(kind, {"at": at, **payload}, self.full_names)))
 
     def to(self, conn: str | None, message: Any) -> None:
         """``message`` to ``conn``; to nobody when ``conn`` is None (a player not connected)."""

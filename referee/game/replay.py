@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from protocol.daide.messages import Drw, Order, Sub
 from protocol.daide.parser import parse
 from referee.effects import Record
+from referee.game.stored import from_store
 from referee.players import Player
 
 if TYPE_CHECKING:
@@ -89,5 +90,5 @@ RECORDS: Mapping[str, Callable[[GameMaster, Mapping[str, Any], float], None]] = 
 
 def apply(g: GameMaster, record: Record) -> None:
     """Replay ``record`` on ``g``; a kind this table does not know changes nothing."""
-    p = record.payload
+    p = from_store(record.kind, record.payload, g.map)
     RECORDS.get(record.kind, _nothing)(g, p, float(p["at"]))

@@ -58,7 +58,7 @@ def outcome_of(g: GameMaster) -> Outcome:
     """How ``g`` ended (or ``cancelled``, if it did not)."""
     phase = str(g.position.phase)
     if isinstance(g.result, Slo):
-        return Outcome("solo", (g.map.power_abbreviations.get(g.result.power, g.result.power),), phase)
+        return Outcome("solo", (g.result.power,), phase)
     if isinstance(g.result, Drw):
         return Outcome("draw", g.surviving(), phase)
     return Outcome("cancelled", (), phase)

@@ -325,7 +325,7 @@ class NegoService:
             return self._refused(client, "wrong game, power or session token")
         game_id = game.id
         n = game.negotiation
-        token = n.map.abbreviation_of[answer["power"]]
+        token = answer["power"]
         async with game.lock:
             for older in game.clients.pop(token, set()):
                 older.put(error("replaced", "another connection said hello with this seat's session token"))

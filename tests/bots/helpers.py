@@ -9,8 +9,8 @@ from typing import Any
 
 import engine.orders as eo
 from engine import Position, format_order
-from protocol.daide.messages import Ord, Sub
-from protocol.daide.orders import order_from_engine, order_to_engine, turn_from_phase
+from protocol.daide.messages import Ord, Sub, Turn
+from protocol.daide.orders import order_from_engine, order_to_engine
 from protocol.daide.parser import parse as parse_daide
 from protocol.l import ast as a
 from protocol.l import parse
@@ -19,13 +19,13 @@ from tests.server.ws_helpers import TOKEN, DaideClient, http
 
 #: Who owns which centre on the hand-built boards: every home centre, and the neutrals shared out.
 CENTRES = {
-    "FRANCE": ["PAR", "MAR", "BRE", "SPA", "POR"],
-    "GERMANY": ["MUN", "BER", "KIE", "HOL", "BEL", "DEN"],
-    "ITALY": ["ROM", "NAP", "VEN", "TUN"],
-    "AUSTRIA": ["VIE", "BUD", "TRI", "SER"],
-    "ENGLAND": ["LON", "EDI", "LVP", "NWY"],
-    "RUSSIA": ["MOS", "WAR", "SEV", "STP", "SWE", "RUM"],
-    "TURKEY": ["ANK", "CON", "SMY", "BUL", "GRE"],
+    "FRA": ["PAR", "MAR", "BRE", "SPA", "POR"],
+    "GER": ["MUN", "BER", "KIE", "HOL", "BEL", "DEN"],
+    "ITA": ["ROM", "NAP", "VEN", "TUN"],
+    "AUS": ["VIE", "BUD", "TRI", "SER"],
+    "ENG": ["LON", "EDI", "LVP", "NWY"],
+    "RUS": ["MOS", "WAR", "SEV", "STP", "SWE", "RUM"],
+    "TUR": ["ANK", "CON", "SMY", "BUL", "GRE"],
 }
 
 
@@ -72,7 +72,7 @@ async def play_part(
     :func:`referee.binding.binding_orders` gives it) and holds its other units."""
     mine = {o.location: o for o in promised.get(power, [])}
     orders = [mine.get(u.location, eo.Hold(u.type, u.location)) for u in start.units_of(power)]
-    sub = Sub(tuple(order_from_engine(power, o, start) for o in orders), turn_from_phase(start.phase))
+    sub = Sub(tuple(order_from_engine(power, o, start) for o in orders), Turn.of(start.phase))
     await person.send(str(sub))
 
 
@@ -91,6 +91,5 @@ async def expect_kept(
     for order in promised[promiser]:
         assert (promiser, order) in played, f"{format_order(start.map, order)} of {deal} was not played"
     compliance = await nego.expect("compliance", phase=str(start.phase), deal=deal)
-    token = start.map.abbreviation_of[promiser].lower()
-    reports = [r for r in compliance["reports"] if r["power"] == token]
+    reports = [r for r in compliance["reports"] if start.map.power(r["power"]) == promiser]
     assert reports and all(r["kept"] for r in reports), compliance

@@ -30,8 +30,8 @@ def play(names: Sequence[str], seed: int) -> tuple[InProcessGame, GameRecord]:
     return game, game.record(seed, names, {})
 
 
-def token(record: GameRecord, name: str) -> str:
-    return next(p for p, n in record.bots.items() if n == name)[:3]
+def power_of(record: GameRecord, name: str) -> str:
+    return next(p for p, n in record.bots.items() if n == name)
 
 
 def test_the_baselines_are_registered() -> None:
@@ -50,7 +50,7 @@ def test_every_baseline_plays_to_1902_with_legal_orders_and_answers_as_named() -
         assert record.last_year == 1902 and set(record.bots.values()) == set(names)
         assert all(not s.discarded and not s.rejected for s in game.sessions)
         said = Counter((m["sender"], m["kind"]) for m in record.messages)
-        acceptor, rejector = token(record, "always-accept"), token(record, "always-reject")
+        acceptor, rejector = power_of(record, "always-accept"), power_of(record, "always-reject")
         assert said[(acceptor, "accept")] > 0 and said[(rejector, "reject")] > 0
         for message in record.messages:
             if message["sender"] == acceptor:
@@ -81,8 +81,8 @@ def test_the_deal_breaker_breaks_a_confirmed_peace_and_the_partner_sanctions_it(
     names = ("deal-breaker", "sanctioning", "sanctioning", "sanctioning", "dumbbot", "dumbbot", "dumbbot")
     game, record = play(names, 7)
     assert all(not s.discarded and not s.rejected for s in game.sessions)
-    breaker = token(record, "deal-breaker")
-    sanctioners = {p[:3] for p, n in record.bots.items() if n == "sanctioning"}
+    breaker = power_of(record, "deal-breaker")
+    sanctioners = {p for p, n in record.bots.items() if n == "sanctioning"}
     confirmed = [e for e in record.events if e["type"] == "confirmed" and breaker in e["participants"]]
     assert confirmed
     broken = [
@@ -91,7 +91,7 @@ def test_the_deal_breaker_breaks_a_confirmed_peace_and_the_partner_sanctions_it(
         if e["type"] == "compliance"
         and any(c["deal"] == e["deal"] and c["participants"] == e["participants"] for c in confirmed)
         for r in e["reports"]
-        if r["power"] == breaker.lower() and r["kept"] is False
+        if r["power"] == breaker.lower() and r["kept"] is False  # the reports write powers as L does
         for partner in e["participants"]
         if partner in sanctioners
     ]
@@ -112,28 +112,26 @@ def test_the_deal_breaker_breaks_a_confirmed_peace_and_the_partner_sanctions_it(
 def test_a_sanction_raises_the_breakers_centres_and_stops_acceptance() -> None:
     start = Position.initial()
     bot = Sanctioning(random.Random(1))
-    bot.start("FRANCE", start.map)
+    bot.start("FRA", start.map)
     peace = parse("propose(ger, fra, Agree([fra ger], pce([fra ger])))")
-    assert isinstance(bot.on_message("GERMANY", peace, start)[0], a.Accept)
+    assert isinstance(bot.on_message("GER", peace, start)[0], a.Accept)
     report = {"power": "ger", "part": "pce([fra ger])", "kept": False, "detail": "..."}
     bot.on_event({"type": "compliance", "phase": "S1901M", "deal": "", "participants": [], "reports": [report]}, start)
-    assert bot.sanctioned(start) == {"GERMANY"}
-    assert isinstance(bot.on_message("GERMANY", peace, start)[0], a.Reject)
-    plain = _Appraisal(start, "FRANCE", bot.SPRING, bot.SIZE)
-    sanctioned = _SanctionedAppraisal(start, "FRANCE", bot.SPRING, bot.SIZE, {"GERMANY"}, set(), bot.SANCTION_WEIGHT)
+    assert bot.sanctioned(start) == {"GER"}
+    assert isinstance(bot.on_message("GER", peace, start)[0], a.Reject)
+    plain = _Appraisal(start, "FRA", bot.SPRING, bot.SIZE)
+    sanctioned = _SanctionedAppraisal(start, "FRA", bot.SPRING, bot.SIZE, {"GER"}, set(), bot.SANCTION_WEIGHT)
     munich = plain.geometry.node[0][start.map.location("MUN")]
     assert sanctioned(munich) > plain(munich)
-    later = Position.build("S1903M", {"FRANCE": ["A PAR"]})
-    assert bot.sanctioned(later) == {"GERMANY"}  # through Spring 1903: four movement phases after S1901
-    assert bot.sanctioned(Position.build("F1903M", {"FRANCE": ["A PAR"]})) == set()
+    later = Position.build("S1903M", {"FRA": ["A PAR"]})
+    assert bot.sanctioned(later) == {"GER"}  # through Spring 1903: four movement phases after S1901
+    assert bot.sanctioned(Position.build("F1903M", {"FRA": ["A PAR"]})) == set()
 
 
 def test_the_deal_breaker_moves_against_a_partner_when_it_can() -> None:
-    board = Position.build(
-        "S1901M", {"FRANCE": ["A BUR"], "GERMANY": ["A RUH"]}, centers={"GERMANY": ["MUN"], "FRANCE": ["PAR"]}
-    )
+    board = Position.build("S1901M", {"FRA": ["A BUR"], "GER": ["A RUH"]}, centers={"GER": ["MUN"], "FRA": ["PAR"]})
     bot = DealBreaker(random.Random(1))
-    bot.start("FRANCE", board.map)
+    bot.start("FRA", board.map)
     bot.on_event({"type": "confirmed", "deal": "Agree([fra ger], pce([fra ger]))", "phase": "S1901M"}, board)
-    orders = bot.orders(board, legal_orders(board, "FRANCE"))
+    orders = bot.orders(board, legal_orders(board, "FRA"))
     assert [format_order(board.map, o) for o in orders] in (["A BUR - MUN"], ["A BUR - RUH"])

@@ -56,20 +56,18 @@ def observe(position: Position, given: dict[str, list[str]], commitments: Sequen
 def test_friendliness_falls_after_an_attack_and_more_the_better_it_succeeds() -> None:
     board = Position.build(
         "S1901M",
-        {"FRANCE": ["A BUR", "A PIC", "A GAS"], "GERMANY": ["A MUN", "A KIE", "A BER"]},
-        centers={"GERMANY": ["MUN", "KIE", "BER"], "FRANCE": ["PAR"]},
+        {"FRA": ["A BUR", "A PIC", "A GAS"], "GER": ["A MUN", "A KIE", "A BER"]},
+        centers={"GER": ["MUN", "KIE", "BER"], "FRA": ["PAR"]},
     )
-    quiet = observe(board, {"FRANCE": ["A BUR H"], "GERMANY": ["A MUN H"]})
-    bounced = observe(board, {"FRANCE": ["A BUR - MUN"], "GERMANY": ["A MUN H"]})
-    dislodged = observe(board, {"FRANCE": ["A BUR - MUN", "A GAS - BUR"], "GERMANY": ["A MUN - RUH"]})
-    assert quiet("FRANCE", "GERMANY") == 0.0
-    assert bounced("FRANCE", "GERMANY") < 0.0
-    forced = Position.build(
-        "S1901M", {"FRANCE": ["A BUR", "A RUH"], "GERMANY": ["A MUN"]}, centers={"GERMANY": ["MUN"]}
-    )
-    beaten = observe(forced, {"FRANCE": ["A BUR - MUN", "A RUH S A BUR - MUN"], "GERMANY": ["A MUN H"]})
-    assert beaten("FRANCE", "GERMANY") < bounced("FRANCE", "GERMANY")  # the defender retreats: a bigger penalty
-    assert dislodged("FRANCE", "GERMANY") < 0.0  # an advance into the centre left open
+    quiet = observe(board, {"FRA": ["A BUR H"], "GER": ["A MUN H"]})
+    bounced = observe(board, {"FRA": ["A BUR - MUN"], "GER": ["A MUN H"]})
+    dislodged = observe(board, {"FRA": ["A BUR - MUN", "A GAS - BUR"], "GER": ["A MUN - RUH"]})
+    assert quiet("FRA", "GER") == 0.0
+    assert bounced("FRA", "GER") < 0.0
+    forced = Position.build("S1901M", {"FRA": ["A BUR", "A RUH"], "GER": ["A MUN"]}, centers={"GER": ["MUN"]})
+    beaten = observe(forced, {"FRA": ["A BUR - MUN", "A RUH S A BUR - MUN"], "GER": ["A MUN H"]})
+    assert beaten("FRA", "GER") < bounced("FRA", "GER")  # the defender retreats: a bigger penalty
+    assert dislodged("FRA", "GER") < 0.0  # an advance into the centre left open
 
 
 def test_friendliness_rises_for_kept_agreements_and_coordinated_moves() -> None:
@@ -77,44 +75,42 @@ def test_friendliness_rises_for_kept_agreements_and_coordinated_moves() -> None:
     proposal = parse("propose(eng, fra, Agree([eng fra], pce([eng fra])))")
     assert isinstance(proposal, a.Propose)
     peace = proposal.deal
-    kept = [Commitment(peace, frozenset({"eng", "fra"}), "S1901M")]
-    given = {"ENGLAND": ["F LON - NTH"], "FRANCE": ["F BRE - MAO"]}
-    assert observe(board, given, kept)("ENGLAND", "FRANCE") > observe(board, given)("ENGLAND", "FRANCE")
-    assert observe(board, given, kept)("ENGLAND", "FRANCE") > 0.0
-    broken = {"ENGLAND": ["F LON - ECH"], "FRANCE": ["F BRE - ECH"]}  # no attack on a unit or centre: kept
-    assert observe(board, broken, kept)("ENGLAND", "FRANCE") > 0.0
-    helped = Position.build("S1901M", {"ENGLAND": ["F ECH"], "FRANCE": ["A PIC", "A PAR"]})
-    support = observe(helped, {"ENGLAND": ["F ECH S A PIC - BEL"], "FRANCE": ["A PIC - BEL"]})
-    refused = observe(helped, {"ENGLAND": ["F ECH S A PIC - BEL"], "FRANCE": ["A PIC - BUR"]})
-    assert support("ENGLAND", "FRANCE") > 0.0 > refused("ENGLAND", "FRANCE")
+    kept = [Commitment(peace, frozenset({"ENG", "FRA"}), "S1901M")]
+    given = {"ENG": ["F LON - NTH"], "FRA": ["F BRE - MAO"]}
+    assert observe(board, given, kept)("ENG", "FRA") > observe(board, given)("ENG", "FRA")
+    assert observe(board, given, kept)("ENG", "FRA") > 0.0
+    broken = {"ENG": ["F LON - ECH"], "FRA": ["F BRE - ECH"]}  # no attack on a unit or centre: kept
+    assert observe(board, broken, kept)("ENG", "FRA") > 0.0
+    helped = Position.build("S1901M", {"ENG": ["F ECH"], "FRA": ["A PIC", "A PAR"]})
+    support = observe(helped, {"ENG": ["F ECH S A PIC - BEL"], "FRA": ["A PIC - BEL"]})
+    refused = observe(helped, {"ENG": ["F ECH S A PIC - BEL"], "FRA": ["A PIC - BUR"]})
+    assert support("ENG", "FRA") > 0.0 > refused("ENG", "FRA")
 
 
 def test_symmetry_transitivity_and_the_bound() -> None:
-    f = Friendliness.neutral(POWERS).updated({("ENGLAND", "FRANCE"): -4.0})
-    assert f("ENGLAND", "FRANCE") == f("FRANCE", "ENGLAND") < 0.0
-    assert f("ENGLAND", "ENGLAND") == 0.0
+    f = Friendliness.neutral(POWERS).updated({("ENG", "FRA"): -4.0})
+    assert f("ENG", "FRA") == f("FRA", "ENG") < 0.0
+    assert f("ENG", "ENG") == 0.0
     # England and Germany friends, Germany and Russia enemies: England and Russia drift apart,
     # Germany's other friend Italy towards England
-    f = Friendliness.neutral(POWERS).updated(
-        {("ENGLAND", "GERMANY"): 8.0, ("GERMANY", "RUSSIA"): -8.0, ("GERMANY", "ITALY"): 8.0}
-    )
-    assert f("ENGLAND", "RUSSIA") < 0.0 < f("ENGLAND", "ITALY")
+    f = Friendliness.neutral(POWERS).updated({("ENG", "GER"): 8.0, ("GER", "RUS"): -8.0, ("GER", "ITA"): 8.0})
+    assert f("ENG", "RUS") < 0.0 < f("ENG", "ITA")
     quiet = f.updated({})
-    assert abs(quiet("ENGLAND", "GERMANY")) < abs(f("ENGLAND", "GERMANY"))  # history: 70% carried over
+    assert abs(quiet("ENG", "GER")) < abs(f("ENG", "GER"))  # history: 70% carried over
     for _ in range(30):
-        f = f.updated({("ENGLAND", "GERMANY"): 1e6, ("GERMANY", "RUSSIA"): -1e6, ("ITALY", "RUSSIA"): 1e6})
+        f = f.updated({("ENG", "GER"): 1e6, ("GER", "RUS"): -1e6, ("ITA", "RUS"): 1e6})
     assert all(abs(v) <= LIMIT for row in f.values for v in row)
 
 
 def test_stab_limit_falls_to_the_gain_of_a_breach_and_recovers_slowly() -> None:
     limits = StabLimits()
-    assert limits("FRANCE") == DEFAULT_STAB_LIMIT
-    limits = limits.after_breach("FRANCE", 0.4)
-    assert limits("FRANCE") == 0.4 and limits("ENGLAND") == DEFAULT_STAB_LIMIT
-    assert limits.after_breach("FRANCE", 1.5)("FRANCE") == 0.4  # the minimum gain seen
-    raised = limits.after_refusal("FRANCE", 1.4)
-    assert 0.4 < raised("FRANCE") < 0.6  # a refused stab of 1.4 raises it by a tenth of the gap
-    assert limits.after_refusal("FRANCE", 0.1)("FRANCE") == 0.4
+    assert limits("FRA") == DEFAULT_STAB_LIMIT
+    limits = limits.after_breach("FRA", 0.4)
+    assert limits("FRA") == 0.4 and limits("ENG") == DEFAULT_STAB_LIMIT
+    assert limits.after_breach("FRA", 1.5)("FRA") == 0.4  # the minimum gain seen
+    raised = limits.after_refusal("FRA", 1.4)
+    assert 0.4 < raised("FRA") < 0.6  # a refused stab of 1.4 raises it by a tenth of the gap
+    assert limits.after_refusal("FRA", 0.1)("FRA") == 0.4
 
 
 def test_blocs_by_thresholds_and_mortal_enemies() -> None:
@@ -124,23 +120,23 @@ def test_blocs_by_thresholds_and_mortal_enemies() -> None:
     def set_(x: str, y: str, v: float) -> None:
         values[index[x]][index[y]] = values[index[y]][index[x]] = v
 
-    set_("ENGLAND", "FRANCE", 3.0)
-    set_("FRANCE", "GERMANY", 2.0)
-    set_("AUSTRIA", "ITALY", 1.5)
-    set_("RUSSIA", "TURKEY", ALLY_THRESHOLD - 0.1)  # below the threshold: not joined
-    set_("ENGLAND", "RUSSIA", -3.0)
-    set_("FRANCE", "RUSSIA", -1.0)
+    set_("ENG", "FRA", 3.0)
+    set_("FRA", "GER", 2.0)
+    set_("AUS", "ITA", 1.5)
+    set_("RUS", "TUR", ALLY_THRESHOLD - 0.1)  # below the threshold: not joined
+    set_("ENG", "RUS", -3.0)
+    set_("FRA", "RUS", -1.0)
     f = Friendliness(POWERS, tuple(tuple(row) for row in values))
     blocs = f.blocs(POWERS)
-    assert frozenset({"ENGLAND", "FRANCE", "GERMANY"}) in blocs
-    assert frozenset({"AUSTRIA", "ITALY"}) in blocs
-    assert frozenset({"RUSSIA"}) in blocs and frozenset({"TURKEY"}) in blocs
-    assert f.enemies(frozenset({"ENGLAND", "FRANCE"}), POWERS) == {"RUSSIA"}  # mean -2
-    assert f.enemies(frozenset({"ENGLAND", "FRANCE", "GERMANY"}), POWERS) == frozenset()  # mean -4/3
+    assert frozenset({"ENG", "FRA", "GER"}) in blocs
+    assert frozenset({"AUS", "ITA"}) in blocs
+    assert frozenset({"RUS"}) in blocs and frozenset({"TUR"}) in blocs
+    assert f.enemies(frozenset({"ENG", "FRA"}), POWERS) == {"RUS"}  # mean -2
+    assert f.enemies(frozenset({"ENG", "FRA", "GER"}), POWERS) == frozenset()  # mean -4/3
     # about four blocs: with every pair friendly, joining stops at four
     friendly = Friendliness(POWERS, tuple(tuple(0.0 if i == j else 5.0 for j in range(7)) for i in range(7)))
     assert len(friendly.blocs(POWERS)) == 4
-    assert len(friendly.blocs(["ENGLAND", "FRANCE", "GERMANY"])) == 3
+    assert len(friendly.blocs(["ENG", "FRA", "GER"])) == 3
 
 
 # --- the ambassador -------------------------------------------------------------------------------
@@ -150,26 +146,24 @@ def test_the_ambassador_asks_for_an_explanation_of_a_broken_agreement() -> None:
     bot = Bordeaux(random.Random(1))
     board = Position.build(
         "S1901M",
-        {"ENGLAND": ["F ECH", "A LVP"], "FRANCE": ["F BRE", "F MAO", "A PAR"]},
-        centers={"ENGLAND": ["LON", "LVP", "EDI"], "FRANCE": ["BRE", "PAR", "MAR"]},
+        {"ENG": ["F ECH", "A LVP"], "FRA": ["F BRE", "F MAO", "A PAR"]},
+        centers={"ENG": ["LON", "LVP", "EDI"], "FRA": ["BRE", "PAR", "MAR"]},
     )
-    bot.start("ENGLAND", board.map)
+    bot.start("ENG", board.map)
     proposals = bot.on_phase(board)
-    peace = next(m for m in proposals if isinstance(m, a.Propose) and m.receivers == {"fra"}).deal
-    assert bot.on_message("FRANCE", a.Accept("fra", frozenset({"eng"}), peace), board) == ()
-    orders = orders_of(
-        board, {"ENGLAND": ["F ECH H", "A LVP H"], "FRANCE": ["F BRE - ECH", "F MAO S F BRE - ECH", "A PAR H"]}
-    )
+    peace = next(m for m in proposals if isinstance(m, a.Propose) and m.receivers == {"FRA"}).deal
+    assert bot.on_message("FRA", a.Accept("fra", frozenset({"eng"}), peace), board) == ()
+    orders = orders_of(board, {"ENG": ["F ECH H", "A LVP H"], "FRA": ["F BRE - ECH", "F MAO S F BRE - ECH", "A PAR H"]})
     after = adjudicate(board, orders).position
     bot.on_results(board, orders, after)
-    assert bot.friendliness("ENGLAND", "FRANCE") < 0.0
-    assert bot.stab_limits("FRANCE") < DEFAULT_STAB_LIMIT
-    assert not bot.trusted("FRANCE")
+    assert bot.friendliness("ENG", "FRA") < 0.0
+    assert bot.stab_limits("FRA") < DEFAULT_STAB_LIMIT
+    assert not bot.trusted("FRA")
     fall = Position(board.map, Position.build("F1901M", {}).phase, after.units, after.centers)
     said = list(bot.on_phase(fall))
     questions = [m for m in said if isinstance(m, a.Query)]
     assert [str(q) for q in questions] == ["query(eng, [fra], Explain(~pce([eng fra]), (spr, 1901)))"]
-    assert not any(isinstance(m, a.Propose) and m.receivers == {"fra"} for m in said)  # no longer trusted
+    assert not any(isinstance(m, a.Propose) and m.receivers == {"FRA"} for m in said)  # no longer trusted
     # the game does not allow level 7: the question comes back as an error, and becomes an inform
     bot.on_event({"type": "round", "round": 1, "rounds": 3}, fall)
     errors = [m for m in said if isinstance(m, a.Query | a.Propose)]
@@ -181,9 +175,9 @@ def test_the_ambassador_asks_for_an_explanation_of_a_broken_agreement() -> None:
 
 
 def test_the_ambassador_falls_silent_without_inform() -> None:
-    complaint = Complaint("fra", a.Dmz(frozenset({"eng", "fra"}), frozenset({"ech"})), "F1902M")
-    assert str(request("eng", complaint, 7)) == "query(eng, [fra], Explain(~dmz([eng fra], [ech]), (fal, 1902)))"
-    assert request("eng", complaint, 1) is None
+    complaint = Complaint("FRA", a.Dmz(frozenset({"ENG", "FRA"}), frozenset({"ech"})), "F1902M")
+    assert str(request("ENG", complaint, 7)) == "query(eng, [fra], Explain(~dmz([eng fra], [ech]), (fal, 1902)))"
+    assert request("ENG", complaint, 1) is None
 
 
 # --- RES ----------------------------------------------------------------------------------------
@@ -192,12 +186,12 @@ def test_the_ambassador_falls_silent_without_inform() -> None:
 def _res_board() -> tuple[Position, dict, dict]:
     board = Position.build(
         "F1901M",
-        {"FRANCE": ["A BUR", "A MAR", "F MAO", "A GAS"], "GERMANY": ["A MUN", "A RUH"]},
-        centers={"FRANCE": ["PAR", "MAR", "BRE"], "GERMANY": ["MUN", "KIE", "BER"]},
+        {"FRA": ["A BUR", "A MAR", "F MAO", "A GAS"], "GER": ["A MUN", "A RUH"]},
+        centers={"FRA": ["PAR", "MAR", "BRE"], "GER": ["MUN", "KIE", "BER"]},
     )
     options = {
         u: moves_of(board, u, choices)
-        for power in ("FRANCE", "GERMANY")
+        for power in ("FRA", "GER")
         for u, choices in legal_orders(board, power).items()
         if u is not None
     }
@@ -210,29 +204,26 @@ def test_res_keeps_a_dmz_and_a_forbidden_move_and_improves_on_its_seed() -> None
     m = board.map
     bur = m.location("BUR")
     forbidden = parse_order(m, "A MAR - SPA")
-    constraints = Constraints(no_entry={"FRANCE": frozenset({bur})}, forbidden=frozenset({forbidden}))
+    constraints = Constraints(no_entry={"FRA": frozenset({bur})}, forbidden=frozenset({forbidden}))
     germany = {
-        u: parse_order(m, o)
-        for u, o in zip(board.units_of("GERMANY"), ("A MUN - BUR", "A RUH S A MUN - BUR"), strict=True)
+        u: parse_order(m, o) for u, o in zip(board.units_of("GER"), ("A MUN - BUR", "A RUH S A MUN - BUR"), strict=True)
     }
     seeds |= germany
-    evaluate = Evaluator(board, ["FRANCE", "GERMANY"])
-    alliances = [Alliance(frozenset({"FRANCE"})), Alliance(frozenset({"GERMANY"}))]
+    evaluate = Evaluator(board, ["FRA", "GER"])
+    alliances = [Alliance(frozenset({"FRA"})), Alliance(frozenset({"GER"}))]
     strategy = find_strategy(
         board, alliances, seeds, options, constraints, evaluate, random.Random(5), Search(length=150)
     )
-    french = strategy.orders_of("FRANCE")
+    french = strategy.orders_of("FRA")
     assert forbidden not in french
     for order in french:  # nothing into Burgundy, and the army there leaves it
         assert isinstance(order, eo.Hold | eo.Move | eo.SupportHold | eo.SupportMove)
         assert not (isinstance(order, eo.Move) and m.province_of[order.destination] == bur)
         assert not (m.province_of[order.location] == bur and not isinstance(order, eo.Move))
-    assert strategy.orders_of("GERMANY") == list(germany.values())  # the others keep their seeds
+    assert strategy.orders_of("GER") == list(germany.values())  # the others keep their seeds
 
     def value(orders: list[eo.Order]) -> float:
-        return evaluate(adjudicate(board, {"FRANCE": orders, "GERMANY": list(germany.values())}).position.units)[
-            "FRANCE"
-        ]
+        return evaluate(adjudicate(board, {"FRA": orders, "GER": list(germany.values())}).position.units)["FRA"]
 
     assert value(french) == pytest.approx(strategy.values[0])  # the value RES reports is the engine's
     assert strategy.values[0] > strategy.start_values[0] + 0.5  # better than the seed by half a centre at least
@@ -240,17 +231,17 @@ def test_res_keeps_a_dmz_and_a_forbidden_move_and_improves_on_its_seed() -> None
 
 def test_res_turns_through_every_alliance_and_its_values_are_the_engines() -> None:
     board, options, seeds = _res_board()
-    evaluate = Evaluator(board, ["FRANCE", "GERMANY"])
-    alliances = [Alliance(frozenset({"FRANCE"}), frozenset({"GERMANY"})), Alliance(frozenset({"GERMANY"}))]
+    evaluate = Evaluator(board, ["FRA", "GER"])
+    alliances = [Alliance(frozenset({"FRA"}), frozenset({"GER"})), Alliance(frozenset({"GER"}))]
     strategy = find_strategy(
         board, alliances, seeds, options, Constraints(), evaluate, random.Random(2), Search(length=120, focus=0)
     )
-    assert strategy.orders_of("GERMANY") != [seeds[u] for u in board.units_of("GERMANY")]  # Germany was searched too
+    assert strategy.orders_of("GER") != [seeds[u] for u in board.units_of("GER")]  # Germany was searched too
     by_power: dict[str, list[eo.Order]] = {}
     for unit, order in strategy.orders.items():
         by_power.setdefault(unit.power, []).append(order)
     worth = evaluate(adjudicate(board, by_power).position.units)
-    assert strategy.values == pytest.approx((worth["FRANCE"] - worth["GERMANY"], worth["GERMANY"]))
+    assert strategy.values == pytest.approx((worth["FRA"] - worth["GER"], worth["GER"]))
 
 
 # --- whole games ----------------------------------------------------------------------------------
@@ -269,9 +260,9 @@ def test_orders_are_legal_and_a_seed_replays_the_game() -> None:
 
 
 def test_res5_turns_colliding_moves_into_supports() -> None:
-    board = Position.build("S1901M", {"FRANCE": ["A PAR", "A MAR", "A GAS", "A PIC"]})
+    board = Position.build("S1901M", {"FRA": ["A PAR", "A MAR", "A GAS", "A PIC"]})
     m = board.map
-    par, mar, gas, pic = board.units_of("FRANCE")
+    par, mar, gas, pic = board.units_of("FRA")
     raw = {
         par: parse_order(m, "A PAR - BUR"),
         mar: parse_order(m, "A MAR - BUR"),
@@ -289,6 +280,6 @@ def test_res5_turns_colliding_moves_into_supports() -> None:
         assert made[gas] == eo.SupportHold(ARMY, gas.location, ARMY, par.location)
     else:
         assert made[gas] == raw[gas]
-    forbidden = Constraints(no_attack={"FRANCE": frozenset({m.location("BUR")})})  # no support into Burgundy
+    forbidden = Constraints(no_attack={"FRA": frozenset({m.location("BUR")})})  # no support into Burgundy
     both = {par: raw[par], mar: raw[mar]}
     assert make_supports(board, both, forbidden, random.Random(0)) == both

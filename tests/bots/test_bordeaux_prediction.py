@@ -36,20 +36,20 @@ def test_the_learnt_model_uses_no_dumbbot(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_it_learns_a_power_that_always_holds() -> None:
     model = ObservedModel(POWERS)
-    assert any(isinstance(o, eo.Move) for o in model.predict(START, "ITALY"))  # the prior moves
-    holds = {"ITALY": [eo.Hold(u.type, u.location) for u in START.units_of("ITALY")]}
+    assert any(isinstance(o, eo.Move) for o in model.predict(START, "ITA"))  # the prior moves
+    holds = {"ITA": [eo.Hold(u.type, u.location) for u in START.units_of("ITA")]}
     for _ in range(8):
         model.observe(START, holds)
-    assert all(isinstance(o, eo.Hold) for o in model.predict(START, "ITALY"))
+    assert all(isinstance(o, eo.Hold) for o in model.predict(START, "ITA"))
     # learnt per power: France still moves (the shared weights moved less than Italy's own)
-    assert model.weight("ITALY", "hold") > model.weight("FRANCE", "hold")
+    assert model.weight("ITA", "hold") > model.weight("FRA", "hold")
 
 
 def test_features_of_moves_holds_and_supports() -> None:
     board = _Board(START, None)
     m = START.map
-    (bud,) = [u for u in START.units_of("AUSTRIA") if m.name_of(u.location) == "BUD"]
-    (vie,) = [u for u in START.units_of("AUSTRIA") if m.name_of(u.location) == "VIE"]
+    (bud,) = [u for u in START.units_of("AUS") if m.name_of(u.location) == "BUD"]
+    (vie,) = [u for u in START.units_of("AUS") if m.name_of(u.location) == "VIE"]
     assert "move:neutral-centre" in features(board, bud, parse_order(m, "A BUD - SER"))  # type: ignore[operator]
     assert "move:away" in features(board, bud, parse_order(m, "A BUD - GAL"))  # type: ignore[operator]  # SER is 1 away
     assert "support:move" in features(board, vie, parse_order(m, "A VIE S A BUD - GAL"))  # type: ignore[operator]
@@ -58,9 +58,9 @@ def test_features_of_moves_holds_and_supports() -> None:
 
 def test_two_units_to_one_place_make_a_support() -> None:
     """RES5's rule in the prediction: of two units of a power moving to one province, one supports."""
-    board = Position.build("S1901M", {"FRANCE": ["A PAR", "A MAR"], "GERMANY": ["A BUR"]})
+    board = Position.build("S1901M", {"FRA": ["A PAR", "A MAR"], "GER": ["A BUR"]})
     model = ObservedModel(board.map.powers, {"move:neutral-centre": 0.0, "move:closer": 0.0, "defended": 3.0})
-    given = model.predict(board, "FRANCE")
+    given = model.predict(board, "FRA")
     into = {board.map.name_of(o.destination) for o in given if isinstance(o, eo.Move)}
     supports = [o for o in given if isinstance(o, eo.SupportMove)]
     assert len(supports) == 1 and into == {board.map.name_of(supports[0].destination)}

@@ -146,12 +146,12 @@ def test_invincible_plans_and_pairs_win_against_every_reply_tried() -> None:
 def test_a_plan_that_is_not_invincible_has_a_reply_that_beats_it() -> None:
     position = Position.build("F1901M", {"ENG": ["F NTH"], "GER": ["A HOL", "A RUH"]})
     tactics = Tactics(position)
-    strong, weak = tactics.plans(tactics.view("ENGLAND"), M.location("BEL"), frozenset({"ENGLAND"}))
+    strong, weak = tactics.plans(tactics.view("ENG"), M.location("BEL"), frozenset({"ENG"}))
     assert not strong and weak and weak[0].margin <= 0
     beaten = [
         e
-        for e in replies(position, "ENGLAND", weak[:1], random.Random(1), 200)
-        if not conquers(position, "ENGLAND", weak[:1], e)
+        for e in replies(position, "ENG", weak[:1], random.Random(1), 200)
+        if not conquers(position, "ENG", weak[:1], e)
     ]
     assert beaten  # e.g. A HOL - BEL, A RUH S A HOL - BEL
 
@@ -164,7 +164,7 @@ def test_the_branch_and_bound_finds_the_largest_compatible_set() -> None:
         {"FRA": ["PAR", "BRE", "MAR"], "GER": ["KIE"], "ITA": ["ROM"]},
     )
     tactics = Tactics(position)
-    view = tactics.view("FRANCE")
+    view = tactics.view("FRA")
     items, _ = tactics.items(view, {})
     certain = [item for item in items if item.invincible]
     chosen = tactics.best_set([Item.of(*i.plans, value=1.0) for i in certain], {}, {}, {})
@@ -204,27 +204,27 @@ def test_a_deal_filters_the_plans() -> None:
     position = Position.build("F1901M", {"ENG": ["F NTH"], "FRA": ["A PIC"], "GER": ["A BEL"]}, owned)
     tactics = Tactics(position)
     nth, pic, bel = (M.location(p) for p in ("NTH", "PIC", "BEL"))
-    partners = frozenset({"FRANCE"})
-    alone = tactics.solve("ENGLAND", partners, True)
-    supported = tactics.solve("ENGLAND", partners, True, {pic: ("S", nth, bel)})
+    partners = frozenset({"FRA"})
+    alone = tactics.solve("ENG", partners, True)
+    supported = tactics.solve("ENG", partners, True, {pic: ("S", nth, bel)})
     assert bel not in {t for item in alone.items if item.invincible for t in item.targets}
     assert bel in {t for item in supported.items if item.invincible for t in item.targets}
     assert supported.orders == (eo.Move(eo.FLEET, nth, bel),)
-    held = tactics.solve("ENGLAND", partners, True, {pic: ("S", nth, bel), nth: ("H",)})
+    held = tactics.solve("ENG", partners, True, {pic: ("S", nth, bel), nth: ("H",)})
     assert held.orders == (eo.Hold(eo.FLEET, nth),) and held.guaranteed == alone.guaranteed
-    view = tactics.view("ENGLAND", partners, True, frozenset({pic}))
+    view = tactics.view("ENG", partners, True, frozenset({pic}))
     items, _ = tactics.items(view, {pic: ("S", nth, bel)})
     assert any(item.invincible and item.targets == (bel,) for item in items)
-    items, _ = tactics.items(tactics.view("ENGLAND", partners, True), {})
+    items, _ = tactics.items(tactics.view("ENG", partners, True), {})
     assert not any(item.invincible and item.targets == (bel,) for item in items)
 
 
 def test_orders_are_legal_and_no_partner_is_attacked() -> None:
     bots: dict[str, Bot] = {power: DumbBot(random.Random(i)) for i, power in enumerate(M.powers)}
-    bots["FRANCE"], bots["GERMANY"] = DBraneNoNego(random.Random(1)), DBrane(random.Random(2))
+    bots["FRA"], bots["GER"] = DBraneNoNego(random.Random(1)), DBrane(random.Random(2))
     for power, bot in bots.items():
         bot.start(power, M)
-    bots["GERMANY"].partners = frozenset({"FRANCE"})  # type: ignore[attr-defined]
+    bots["GER"].partners = frozenset({"FRA"})  # type: ignore[attr-defined]
     position = Position.initial()
     while position.phase.year <= 1904:
         orders = {}
@@ -234,12 +234,12 @@ def test_orders_are_legal_and_no_partner_is_attacked() -> None:
                 orders[power] = bot.orders(position, legal)
                 if isinstance(bot, DBraneNoNego):
                     assert_legal(position, power, legal, orders[power])
-        for order in orders.get("GERMANY", ()):  # Germany keeps the peace with France (implicit agreements)
+        for order in orders.get("GER", ()):  # Germany keeps the peace with France (implicit agreements)
             if isinstance(order, eo.Move | eo.SupportMove | eo.Retreat):
                 into = M.province_of[order.destination]
                 occupant = position.unit_at.get(into)
-                assert position.centers[into] != "FRANCE", eo.format_order(M, order)
-                assert occupant is None or occupant.power != "FRANCE" or position.phase.kind == "R"
+                assert position.centers[into] != "FRA", eo.format_order(M, order)
+                assert occupant is None or occupant.power != "FRA" or position.phase.kind == "R"
         position = adjudicate(position, orders).position
 
 
@@ -249,20 +249,20 @@ def test_orders_are_legal_and_no_partner_is_attacked() -> None:
 def test_credits_follow_equation_3_and_the_propositions() -> None:
     assert [credit(d) for d in (-2, -1, 0, 1, 2)] == pytest.approx([-1.2, -0.6, 0.0, 0.4, 0.8])
     ledger = Ledger()
-    one = {("ENGLAND", "FRANCE"): 1}
-    assert ledger.gain("ENGLAND", ["FRANCE"], one) == pytest.approx(0.4)  # giving, balance 0
-    assert ledger.gain("FRANCE", ["ENGLAND"], one) == pytest.approx(-0.6)  # receiving, balance 0
-    ledger.give("FRANCE", "ENGLAND", 2)  # England owes France two supports
-    assert ledger.balance("ENGLAND", "FRANCE") == -2
-    assert ledger.gain("ENGLAND", ["FRANCE"], one) == pytest.approx(0.6)  # paying back is worth more (prop. 5)
-    assert ledger.gain("FRANCE", ["ENGLAND"], one) == pytest.approx(-0.4)  # being paid back costs less (prop. 4)
+    one = {("ENG", "FRA"): 1}
+    assert ledger.gain("ENG", ["FRA"], one) == pytest.approx(0.4)  # giving, balance 0
+    assert ledger.gain("FRA", ["ENG"], one) == pytest.approx(-0.6)  # receiving, balance 0
+    ledger.give("FRA", "ENG", 2)  # England owes France two supports
+    assert ledger.balance("ENG", "FRA") == -2
+    assert ledger.gain("ENG", ["FRA"], one) == pytest.approx(0.6)  # paying back is worth more (prop. 5)
+    assert ledger.gain("FRA", ["ENG"], one) == pytest.approx(-0.4)  # being paid back costs less (prop. 4)
     # proposition 2: a support that loses a centre is never worth giving
-    assert -1 + ledger.gain("ENGLAND", ["FRANCE"], one) < 0
+    assert -1 + ledger.gain("ENG", ["FRA"], one) < 0
 
 
 def test_the_aspiration_concedes_towards_the_deadline() -> None:
     bot = DBrane(random.Random(1))
-    bot.start("ENGLAND", M)
+    bot.start("ENG", M)
     position = Position.initial()
     bot.on_phase(position)
     bot._best = 0.65

@@ -43,39 +43,39 @@ def said(messages: Iterable[object]) -> list[str]:
 CONTESTED = Position.build(
     "S1902M",
     {
-        "FRANCE": ["A BUR", "A PIC", "F BRE"],
-        "GERMANY": ["A RUH", "A MUN", "F KIE"],
-        "ENGLAND": ["A HOL", "F NTH", "F LON"],
+        "FRA": ["A BUR", "A PIC", "F BRE"],
+        "GER": ["A RUH", "A MUN", "F KIE"],
+        "ENG": ["A HOL", "F NTH", "F LON"],
     },
     centers={
-        "FRANCE": ["PAR", "MAR", "BRE"],
-        "GERMANY": ["MUN", "KIE", "BER"],
-        "ENGLAND": ["LON", "EDI", "LVP", "HOL"],
+        "FRA": ["PAR", "MAR", "BRE"],
+        "GER": ["MUN", "KIE", "BER"],
+        "ENG": ["LON", "EDI", "LVP", "HOL"],
     },
 )
 
 
 def attack_on_paris() -> tuple[Position, dict[str, list[eo.Order]]]:
     before = Position.build(
-        "F1901M", {"FRANCE": ["A PAR"], "GERMANY": ["A BUR"], "ITALY": ["A PIE"]}, centers={"FRANCE": ["PAR", "MAR"]}
+        "F1901M", {"FRA": ["A PAR"], "GER": ["A BUR"], "ITA": ["A PIE"]}, centers={"FRA": ["PAR", "MAR"]}
     )
-    return before, {"GERMANY": [parse_order(M, "A BUR - PAR")], "ITALY": [parse_order(M, "A PIE H")]}
+    return before, {"GER": [parse_order(M, "A BUR - PAR")], "ITA": [parse_order(M, "A PIE H")]}
 
 
 # --- trust ---------------------------------------------------------------------------------------
 
 
 def test_trust_falls_after_an_attack_and_rises_for_kept_promises_and_quiet_neighbours() -> None:
-    bot = started(DipBlue, "FRANCE")
+    bot = started(DipBlue, "FRA")
     before, orders = attack_on_paris()
     bot.on_results(before, orders, before)
-    assert bot.relations.trust("GERMANY") < 1.0  # attacked Paris
-    assert bot.relations.trust("ITALY") > 1.0  # next to Marseilles and quiet
-    assert bot.relations.trust("ENGLAND") == 1.0  # nowhere near
-    low = bot.relations.trust("GERMANY")
+    assert bot.relations.trust("GER") < 1.0  # attacked Paris
+    assert bot.relations.trust("ITA") > 1.0  # next to Marseilles and quiet
+    assert bot.relations.trust("ENG") == 1.0  # nowhere near
+    low = bot.relations.trust("GER")
     report = {"power": "ger", "part": "pce([fra ger])", "kept": True, "detail": ""}
     bot.on_event({"type": "compliance", "phase": "S1902M", "deal": "...", "reports": [report]}, START)
-    assert bot.relations.trust("GERMANY") > low
+    assert bot.relations.trust("GER") > low
 
 
 def betray(bot: DipBlue, phase: str) -> None:
@@ -87,59 +87,59 @@ def betray(bot: DipBlue, phase: str) -> None:
 
 
 def test_an_attack_by_a_partner_weighs_more_and_betrayals_end_the_peace() -> None:
-    partner, stranger = started(DipBlue, "FRANCE"), started(DipBlue, "FRANCE")
-    partner.relations.make_peace("GERMANY")
+    partner, stranger = started(DipBlue, "FRA"), started(DipBlue, "FRA")
+    partner.relations.make_peace("GER")
     before, orders = attack_on_paris()
     partner.on_results(before, orders, before)
     stranger.on_results(before, orders, before)
-    assert partner.relations.friction["GERMANY"] > stranger.relations.friction["GERMANY"] > 1.0
+    assert partner.relations.friction["GER"] > stranger.relations.friction["GER"] > 1.0
     report = {"power": "ger", "part": "pce([fra ger])", "kept": False, "detail": "A BUR - PAR attacks fra in par"}
     frame = {"type": "compliance", "phase": "F1901M", "deal": "pce", "reports": [report]}
     partner.on_event(frame, START)
-    assert partner.relations.at_peace("GERMANY")  # one incident is forgiven
-    friction = partner.relations.friction["GERMANY"]
+    assert partner.relations.at_peace("GER")  # one incident is forgiven
+    friction = partner.relations.friction["GER"]
     partner.on_event({**frame, "deal": "aly"}, START)  # the same act under another deal counts once
-    assert partner.relations.friction["GERMANY"] == friction
+    assert partner.relations.friction["GER"] == friction
     betray(partner, "S1902M")
-    assert not partner.relations.at_peace("GERMANY")  # not two
+    assert not partner.relations.at_peace("GER")  # not two
 
 
 def test_the_naive_accepts_what_partners_propose_and_never_notices_a_betrayal() -> None:
-    naive, dipblue = started(DipBlueNaive, "FRANCE"), started(DipBlue, "FRANCE")
+    naive, dipblue = started(DipBlueNaive, "FRA"), started(DipBlue, "FRA")
     peace = parse("propose(ger, fra, Agree([fra ger], pce([fra ger])))")
     against_england = parse("propose(ger, fra, Agree([fra ger], aly([fra ger], [eng])))")
     for bot in (naive, dipblue):
-        assert said(bot.on_message("GERMANY", peace, START)) == ["accept(fra, [ger], Agree([fra ger], pce([fra ger])))"]
-        assert bot.relations.state["GERMANY"] == PEACE
+        assert said(bot.on_message("GER", peace, START)) == ["accept(fra, [ger], Agree([fra ger], pce([fra ger])))"]
+        assert bot.relations.state["GER"] == PEACE
         betray(bot, "F1901M")
         betray(bot, "S1902M")
-    assert naive.relations.friction["GERMANY"] == 1.0 and naive.relations.at_peace("GERMANY")
-    assert said(naive.on_message("GERMANY", against_england, START))[0].startswith("accept(")
-    assert naive.relations.at_war("ENGLAND")
-    assert said(dipblue.on_message("GERMANY", against_england, START))[0].startswith("reject(")
-    assert said(dipblue.on_message("GERMANY", peace, START))[0].startswith("reject(")
+    assert naive.relations.friction["GER"] == 1.0 and naive.relations.at_peace("GER")
+    assert said(naive.on_message("GER", against_england, START))[0].startswith("accept(")
+    assert naive.relations.at_war("ENG")
+    assert said(dipblue.on_message("GER", against_england, START))[0].startswith("reject(")
+    assert said(dipblue.on_message("GER", peace, START))[0].startswith("reject(")
 
 
 # --- the negotiator ---------------------------------------------------------------------------------
 
 
 def test_peace_is_proposed_to_every_other_power_at_the_start_and_only_then() -> None:
-    bot = started(DipBlue, "ITALY")
+    bot = started(DipBlue, "ITA")
     first = bot.on_phase(START)
     assert sorted(said(first)) == sorted(
         f"propose(ita, [{p}], Agree([{' '.join(sorted(['ita', p]))}], pce([{' '.join(sorted(['ita', p]))}])))"
         for p in ("aus", "eng", "fra", "ger", "rus", "tur")
     )
     assert bot.on_phase(CONTESTED) == []
-    assert started(DipBlueSlave, "ITALY").on_phase(START) == ()
-    assert started(DipBlueNoPress, "ITALY").on_phase(START) == ()
+    assert started(DipBlueSlave, "ITA").on_phase(START) == ()
+    assert started(DipBlueNoPress, "ITA").on_phase(START) == ()
 
 
 def test_an_alliance_against_the_strongest_and_a_support_request_go_to_a_partner() -> None:
-    bot = started(DipBlue, "FRANCE")
+    bot = started(DipBlue, "FRA")
     bot.on_phase(START)
-    bot.on_message("GERMANY", parse("accept(ger, fra, Agree([fra ger], pce([fra ger])))"), START)
-    assert bot.relations.at_peace("GERMANY")
+    bot.on_message("GER", parse("accept(ger, fra, Agree([fra ger], pce([fra ger])))"), START)
+    assert bot.relations.at_peace("GER")
     orders = {format_order(M, o) for o in bot.plan(CONTESTED).orders.values()}
     assert {"A BUR - BEL", "A PIC S A BUR - BEL"} <= orders  # two against England's two around Belgium
     assert said(bot.on_phase(CONTESTED)) == [
@@ -147,34 +147,34 @@ def test_an_alliance_against_the_strongest_and_a_support_request_go_to_a_partner
         "propose(fra, [ger], Commit(ger, [fra], Do(sup(Unit(ger, Region(ruh, amy)), mto(Unit(fra, Region(bur, amy)), Region(bel, amy))))))",
     ]
     bot.on_event({"type": "phase", "phase": "S1902M", "kind": "movement", "deadline": None, "open": True}, CONTESTED)
-    bot.on_message("GERMANY", parse("accept(ger, fra, Agree([fra ger], aly([fra ger], [eng])))"), CONTESTED)
-    assert bot.relations.at_war("ENGLAND")
+    bot.on_message("GER", parse("accept(ger, fra, Agree([fra ger], aly([fra ger], [eng])))"), CONTESTED)
+    assert bot.relations.at_war("ENG")
 
 
 def test_a_stale_proposal_is_not_answered() -> None:
-    bot = started(DipBlue, "GERMANY")
+    bot = started(DipBlue, "GER")
     ask = parse("propose(fra, ger, Agree([fra ger], pce([fra ger])))")
-    assert bot.on_message("FRANCE", ask, CONTESTED) == ()  # no announcement of S1902M yet
+    assert bot.on_message("FRA", ask, CONTESTED) == ()  # no announcement of S1902M yet
     bot.on_event({"type": "phase", "phase": "S1902M", "kind": "movement", "deadline": None, "open": True}, CONTESTED)
-    assert said(bot.on_message("FRANCE", ask, CONTESTED))[0].startswith("accept(")
+    assert said(bot.on_message("FRA", ask, CONTESTED))[0].startswith("accept(")
 
 
 # --- obedience ---------------------------------------------------------------------------------------
 
 
 def test_the_slave_obeys_requests_and_accepts_only_what_it_can_do() -> None:
-    slave = started(DipBlueSlave, "GERMANY")
+    slave = started(DipBlueSlave, "GER")
     support = parse(
         "propose(fra, ger, Commit(ger, fra, Do(sup(Unit(ger, Region(mun, amy)), mto(Unit(fra, Region(par, amy)), Region(bur, amy))))))"
     )
     keep_out = parse("propose(fra, ger, Commit(ger, fra, ~Do(mto(Unit(ger, Region(kie, coast)), Region(den, coast)))))")
     impossible = parse("propose(fra, ger, Commit(ger, fra, Do(mto(Unit(ger, Region(ber, amy)), Region(par, amy)))))")
-    assert said(slave.on_message("FRANCE", support, START))[0].startswith("accept(")
-    assert said(slave.on_message("FRANCE", keep_out, START))[0].startswith("accept(")
-    assert said(slave.on_message("FRANCE", impossible, START))[0].startswith("reject(")
-    orders = {format_order(M, o) for o in slave.orders(START, legal_orders(START, "GERMANY"))}
+    assert said(slave.on_message("FRA", support, START))[0].startswith("accept(")
+    assert said(slave.on_message("FRA", keep_out, START))[0].startswith("accept(")
+    assert said(slave.on_message("FRA", impossible, START))[0].startswith("reject(")
+    orders = {format_order(M, o) for o in slave.orders(START, legal_orders(START, "GER"))}
     assert "A MUN S A PAR - BUR" in orders and "F KIE - DEN" not in orders
-    free = {format_order(M, o) for o in started(DipBlueSlave, "GERMANY").orders(START, legal_orders(START, "GERMANY"))}
+    free = {format_order(M, o) for o in started(DipBlueSlave, "GER").orders(START, legal_orders(START, "GER"))}
     assert {"A MUN - RUH", "F KIE - DEN"} <= free  # what it would have done unasked
 
 
@@ -210,21 +210,21 @@ def test_every_archetype_gives_legal_orders_and_a_seed_replays_the_game() -> Non
 
 
 def test_dipblue_orders_one_order_per_unit_without_bouncing_its_own_units() -> None:
-    bot = started(DipBlue, "FRANCE")
+    bot = started(DipBlue, "FRA")
     for position in (START, CONTESTED):
         orders = bot.plan(position).orders
         moves = [M.province_of[o.destination] for o in orders.values() if isinstance(o, eo.Move)]
         assert len(moves) == len(set(moves))
         staying = {M.province_of[u.location] for u, o in orders.items() if not isinstance(o, eo.Move)}
         assert not staying & set(moves)
-        assert set(orders) == {u for u in position.units if u.power == "FRANCE"}
+        assert set(orders) == {u for u in position.units if u.power == "FRA"}
 
 
 async def test_dipblues_negotiate_over_the_network(tmp_path: Path) -> None:
     async with running_server(tmp_path) as game_server, running_nego(game_server, tmp_path / "n.sqlite3") as port:
         # the talkers sit next to each other (France, Germany, England): with powers drawn at
         # random they may have only silent neighbours, and no peace to agree
-        talkers_seats = {"FRANCE": "dipblue", "GERMANY": "dipblue:naive", "ENGLAND": "dipblue:slave"}
+        talkers_seats = {"FRA": "dipblue", "GER": "dipblue:naive", "ENG": "dipblue:slave"}
         body = {"name": "dipblue", "deadlines": None, "year_limit": 1902, "reserved": talkers_seats}
         status, created = await http("POST", f"{game_server.http}/api/games", body, token=TOKEN)
         assert status == 201

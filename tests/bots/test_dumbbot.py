@@ -108,7 +108,7 @@ def test_values_are_the_weighted_sum_of_ten_sweeps_over_the_board() -> None:
     position = play(dumbbots(1), 1903)[-1]
     g = _geometry(M)
     moves = (M.army_moves, M.fleet_moves)
-    for power in ("FRANCE", "RUSSIA"):
+    for power in ("FRA", "RUS"):
         weights = DumbBot.FALL
         appraisal = _Appraisal(position, power, weights, DumbBot.SIZE)
         places = [(g.unit_type[n], g.location[n]) for n in range(len(g.province))]
@@ -168,12 +168,12 @@ def test_two_units_next_to_a_held_centre_attack_it_with_support() -> None:
     everything_else = [M.name_of(p) for p in M.supply_centers if M.name_of(p) != "BEL"]
     position = Position.build(
         "F1902M",
-        {"FRANCE": ["A BUR", "A PIC", "F ENG"], "GERMANY": ["A BEL"]},
-        centers={"FRANCE": everything_else, "GERMANY": ["BEL"]},
+        {"FRA": ["A BUR", "A PIC", "F ENG"], "GER": ["A BEL"]},
+        centers={"FRA": everything_else, "GER": ["BEL"]},
     )
     bel = M.location("BEL")
     for seed in range(10):
-        orders = orders_of(position, "FRANCE", seed)
+        orders = orders_of(position, "FRA", seed)
         moves = [o for o in orders if isinstance(o, eo.Move)]
         assert [m.destination for m in moves] == [bel]
         mover = moves[0].location
@@ -183,19 +183,19 @@ def test_two_units_next_to_a_held_centre_attack_it_with_support() -> None:
 def test_builds_what_is_owed_on_distinct_free_home_centres() -> None:
     position = Position.build(
         "W1901A",
-        {"FRANCE": ["A SPA", "F POR", "A BUR"]},
-        centers={"FRANCE": ["PAR", "MAR", "BRE", "SPA", "POR"], "GERMANY": ["MUN", "KIE", "BER"]},
+        {"FRA": ["A SPA", "F POR", "A BUR"]},
+        centers={"FRA": ["PAR", "MAR", "BRE", "SPA", "POR"], "GER": ["MUN", "KIE", "BER"]},
     )
-    assert position.adjustments["FRANCE"] == 2
+    assert position.adjustments["FRA"] == 2
     for seed in range(5):
-        builds = [o for o in orders_of(position, "FRANCE", seed) if isinstance(o, eo.Build)]
+        builds = [o for o in orders_of(position, "FRA", seed) if isinstance(o, eo.Build)]
         assert len(builds) == 2
-        assert {M.province_of[o.location] for o in builds} <= set(M.homes["FRANCE"])
+        assert {M.province_of[o.location] for o in builds} <= set(M.homes["FRA"])
 
 
 def test_waives_only_when_the_free_home_centres_run_out() -> None:
-    position = Position.build("W1901A", {"FRANCE": ["A PAR"]}, centers={"FRANCE": ["PAR", "MAR", "BRE", "SPA", "POR"]})
-    orders = orders_of(position, "FRANCE", 0)
+    position = Position.build("W1901A", {"FRA": ["A PAR"]}, centers={"FRA": ["PAR", "MAR", "BRE", "SPA", "POR"]})
+    orders = orders_of(position, "FRA", 0)
     assert sorted(M.name_of(M.province_of[o.location]) for o in orders if isinstance(o, eo.Build)) == ["BRE", "MAR"]
     assert orders.count(eo.Waive()) == len(orders) - 2
 
@@ -203,41 +203,39 @@ def test_waives_only_when_the_free_home_centres_run_out() -> None:
 def test_removes_what_is_owed() -> None:
     position = Position.build(
         "W1901A",
-        {"GERMANY": ["A BER", "A MUN", "F KIE", "A RUH"], "FRANCE": ["A BUR"]},
-        centers={"GERMANY": ["BER", "MUN"], "FRANCE": ["PAR", "MAR", "BRE", "KIE"]},
+        {"GER": ["A BER", "A MUN", "F KIE", "A RUH"], "FRA": ["A BUR"]},
+        centers={"GER": ["BER", "MUN"], "FRA": ["PAR", "MAR", "BRE", "KIE"]},
     )
-    assert position.adjustments["GERMANY"] == -2
+    assert position.adjustments["GER"] == -2
     for seed in range(5):
-        removals = orders_of(position, "GERMANY", seed)
+        removals = orders_of(position, "GER", seed)
         assert len(removals) == 2 and all(isinstance(o, eo.Disband) for o in removals)
 
 
 def test_retreats_to_a_legal_place_never_two_to_one_and_disbands_without_one() -> None:
     position = Position.build(
         "F1902R",
-        {"GERMANY": ["A BUR", "A SPA", "A PIC"], "FRANCE": ["A PAR"]},
+        {"GER": ["A BUR", "A SPA", "A PIC"], "FRA": ["A PAR"]},
         dislodged={
-            "A MAR": ("FRANCE", ["GAS"]),
-            "A POR": ("FRANCE", []),
-            "F BRE": ("FRANCE", ["MAO", "ECH"]),
-            "A BEL": ("ENGLAND", ["HOL", "RUH"]),
+            "A MAR": ("FRA", ["GAS"]),
+            "A POR": ("FRA", []),
+            "F BRE": ("FRA", ["MAO", "ECH"]),
+            "A BEL": ("ENG", ["HOL", "RUH"]),
         },
     )
     for seed in range(5):
-        by_place = {
-            M.name_of(o.location): o for o in orders_of(position, "FRANCE", seed) if not isinstance(o, eo.Waive)
-        }
+        by_place = {M.name_of(o.location): o for o in orders_of(position, "FRA", seed) if not isinstance(o, eo.Waive)}
         mar = by_place["MAR"]
         assert isinstance(mar, eo.Retreat) and M.name_of(mar.destination) == "GAS"
         assert isinstance(by_place["POR"], eo.Disband)
         assert isinstance(by_place["BRE"], eo.Retreat)
     crowded = Position.build(
         "F1902R",
-        {"GERMANY": ["A BUR", "A PAR"]},
-        dislodged={"A MAR": ("FRANCE", ["GAS"]), "A BRE": ("FRANCE", ["GAS"])},
+        {"GER": ["A BUR", "A PAR"]},
+        dislodged={"A MAR": ("FRA", ["GAS"]), "A BRE": ("FRA", ["GAS"])},
     )
     for seed in range(5):
-        orders = orders_of(crowded, "FRANCE", seed)
+        orders = orders_of(crowded, "FRA", seed)
         assert sorted(type(o).__name__ for o in orders) == ["Disband", "Retreat"]
 
 

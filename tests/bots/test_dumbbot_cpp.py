@@ -46,7 +46,7 @@ def cpp() -> Iterator[CppDumbBot]:
     bot.close()
 
 
-CASES = [Case(Position.initial(), power) for power in ("AUSTRIA", "ITALY", "TURKEY")]
+CASES = [Case(Position.initial(), power) for power in ("AUS", "ITA", "TUR")]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.label)

@@ -29,9 +29,11 @@ SEVEN = ("dumbbot",) * 7
 
 
 def digest(record: GameRecord) -> str:
-    """SHA-256 of every phase's name, orders (sorted by power, each power's sorted) and results."""
+    """SHA-256 of every phase's name, orders (sorted by power, each power's sorted) and results,
+    each power by its full name, as the game files write it."""
+    full = record.power_names
     phases = [
-        [phase.phase, {power: sorted(given) for power, given in phase.orders.items()}, dict(phase.results)]
+        [phase.phase, {full[power]: sorted(given) for power, given in phase.orders.items()}, dict(phase.results)]
         for phase in record.phases
     ]
     return hashlib.sha256(json.dumps(phases, sort_keys=True).encode()).hexdigest()
@@ -43,7 +45,7 @@ def summary(seed: int, year_limit: int) -> dict[str, Any]:
         "seed": seed,
         "year_limit": year_limit,
         "phases": len(record.phases),
-        "final_centres": dict(record.final_centres),
+        "final_centres": {record.power_names[p]: n for p, n in record.final_centres.items()},
         "digest": digest(record),
     }
 

@@ -107,7 +107,7 @@ def test_nodes_are_numbered_in_daide_token_order() -> None:
 def one_sweep(seeds: Mapping[int, int]) -> _Appraisal:
     """An appraisal whose only seeds are ``seeds`` and whose value is ``proximity[1]`` alone."""
     weights = Weights(0, 0, (0, 1, 0, 0, 0, 0, 0, 0, 0, 0), 0, 0)
-    appraisal = _Appraisal(Position.initial(), "FRANCE", weights, DumbBot.SIZE)
+    appraisal = _Appraisal(Position.initial(), "FRA", weights, DumbBot.SIZE)
     appraisal._seeds = [seeds.get(n, 0) for n in G.centres]
     return appraisal
 
@@ -124,13 +124,13 @@ def test_a_province_reached_by_two_coasts_counts_once_by_the_better() -> None:
 def test_proximities_are_whole_numbers_rounded_down() -> None:
     value = one_sweep({node("SPA/NC", True): 999})
     assert value(node("MAO", True)) == 199
-    start = _Appraisal(Position.initial(), "FRANCE", DumbBot.SPRING, DumbBot.SIZE)
+    start = _Appraisal(Position.initial(), "FRA", DumbBot.SPRING, DumbBot.SIZE)
     assert all(isinstance(start(n), int) for n in range(len(G.province)))
 
 
 def test_a_fleet_next_to_two_coasts_counts_twice_for_strength() -> None:
-    position = Position.build("S1902M", {"FRANCE": ["F MAO", "A GAS"], "ITALY": ["F WES"]})
-    value = _Appraisal(position, "FRANCE", DumbBot.SPRING, DumbBot.SIZE)
+    position = Position.build("S1902M", {"FRA": ["F MAO", "A GAS"], "ITA": ["F WES"]})
+    value = _Appraisal(position, "FRA", DumbBot.SPRING, DumbBot.SIZE)
     spa = M.location("SPA")
     assert value.strength(spa) == 3  # MAO by both coasts, GAS once
     assert value.strength(M.location("MAO")) == 1  # the fleet stands there
@@ -139,55 +139,55 @@ def test_a_fleet_next_to_two_coasts_counts_twice_for_strength() -> None:
 
 def test_a_unit_on_our_centre_is_no_threat_to_it_one_next_door_is() -> None:
     """The defence value counts units that could move in, not the one already in."""
-    centres = {"FRANCE": ["PAR", "BRE", "MAR"], "GERMANY": ["MUN", "BER", "KIE", "HOL", "DEN"]}
-    inside = Position.build("F1903M", {"FRANCE": ["A GAS"], "GERMANY": ["A PAR"]}, centers=centres)
-    assert _Appraisal(inside, "FRANCE", DumbBot.FALL, DumbBot.SIZE).defence(M.location("PAR")) == 0
-    next_door = Position.build("F1903M", {"FRANCE": ["A GAS"], "GERMANY": ["A BUR"]}, centers=centres)
+    centres = {"FRA": ["PAR", "BRE", "MAR"], "GER": ["MUN", "BER", "KIE", "HOL", "DEN"]}
+    inside = Position.build("F1903M", {"FRA": ["A GAS"], "GER": ["A PAR"]}, centers=centres)
+    assert _Appraisal(inside, "FRA", DumbBot.FALL, DumbBot.SIZE).defence(M.location("PAR")) == 0
+    next_door = Position.build("F1903M", {"FRA": ["A GAS"], "GER": ["A BUR"]}, centers=centres)
     germany = 5 * 5 + 4 * 5 + 16
-    assert _Appraisal(next_door, "FRANCE", DumbBot.FALL, DumbBot.SIZE).defence(M.location("PAR")) == germany
+    assert _Appraisal(next_door, "FRA", DumbBot.FALL, DumbBot.SIZE).defence(M.location("PAR")) == germany
 
 
 # --- movement -------------------------------------------------------------------------------------
 
 
 def test_holding_is_worth_one_more_than_standing_so_it_wins_a_tie() -> None:
-    position = Position.build("S1902M", {"GERMANY": ["A MUN"]})
+    position = Position.build("S1902M", {"GER": ["A MUN"]})
     tie = Values({node("MUN"): 100, node("BOH"): 100})
-    assert movement(position, "GERMANY", tie, Scripted(99))["MUN"] == eo.Hold(0, M.location("MUN"))
+    assert movement(position, "GER", tie, Scripted(99))["MUN"] == eo.Hold(0, M.location("MUN"))
 
 
 def test_a_move_worth_exactly_one_more_than_standing_hides_the_hold() -> None:
     """The hold goes in last, at value + 1: a move already keyed there keeps its place."""
-    position = Position.build("S1902M", {"GERMANY": ["A MUN"]})
+    position = Position.build("S1902M", {"GER": ["A MUN"]})
     value = Values({node("MUN"): 10_000, node("BOH"): 10_001, node("TYR"): 9_999})
-    seen = Counter(type(movement(position, "GERMANY", value, random.Random(s))["MUN"]).__name__ for s in range(200))
+    seen = Counter(type(movement(position, "GER", value, random.Random(s))["MUN"]).__name__ for s in range(200))
     assert seen["Hold"] == 0 and seen["Move"] == 200
 
 
 def test_a_unit_waits_for_ours_in_its_way_and_follows_it_out() -> None:
-    position = Position.build("S1902M", {"GERMANY": ["A MUN", "A BOH"]})
+    position = Position.build("S1902M", {"GER": ["A MUN", "A BOH"]})
     value = Values({node("BOH"): 5_000, node("GAL"): 10_000, node("MUN"): 100})
     for seed in range(30):
-        orders = movement(position, "GERMANY", value, random.Random(seed))
+        orders = movement(position, "GER", value, random.Random(seed))
         assert orders["BOH"] == eo.Move(0, M.location("BOH"), M.location("GAL"))
         assert orders["MUN"] == eo.Move(0, M.location("MUN"), M.location("BOH"))
 
 
 def test_two_units_that_want_each_others_place_end_with_orders_and_no_swap() -> None:
     """The C++ bot would wait for ever here; ours holds the unit that has waited ``MAX_WAITS`` times."""
-    position = Position.build("S1902M", {"GERMANY": ["A KIE", "F BER"]})
+    position = Position.build("S1902M", {"GER": ["A KIE", "F BER"]})
     value = Values({node("BER"): 10_000, node("KIE"): 10, node("KIE", True): 10_000, node("BER", True): 10})
     for seed in range(10):
-        orders = movement(position, "GERMANY", value, random.Random(seed))
+        orders = movement(position, "GER", value, random.Random(seed))
         assert orders == {"KIE": eo.Hold(0, M.location("KIE")), "BER": eo.Hold(1, M.location("BER"))}
 
 
 def test_a_holding_unit_supports_only_what_is_worth_more_than_nothing_to_it() -> None:
     """The worth is that of the place to the supporting unit (here a fleet), not to the mover."""
-    position = Position.build("S1902M", {"GERMANY": ["F KIE", "A PRU"], "RUSSIA": ["A SIL"]})
+    position = Position.build("S1902M", {"GER": ["F KIE", "A PRU"], "RUS": ["A SIL"]})
     for worth in (0, 50):
         value = Values({node("KIE", True): 100_000, node("BER"): 5_000, node("BER", True): worth}, {"BER": 1})
-        orders = movement(position, "GERMANY", value, Scripted(99))
+        orders = movement(position, "GER", value, Scripted(99))
         assert orders["PRU"] == eo.Move(0, M.location("PRU"), M.location("BER"))
         if worth:
             assert orders["KIE"] == eo.SupportMove(1, M.location("KIE"), 0, M.location("PRU"), M.location("BER"))
@@ -204,11 +204,11 @@ def test_builds_whatever_the_builds_are_worth() -> None:
     class Spiteful(DumbBot):  # every centre repels: all values negative, and all different
         WINTER = Weights(-1, 0, DumbBot.WINTER.proximity, 0, 0, 0)
 
-    position = Position.build("W1901A", {"FRANCE": ["A SPA"]}, centers={"FRANCE": ["PAR", "MAR", "BRE", "SPA"]})
+    position = Position.build("W1901A", {"FRA": ["A SPA"]}, centers={"FRA": ["PAR", "MAR", "BRE", "SPA"]})
     for seed in range(5):
         bot = Spiteful(random.Random(seed))
-        bot.start("FRANCE", M)
-        orders = bot.orders(position, legal_orders(position, "FRANCE"))
+        bot.start("FRA", M)
+        orders = bot.orders(position, legal_orders(position, "FRA"))
         built = sorted(M.locations[M.province_of[o.location]] for o in orders if isinstance(o, eo.Build))
         assert built == ["BRE", "MAR", "PAR"]
 
@@ -219,10 +219,10 @@ def test_builds_of_equal_value_hide_each_other() -> None:
     class Indifferent(DumbBot):
         WINTER = Weights(0, 0, (0,) * 10, 0, 0, 0)
 
-    position = Position.build("W1901A", {"FRANCE": ["A SPA"]}, centers={"FRANCE": ["PAR", "MAR", "BRE", "SPA"]})
+    position = Position.build("W1901A", {"FRA": ["A SPA"]}, centers={"FRA": ["PAR", "MAR", "BRE", "SPA"]})
     bot = Indifferent(random.Random(0))
-    bot.start("FRANCE", M)
-    orders = bot.orders(position, legal_orders(position, "FRANCE"))
+    bot.start("FRA", M)
+    orders = bot.orders(position, legal_orders(position, "FRA"))
     assert orders == [eo.Build(0, M.location("PAR")), eo.Waive(), eo.Waive()]
 
 
@@ -230,12 +230,12 @@ def test_removals_pass_on_with_even_odds_whatever_the_gap() -> None:
     """From the least valuable up, (here - next) / here is negative for positive values: no bar."""
     position = Position.build(
         "W1903A",
-        {"GERMANY": ["A BER", "A MUN", "F KIE", "A SIL"], "RUSSIA": ["A WAR"]},
-        centers={"GERMANY": ["BER", "MUN", "KIE"], "RUSSIA": ["WAR", "MOS", "SEV", "STP"]},
+        {"GER": ["A BER", "A MUN", "F KIE", "A SIL"], "RUS": ["A WAR"]},
+        centers={"GER": ["BER", "MUN", "KIE"], "RUS": ["WAR", "MOS", "SEV", "STP"]},
     )
-    assert position.adjustments["GERMANY"] == -1
-    value = _Appraisal(position, "GERMANY", DumbBot.WINTER, DumbBot.SIZE)
-    units = sorted(position.units_of("GERMANY"), key=lambda u: value(G.node[u.type][u.location]))
+    assert position.adjustments["GER"] == -1
+    value = _Appraisal(position, "GER", DumbBot.WINTER, DumbBot.SIZE)
+    units = sorted(position.units_of("GER"), key=lambda u: value(G.node[u.type][u.location]))
     worths = [value(G.node[u.type][u.location]) for u in units]
     assert all(w > 0 for w in worths) and len(set(worths)) == 4
     assert (worths[1] - worths[0]) * 5 > worths[0]  # a gap the old bar would never have let pass
@@ -243,8 +243,8 @@ def test_removals_pass_on_with_even_odds_whatever_the_gap() -> None:
     draws = 4000
     for seed in range(draws):
         bot = DumbBot(random.Random(seed))
-        bot.start("GERMANY", M)
-        (order,) = bot.orders(position, legal_orders(position, "GERMANY"))
+        bot.start("GER", M)
+        (order,) = bot.orders(position, legal_orders(position, "GER"))
         counts[M.locations[order.location]] += 1
     shares = [counts[M.locations[u.location]] / draws for u in units]
     for share, expected in zip(shares, (1 / 2, 1 / 4, 1 / 8, 1 / 8), strict=True):

@@ -97,7 +97,7 @@ def test_changed_seeds_are_swept_as_they_are() -> None:
     weights = DumbBot.FALL
     before = [_Appraisal(position, power, weights, DumbBot.SIZE)(0) for power in M.powers]
     for change in (lambda s: s * 1.5, lambda s: 0.0 if s == 0 else s, lambda s: s + 7):
-        value = _Appraisal(position, "FRANCE", weights, DumbBot.SIZE)
+        value = _Appraisal(position, "FRA", weights, DumbBot.SIZE)
         value._seeds = [change(s) for s in value._seeds]
         expected = _sweep_totals(G, value._seeds, weights.proximity)
         got = value._proximities()
@@ -108,9 +108,9 @@ def test_changed_seeds_are_swept_as_they_are() -> None:
 def test_weights_of_other_types_are_kept() -> None:
     """Float weights or sizes give floats, as the plain computation does (1 == 1.0 must not mix them up)."""
     position = positions(5, 1901)[-1]
-    whole = _Appraisal(position, "ITALY", DumbBot.SPRING, (1, 4, 16))
-    floats = _Appraisal(position, "ITALY", DumbBot.SPRING, (1.0, 4, 16))
+    whole = _Appraisal(position, "ITA", DumbBot.SPRING, (1, 4, 16))
+    floats = _Appraisal(position, "ITA", DumbBot.SPRING, (1.0, 4, 16))
     halves = Weights(700.0, 300, DumbBot.SPRING.proximity, 1000, 1000)
-    other = _Appraisal(position, "ITALY", halves, (1, 4, 16))
+    other = _Appraisal(position, "ITA", halves, (1, 4, 16))
     assert whole(5) == floats(5) == other(5)
     assert type(whole(5)) is int and type(floats(5)) is float and type(other(5)) is float

@@ -25,11 +25,11 @@ from tests.server.nego_helpers import running_pair
 from tests.server.ws_helpers import DaideClient
 
 START = Position.initial()
-PERSON = "AUSTRIA"
+PERSON = "AUS"
 #: Russia's HANA proposes to Austria from its first round; England's talks to no one here
 #: who answers. The other four seats are DumbBots, which do not negotiate: Russia hears
 #: the person alone, so what it says is the same every run.
-SEATS = {PERSON: "person", "RUSSIA": "hana", "ENGLAND": "hana:revenger"}
+SEATS = {PERSON: "person", "RUS": "hana", "ENG": "hana:revenger"}
 
 
 async def test_a_person_rejects_hana_gets_another_proposal_accepts_it_and_hana_keeps_its_part(tmp_path: Path) -> None:
@@ -44,8 +44,8 @@ async def test_a_person_rejects_hana_gets_another_proposal_accepts_it_and_hana_k
             for i in range(4)
         ]
         try:
-            nego = await join_talks(pair, game, person, "AUS")
-            assert person.power == "AUS"
+            nego = await join_talks(pair, game, person, PERSON)
+            assert person.power == PERSON
 
             # the first proposal, made as the phase opened: the person rejects it
             first_frame = await nego.expect(lambda f: proposal(f) is not None)
@@ -67,12 +67,11 @@ async def test_a_person_rejects_hana_gets_another_proposal_accepts_it_and_hana_k
 
             # the person keeps its part too and holds the rest; every order is then in
             promised = binding_orders([second.deal], START)
-            theirs = START.map.power(hana)
-            assert promised.get(theirs), f"the deal binds {theirs} to no order: {deal}"
+            assert promised.get(hana), f"the deal binds {hana} to no order: {deal}"
             await play_part(person, PERSON, promised, START)
 
             # HANA's part is among the orders adjudicated, and the compliance check says kept
-            await expect_kept(person, nego, promised, theirs, deal, START)
+            await expect_kept(person, nego, promised, hana, deal, START)
             await nego.close()
         finally:
             await cancel(players)

@@ -121,7 +121,7 @@ def test_the_phase_hook_runs_once_a_phase_before_the_orders_and_its_press_is_rec
     def hook(game: InProcessGame) -> None:
         seen.append((str(game.gm.position.phase), sum(1 for s in game.sessions if s.due)))
         if len(seen) == 2:
-            sender = next(slot for slot, s in enumerate(game.sessions) if s.power != "FRANCE")
+            sender = next(slot for slot, s in enumerate(game.sessions) if s.power != "FRA")
             game.deliver(sender, [Snd(("FRA",), Prp(Pce(("ENG", "FRA"))))])
 
     bots = [HoldBot() for _ in range(7)]
@@ -137,4 +137,4 @@ def test_holdbots_hold_to_the_year_limit() -> None:
     record = play_game(GameSetup(seed=1, bots=("holdbot",) * 7, settings=GameSettings(year_limit=1920)))
     assert record.outcome == "draw" and record.last_year == 1920 and len(record.phases) == 40  # no retreat, no build
     assert list(record.centres) == list(range(1901, 1921))
-    assert record.final_centres == {p: 4 if p == "RUSSIA" else 3 for p in record.bots} and not record.eliminated
+    assert record.final_centres == {p: 4 if p == "RUS" else 3 for p in record.bots} and not record.eliminated

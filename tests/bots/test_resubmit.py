@@ -33,8 +33,8 @@ from tests.server.nego_helpers import running_pair
 from tests.server.ws_helpers import DaideClient
 
 START = Position.initial()
-PERSON = "AUSTRIA"
-PROMISER = "RUSSIA"
+PERSON = "AUS"
+PROMISER = "RUS"
 #: Russia's army in Warsaw supports Austria's army from Vienna into Galicia; Austria makes the move.
 DEAL = (
     "[Commit(rus, [aus], Do(sup(Unit(rus, Region(war, amy)), mto(Unit(aus, Region(vie, amy)), Region(gal, amy)))))"
@@ -67,8 +67,7 @@ class Promiser(HoldBot):
             return ()
         for order in binding_orders([message.deal], position).get(self.power, []):
             self.promised[order.location] = order
-        me = position.map.abbreviation_of[self.power].lower()
-        return (a.Accept(me, frozenset({message.sender}), message.deal),)
+        return (a.Accept(self.power, frozenset({message.sender}), message.deal),)
 
 
 class CountingSession(BotSession):
@@ -190,11 +189,11 @@ async def test_hana_proposes_a_deal_against_the_orders_it_gave_and_plays_its_par
     round asks Turkey to support its fleet into the Black Sea instead of Rumania, where it had
     ordered it. Turkey accepts: the orders adjudicated are the deal's."""
     async with running_pair(tmp_path) as pair, asyncio.timeout(30):
-        game = await create_game(pair, "resub", {"AUSTRIA": "austria", "TURKEY": "turkey", "RUSSIA": "hana"})
+        game = await create_game(pair, "resub", {"AUS": "austria", "TUR": "turkey", "RUS": "hana"})
         people = {}
-        for power in ("AUSTRIA", "TURKEY"):
+        for power, name in (("AUS", "austria"), ("TUR", "turkey")):
             people[power] = await DaideClient.open(f"{pair.game.ws}?game={game}")
-            await people[power].join(power.lower())
+            await people[power].join(name)
         session, link, player = negotiating(make_bot("hana", 2), pair.game.ws, pair.nego, game)
         players = [player]
         players += [
@@ -204,7 +203,7 @@ async def test_hana_proposes_a_deal_against_the_orders_it_gave_and_plays_its_par
         try:
             negos = {}
             for power, person in people.items():
-                negos[power] = await join_talks(pair, game, person, START.map.abbreviation_of[power])
+                negos[power] = await join_talks(pair, game, person, power)
             await session.submitted.wait()
             first = session.first[0]
             assert isinstance(first, Sub)
@@ -212,33 +211,33 @@ async def test_hana_proposes_a_deal_against_the_orders_it_gave_and_plays_its_par
 
             async def austria_says_no() -> None:
                 while True:
-                    frame = await negos["AUSTRIA"].expect(lambda f: proposal(f) is not None)
+                    frame = await negos["AUS"].expect(lambda f: proposal(f) is not None)
                     offer = proposal(frame)
                     assert offer is not None
-                    await negos["AUSTRIA"].say(to_text(a.Reject("aus", frozenset({offer.sender}), offer.deal)))
+                    await negos["AUS"].say(to_text(a.Reject("aus", frozenset({offer.sender}), offer.deal)))
 
             async def turkey_takes_a_change() -> a.Propose:
                 while True:
-                    offer = proposal(await negos["TURKEY"].expect(lambda f: proposal(f) is not None))
+                    offer = proposal(await negos["TUR"].expect(lambda f: proposal(f) is not None))
                     assert offer is not None
-                    if set(binding_orders([offer.deal], START).get("RUSSIA", [])) - gave:
+                    if set(binding_orders([offer.deal], START).get("RUS", [])) - gave:
                         return offer
-                    await negos["TURKEY"].say(to_text(a.Reject("tur", frozenset({offer.sender}), offer.deal)))
+                    await negos["TUR"].say(to_text(a.Reject("tur", frozenset({offer.sender}), offer.deal)))
 
             no = asyncio.create_task(austria_says_no())
             offer = await turkey_takes_a_change()
             no.cancel()
             await asyncio.gather(no, return_exceptions=True)
-            yes = await negos["TURKEY"].say(to_text(a.Accept("tur", frozenset({offer.sender}), offer.deal)))
+            yes = await negos["TUR"].say(to_text(a.Accept("tur", frozenset({offer.sender}), offer.deal)))
             assert yes["type"] == "ack", yes
             deal = to_text(offer.deal)
-            await negos["TURKEY"].expect("confirmed", deal=deal)
+            await negos["TUR"].expect("confirmed", deal=deal)
 
             # Turkey plays its part, Austria holds; every order is then in
             promised = binding_orders([offer.deal], START)
             for power, person in people.items():
                 await play_part(person, power, promised, START)
-            await expect_kept(people["TURKEY"], negos["TURKEY"], promised, "RUSSIA", deal, START)
+            await expect_kept(people["TUR"], negos["TUR"], promised, "RUS", deal, START)
             assert session.replacements  # the orders HANA gave first were replaced
             for nego in negos.values():
                 await nego.close()

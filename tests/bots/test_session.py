@@ -93,7 +93,7 @@ def test_the_greeting_and_the_seat() -> None:
     assert session.receive(Yes(Nme("mine", "2"))) == []
     assert session.receive(MapMessage("standard")) == [Yes(MapMessage("standard"))]
     assert session.receive(Hlo("FRA", 77, ())) == []
-    assert (session.power, session.passcode, bot.power) == ("FRANCE", 77, "FRANCE")
+    assert (session.power, session.passcode, bot.power) == ("FRA", 77, "FRA")
     assert session.rejoin() == [Iam("FRA", 77), Hlo(), Sco(), Now()]
     assert not session.over
 
@@ -135,7 +135,7 @@ def test_the_end_asks_for_the_last_position_and_reports_the_last_results() -> No
     start = Position.initial()
     session.receive(now_of(Turn("SPR", 1901), start))
     session.submit()
-    hold = order_from_engine("ENGLAND", parse_order(start.map, "F LON H"), start)
+    hold = order_from_engine("ENG", parse_order(start.map, "F LON H"), start)
     session.receive(Ord(Turn("SPR", 1901), hold, "SUC"))
     session.receive(Drw())
     assert not session.over and not session.due
@@ -144,7 +144,7 @@ def test_the_end_asks_for_the_last_position_and_reports_the_last_results() -> No
     session.receive(now_of(Turn("FAL", 1901), start))
     assert session.over and not session.due
     assert [(str(b.phase), dict(o), str(a.phase)) for b, o, a in bot.results] == [
-        ("S1901M", {"ENGLAND": [parse_order(start.map, "F LON H")]}, "F1901M")
+        ("S1901M", {"ENG": [parse_order(start.map, "F LON H")]}, "F1901M")
     ]
 
 
@@ -165,36 +165,36 @@ def test_illegal_and_second_orders_are_dropped_and_missing_units_hold() -> None:
         parse_order(m, "A LVP - WAL"),  # a second order for LVP
         parse_order(m, "F LON - MAO"),  # not a move F LON can make
     ]
-    out, discarded = orders_of(start, "ENGLAND", chosen)
+    out, discarded = orders_of(start, "ENG", chosen)
     assert sorted(out) == ["A LVP - YOR", "F EDI H", "F LON H"]
     assert discarded == chosen[1:]
 
 
 def test_a_dislodged_unit_without_an_order_disbands() -> None:
     position = Position.build(
-        "S1901R", {"ENGLAND": ["F LON"], "FRANCE": ["A PAR"]}, dislodged={"A BUR": ("FRANCE", ["MAR", "GAS"])}
+        "S1901R", {"ENG": ["F LON"], "FRA": ["A PAR"]}, dislodged={"A BUR": ("FRA", ["MAR", "GAS"])}
     )
-    out, _ = orders_of(position, "FRANCE", [])
+    out, _ = orders_of(position, "FRA", [])
     assert out == ["A BUR D"]
 
 
 def test_builds_left_over_are_waived_and_removals_left_over_are_the_first_legal_ones() -> None:
     builds = Position.build(
         "W1901A",
-        {"ENGLAND": ["F NTH"]},
-        centers={"ENGLAND": ["LON", "EDI", "LVP", "NWY"]},
+        {"ENG": ["F NTH"]},
+        centers={"ENG": ["LON", "EDI", "LVP", "NWY"]},
     )
-    assert builds.adjustments["ENGLAND"] == 3
+    assert builds.adjustments["ENG"] == 3
     m = builds.map
     lon = m.location("LON")
     chosen: list[Order] = [Build(FLEET, lon), Build(ARMY, lon), Move(ARMY, m.location("PAR"), m.location("BUR"))]
-    out, discarded = orders_of(builds, "ENGLAND", chosen)
+    out, discarded = orders_of(builds, "ENG", chosen)
     assert out[0] == "F LON B" and out[1:] == ["WAIVE", "WAIVE"]
     assert discarded == chosen[1:]
 
-    removals = Position.build("W1901A", {"FRANCE": ["A PAR", "A MAR", "F BRE"]}, centers={"FRANCE": ["PAR"]})
-    assert removals.adjustments["FRANCE"] == -2
+    removals = Position.build("W1901A", {"FRA": ["A PAR", "A MAR", "F BRE"]}, centers={"FRA": ["PAR"]})
+    assert removals.adjustments["FRA"] == -2
     mar = m.location("MAR")
-    out, discarded = orders_of(removals, "FRANCE", [Disband(ARMY, mar), Waive(), Hold(ARMY, mar)])
+    out, discarded = orders_of(removals, "FRA", [Disband(ARMY, mar), Waive(), Hold(ARMY, mar)])
     assert out[0] == "A MAR D" and len(out) == 2 and out[1] != "A MAR D"
     assert len(discarded) == 2

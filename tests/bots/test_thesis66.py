@@ -29,7 +29,7 @@ ITALY_ASKS = (
 
 def position(french_army: str, centres: Mapping[str, list[str]] = CENTRES) -> Position:
     """Spring 1902: a French army, Germany's army in Munich, Italy's in Tyrolia; every centre owned."""
-    return Position.build("S1902M", {"FRANCE": [f"A {french_army}"], "GERMANY": ["A MUN"], "ITALY": ["A TYR"]}, centres)
+    return Position.build("S1902M", {"FRA": [f"A {french_army}"], "GER": ["A MUN"], "ITA": ["A TYR"]}, centres)
 
 
 def agent(power: str, p: Position, cls: type[Thesis66] = Thesis66) -> Thesis66:
@@ -65,10 +65,10 @@ def test_both_agents_are_registered_and_share_the_thesis_strategy() -> None:
 
 def test_the_plan_holds_or_moves_to_the_best_place_and_supports_orders_at_risk() -> None:
     p = position("KIE")
-    france = agent("FRANCE", p)
+    france = agent("FRA", p)
     plan = france.plan(p)
     assert orders_text(p, plan.orders) == {"A KIE H"}  # a German centre to keep for the fall
-    italy = agent("ITALY", p)
+    italy = agent("ITA", p)
     plan = italy.plan(p)
     assert orders_text(p, plan.orders) == {"A TYR - MUN"}
     tyr = p.unit_in("TYR")
@@ -81,18 +81,18 @@ def test_the_plan_holds_or_moves_to_the_best_place_and_supports_orders_at_risk()
 
 def test_the_proposal_is_the_best_ranked_support_of_an_order_at_risk() -> None:
     p = position("KIE")
-    italy = agent("ITALY", p)
+    italy = agent("ITA", p)
     options = italy.options(p, italy.plan(p))
     assert [(format_order(p.map, o.order), format_order(p.map, o.support), o.resolves) for o in options] == [
         ("A TYR - MUN", "A KIE S A TYR - MUN", True)
     ]
     fresh = Thesis66(random.Random(1))
-    fresh.start("ITALY", p.map)
+    fresh.start("ITA", p.map)
     (said,) = fresh.on_phase(p)
     assert said == parse(ITALY_ASKS)
     # no one can help Germany into Tyrolia or Kiel: it proposes nothing
     germany = Thesis66(random.Random(1))
-    germany.start("GERMANY", p.map)
+    germany.start("GER", p.map)
     assert germany.on_phase(p) == ()
 
 
@@ -101,35 +101,35 @@ def test_a_proposal_is_accepted_only_when_the_completed_plan_is_as_good() -> Non
     assert isinstance(asked, a.Propose)
     # Kiel would hold anyway: supporting costs nothing
     p = position("KIE")
-    france = agent("FRANCE", p)
+    france = agent("FRA", p)
     base = france.plan(p)
     kie, tyr = p.unit_in("KIE"), p.unit_in("TYR")
     assert kie is not None and tyr is not None
     support = eo.SupportMove(kie.type, kie.location, tyr.type, tyr.location, p.map.location("MUN"))
     completed = france.plan(p, {kie: support}, foreign={p.map.location("MUN")})
     assert completed.utility == base.utility and completed.risk == base.risk
-    (answer,) = france.on_message("ITALY", asked, p)
+    (answer,) = france.on_message("ITA", asked, p)
     assert isinstance(answer, a.Accept) and answer.deal == asked.deal
-    assert france.orders(p, legal_orders(p, "FRANCE")) == [support]  # and it keeps its word
+    assert france.orders(p, legal_orders(p, "FRA")) == [support]  # and it keeps its word
     # Munich is a French centre: helping Italy into it is a conflict (the risk grows)
-    mine = {**CENTRES, "FRANCE": [*CENTRES["FRANCE"], "MUN"], "GERMANY": CENTRES["GERMANY"][1:]}
+    mine = {**CENTRES, "FRA": [*CENTRES["FRA"], "MUN"], "GER": CENTRES["GER"][1:]}
     p2 = position("KIE", mine)
-    france = agent("FRANCE", p2)
+    france = agent("FRA", p2)
     assert france.plan(p2, {kie: support}, foreign={p2.map.location("MUN")}).risk == france.plan(p2).risk + 1
-    (answer,) = france.on_message("ITALY", asked, p2)
+    (answer,) = france.on_message("ITA", asked, p2)
     assert isinstance(answer, a.Reject)
 
 
 def test_a_proposal_is_rejected_when_the_unit_had_better_to_do() -> None:
     p = position("BUR")
-    france = agent("FRANCE", p)
+    france = agent("FRA", p)
     assert orders_text(p, france.plan(p).orders) == {"A BUR - RUH"}
     asked = parse(ITALY_ASKS.replace("kie", "bur"))
-    (answer,) = france.on_message("ITALY", asked, p)
+    (answer,) = france.on_message("ITA", asked, p)
     assert isinstance(answer, a.Reject)
     # anything but orders is rejected too
     peace = parse("propose(ita, fra, Agree([fra ita], pce([fra ita])))")
-    (answer,) = france.on_message("ITALY", peace, p)
+    (answer,) = france.on_message("ITA", peace, p)
     assert isinstance(answer, a.Reject)
 
 
@@ -177,7 +177,7 @@ def test_a_game_with_negotiation_makes_support_deals_by_the_rules() -> None:
     # every answer follows the rule, and both answers occur
     assert Witness.notes and all(verdict == accepted for _, verdict, accepted in Witness.notes)
     assert {accepted for _, _, accepted in Witness.notes} == {True, False}
-    nego = {p[:3] for p, n in record.bots.items() if n == "thesis66"}
+    nego = {p for p, n in record.bots.items() if n == "thesis66"}
     for message in record.messages:  # only the negotiating agents talk, in level 1 of L
         assert message["sender"] in nego and message["level"] == 1
     confirmed = [e for e in record.events if e["type"] == "confirmed"]

@@ -76,7 +76,7 @@ async def test_seven_clients_play_a_game_and_one_comes_back_with_iam(server: Run
 
 
 def server_powers() -> list[str]:
-    return ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
+    return ["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]
 
 
 async def test_detente_bot_plays_beside_six_clients(server: Running, capsys: pytest.CaptureFixture[str]) -> None:

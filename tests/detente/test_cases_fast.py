@@ -45,7 +45,7 @@ def random_case(seed: int, turns: int = 30) -> dict[str, Any]:
             texts = [format_order(M, rng.choice(o)) for o in options]
             if rng.random() < 0.1:
                 texts.append(rng.choice(["A XYZ H", "garbage", "F LON - NTH", "A PAR - MAR"]))
-            orders[power if rng.random() < 0.8 else M.abbreviation_of[power]] = texts
+            orders[M.power_names[power] if rng.random() < 0.8 else power] = texts  # a case names either
         game.play(orders)
         played.append({"orders": orders})
     return {"name": f"case {seed}", "start": start, "turns": played}

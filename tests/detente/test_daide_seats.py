@@ -35,16 +35,16 @@ def program(tmp_path: Path, *flags: str) -> Path:
 def test_programs_take_the_powers_the_runner_chose_and_the_record_is_an_experiments(tmp_path: Path) -> None:
     exe = program(tmp_path)
     slots = (f"daide:{exe}", f"daide:{exe}", "dumbbot", "dumbbot", "dumbbot", "dumbbot", "dumbbot")
-    powers = ("TURKEY", "ENGLAND", "AUSTRIA", "FRANCE", "GERMANY", "ITALY", "RUSSIA")
+    powers = ("TUR", "ENG", "AUS", "FRA", "GER", "ITA", "RUS")
     record = play_daide_game(GameSetup(11, slots, GameSettings(year_limit=1902), powers=powers))
     assert record.bots == {power: bot for bot, power in zip(slots, powers, strict=True)}
     assert record.outcome == "draw" and record.last_year == 1902
     assert [p.phase for p in record.phases][:2] == ["S1901M", "F1901M"]
     for phase in record.phases:
         if phase.phase.endswith("M"):  # the programs hold: one order a unit, every movement phase
-            units = [u for u in phase.orders.get("TURKEY", ())]
+            units = [u for u in phase.orders.get("TUR", ())]
             assert units and all(order.endswith(" H") for order in units), (phase.phase, units)
-    assert record.final_centres["TURKEY"] + record.final_centres["ENGLAND"] <= 3 + 3 + 1  # holding gains little
+    assert record.final_centres["TUR"] + record.final_centres["ENG"] <= 3 + 3 + 1  # holding gains little
 
 
 def test_a_program_that_dies_mid_game_fails_the_game_with_its_reason(tmp_path: Path) -> None:

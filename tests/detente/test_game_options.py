@@ -162,7 +162,7 @@ def test_detente_play_sends_the_settings_the_options_give() -> None:
     create = GameCreate.model_validate(plan.game)
     settings = create.settings()
     assert settings.year_limit is None and settings.deadlines == Deadlines(300, 60, 60)
-    assert settings.name == "detente play" and [power for power, _ in settings.reserved] == ["FRANCE"]
+    assert settings.name == "detente play" and [power for power, _ in settings.reserved] == ["FRA"]
     assert dataclasses.replace(settings, reserved=()) == GameSettings(
         name="detente play", year_limit=None, deadlines=Deadlines(300, 60, 60)
     )

@@ -17,10 +17,12 @@ from detente.experiments import rotation, score_game
 from detente.scoring import sum_of_squares
 from detente.stats import estimate, paired
 from detente.tournament import SetUp, Tournament, TournamentError, analyse, format_analysis, run_tournament
+from engine import standard_map
 from referee.settings import GameSettings
 
 ROOT = Path(__file__).resolve().parents[2]
-POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
+POWERS = ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY")  # as the files name them
+FULL = standard_map().power_names
 
 
 # --- the analysis, from games made by hand -----------------------------------------------------------
@@ -160,8 +162,8 @@ def test_every_set_up_is_a_run_directory_and_the_games_pair(played: tuple) -> No
         runs[setup.name] = lines(run / "games.jsonl")
         for n, line in enumerate(runs[setup.name]):
             (lone,) = [p for p, bot in line["bots"].items() if bot == setup.lone]
-            assert lone == powers[n][setup.lone_slot]  # the rotation: the lone seat's power is the slot's
-        assert sorted(powers[n][setup.lone_slot] for n in range(7)) == sorted(POWERS)  # every power once
+            assert lone == FULL[powers[n][setup.lone_slot]]  # the rotation: the lone seat's power is the slot's
+        assert sorted(FULL[powers[n][setup.lone_slot]] for n in range(7)) == sorted(POWERS)  # every power once
     # the same seeds and the same powers: the lone seat against the same field, game by game
     for kind, field in (("1v6", "dumbbot"), ("6v1", "randombot")):
         first, second = (x for x in tournament.set_ups() if x.kind == kind and x.field == field)

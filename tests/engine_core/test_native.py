@@ -37,10 +37,10 @@ def test_pure_python_switches_the_core_for_a_block() -> None:
 def test_an_input_the_core_does_not_model_goes_to_the_reference() -> None:
     """Two units in one province (a Position built by hand): the reference's answer, unchanged."""
     start = Position.initial()
-    odd = Position(start.map, start.phase, start.units + (Unit("FRANCE", 0, start.map.location("PAR")),), start.centers)
-    orders = {"FRANCE": [parse_order(start.map, "A PAR - BUR"), parse_order(start.map, "A MAR - BUR")]}
+    odd = Position(start.map, start.phase, start.units + (Unit("FRA", 0, start.map.location("PAR")),), start.centers)
+    orders = {"FRA": [parse_order(start.map, "A PAR - BUR"), parse_order(start.map, "A MAR - BUR")]}
     assert adjudicate_movement(odd, orders) == reference_adjudicate_movement(odd, orders)
-    generator_orders = {"ENGLAND": (o for o in [])}  # an iterable the core leaves to the reference
+    generator_orders = {"ENG": (o for o in [])}  # an iterable the core leaves to the reference
     assert adjudicate_movement(start, generator_orders).results == {}
 
 
@@ -51,7 +51,7 @@ def test_a_position_pickles_and_copies_with_its_compiled_legal_orders() -> None:
     from engine import legal_orders
 
     start = Position.initial()
-    before = legal_orders(start, "FRANCE")
+    before = legal_orders(start, "FRA")
     twice = [
         pickle.loads(pickle.dumps(start)),
         copy.deepcopy(start),
@@ -59,4 +59,4 @@ def test_a_position_pickles_and_copies_with_its_compiled_legal_orders() -> None:
         copy.deepcopy(copy.deepcopy(start)),
     ]
     for again in twice:
-        assert legal_orders(again, "FRANCE") == before
+        assert legal_orders(again, "FRA") == before

@@ -108,9 +108,9 @@ def test_a_game_won_ends_and_stays_ended() -> None:
     bel, hol = M.location("BEL"), M.location("HOL")
     owners = [None] * len(M.locations)
     for p in centres[:17] if hol not in centres[:17] else [c for c in centres if c != hol][:17]:
-        owners[p] = "FRANCE"
+        owners[p] = "FRA"
     owners[hol] = None
-    units = (Unit("FRANCE", ARMY, bel), Unit("ENGLAND", FLEET, M.location("NTH")))
+    units = (Unit("FRA", ARMY, bel), Unit("ENG", FLEET, M.location("NTH")))
     position = Position(M, Phase(1905, "F", MOVEMENT), units, tuple(owners))
     move = parse_orders(M, {"FRANCE": ["A BEL - HOL"], "ENGLAND": ["F NTH H"]})[0]
     turns = [move, move, {}]
@@ -138,7 +138,7 @@ def test_two_powers_ordering_one_empty_place() -> None:
 
 def test_odd_positions_are_declined() -> None:
     start = Position.initial(M)
-    off_map = Position(M, start.phase, (*start.units, Unit("FRANCE", ARMY, 999)), start.centers)
+    off_map = Position(M, start.phase, (*start.units, Unit("FRA", ARMY, 999)), start.centers)
     stranger = Position(M, start.phase, (*start.units, Unit("ATLANTIS", ARMY, M.location("BOH"))), start.centers)
     odd_phase = Position(M, Phase(1901, "W", MOVEMENT), start.units, start.centers)
     for position in (off_map, stranger, odd_phase):
@@ -218,7 +218,8 @@ def test_play_texts_reads_the_texts_as_the_reference() -> None:
     from engine import format_order
     from engine.batch import play_texts
 
-    powers = {power: i for i, power in enumerate(M.powers)} | {M.abbreviation_of[p]: i for i, p in enumerate(M.powers)}
+    # a case names a power by its token or its full name
+    powers = {power: i for i, power in enumerate(M.powers)} | {M.power_names[p]: i for i, p in enumerate(M.powers)}
     cases = [case for path in sorted(DATC.glob("*.json")) for case in json.loads(path.read_text())]
     rng = random.Random("play_case/texts")
     for _ in range(3):

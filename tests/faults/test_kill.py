@@ -53,11 +53,13 @@ from bots.nego_client import NegoLink, play_negotiating
 from bots.registry import make_bot
 from bots.session import BotSession
 from bots.ws_client import WsClient
+from engine.maps import standard_map
 from engine.position import Phase
 from protocol.daide.messages import Thx, Value
 from protocol.daide.orders import DaideOrderError, order_to_engine
 from protocol.l import LError, parse, to_text
 
+M = standard_map()
 TOKEN = "kill-admin-token"
 SECRET = "kill-secret"
 #: The seed of the fault schedule and of the bots (DETENTE_KILL_SEED=N to try another).
@@ -196,7 +198,7 @@ def recording_link(record: Record) -> type[NegoLink]:
             if self._ws is None:
                 return
             assert self.session.power is not None
-            sender = self.session.map.abbreviation_of[self.session.power]
+            sender = self.session.power
             for message in messages:
                 text = message if isinstance(message, str) else to_text(message)
                 request_id = next(self._ids)
@@ -317,7 +319,7 @@ async def test_both_servers_sigkilled_20_times_in_a_bot_game_lose_nothing_acknow
         status, history = await asyncio.to_thread(http, f"{base}/api/games/{game_id}/history")
         assert status == 200
         stored = {
-            (h["phase"], power, order)
+            (h["phase"], M.power(power), order)  # the API names the powers by their full names
             for h in history["phases"]
             for power, given in h["orders"].items()
             for order in given

@@ -34,7 +34,7 @@ def random_document(seed: int, phases: int = 40) -> dict[str, Any]:
                 picked = choices.get(None, [])[: max(0, position.adjustments.get(power, 0))]
             else:
                 picked = [rng.choice(options) for options in choices.values() if options]
-            orders[power] = [format_order(M, o) for o in picked]
+            orders[M.power_names[power]] = [format_order(M, o) for o in picked]  # a document's key: the full name
         outcome = game.play(orders)
         played.append(
             {
@@ -131,7 +131,7 @@ def _mutations(state: dict[str, Any]) -> list[dict[str, Any]]:
                 ours["units"][p] = [f"F {ours_name}" if u == f"F {theirs_name}" else u for u in units]
                 out.append(ours)
     moved_power = copy.deepcopy(state)
-    others = [p for p in M.powers if p != power]
+    others = [p for p in M.power_names.values() if p != power]  # a state's keys: the full names
     moved_power["units"][others[0]] = [*moved_power["units"].get(others[0], []), moved_power["units"][power][0]]
     moved_power["units"][power] = moved_power["units"][power][1:]
     out.append(moved_power)

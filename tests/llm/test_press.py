@@ -10,12 +10,13 @@ import json
 from pathlib import Path
 
 from detente.diplomacy import summarise_diplomacy
+from engine.powers import Power
 from tests.llm.conftest import play
 from tests.llm.standin import StandIn
 
 #: The scripted model proposes peace to the first of eng, fra, ger... that is not itself: the two
 #: model seats play England and France, so that each proposes to the other.
-FIRST_TWO = ("ENGLAND", "FRANCE", "AUSTRIA", "GERMANY", "ITALY", "RUSSIA", "TURKEY")
+FIRST_TWO = ("ENG", "FRA", "AUS", "GER", "ITA", "RUS", "TUR")
 
 
 def two_models(provider: StandIn, press: str) -> str:
@@ -25,11 +26,11 @@ def two_models(provider: StandIn, press: str) -> str:
 def test_two_models_agree_in_l_and_the_notary_confirms_it(provider: StandIn, tmp_path: Path) -> None:
     ran = play(tmp_path, ["llm:a", "llm:a", "holdbot"], config=two_models(provider, "l"), powers=FIRST_TWO)
     record = ran.record()
-    models = {p[:3] for p, bot in record["bots"].items() if bot == "llm:a"}
+    models = {Power.of(p) for p, bot in record["bots"].items() if bot == "llm:a"}  # the file's full names, read
     kinds = {(m["sender"], m["kind"]) for m in record["messages"]}
     assert any(kind == "propose" for _, kind in kinds) and any(kind == "accept" for _, kind in kinds)
     confirmed = [e for e in record["events"] if e["type"] == "confirmed"]
-    assert confirmed and {p[:3] for e in confirmed for p in e["participants"]} <= models
+    assert confirmed and {p for e in confirmed for p in e["participants"]} <= models
     row = next(r for r in summarise_diplomacy([record]) if r["bot"] == "llm:a")
     assert row["totals"]["confirmed"] == 2 * len(confirmed)  # each deal has two parties, both model seats
     assert row["totals"]["proposed"] >= 1 and row["totals"]["accepted"] >= 1

@@ -174,13 +174,13 @@ def test_the_api_key_is_sent_and_never_written(
 def test_a_hostile_answer_orders_nothing_but_its_own_legal_orders(provider: StandIn, tmp_path: Path) -> None:
     ran = play(tmp_path, [spec(provider, "inject"), "holdbot"])
     record = ran.record()
-    power = next(p for p, bot in record["bots"].items() if bot.startswith("llm:"))
+    name = next(p for p, bot in record["bots"].items() if bot.startswith("llm:"))  # the game file's: in full
     start = Position.initial()
-    legal = {o for options in legal_orders(start, power).values() for o in options}
+    legal = {o for options in legal_orders(start, start.map.power(name)).values() for o in options}
     from engine import format_order
 
     texts = {format_order(start.map, o) for o in legal}
-    assert set(record["phases"][0]["orders"][power]) <= texts
+    assert set(record["phases"][0]["orders"][name]) <= texts
     assert all(len(m["text"]) < 1000 for m in record["messages"])
     assert ran.seat["repairs"] >= 1
 

@@ -17,8 +17,8 @@ from engine import Position
 class Case:
     english: str
     expected: str
-    sender: str = "ENGLAND"
-    receiver: str = "FRANCE"
+    sender: str = "ENG"
+    receiver: str = "FRA"
     position: str | None = None
     open: str | None = None
 
@@ -30,8 +30,8 @@ class Refusal:
     english: str
     reason: str
     closest: str | None
-    sender: str = "ENGLAND"
-    receiver: str = "FRANCE"
+    sender: str = "ENG"
+    receiver: str = "FRA"
     position: str | None = None
     open: str | None = None
 
@@ -51,13 +51,13 @@ POSITIONS = {
     "1902": Position.build(
         "S1902M",
         {
-            "ENGLAND": ["F NTH", "F ECH", "A YOR", "F EDI"],
-            "FRANCE": ["A PIC", "F MAO", "A SPA", "A BRE"],
-            "GERMANY": ["A MUN", "A RUH", "F DEN", "A HOL"],
-            "RUSSIA": ["A WAR", "F SEV", "F STP/SC", "A UKR"],
-            "TURKEY": ["F BLA", "A BUL", "A ARM"],
-            "ITALY": ["A VEN", "A TYR", "F ION"],
-            "AUSTRIA": ["A GAL", "A SER", "F TRI"],
+            "ENG": ["F NTH", "F ECH", "A YOR", "F EDI"],
+            "FRA": ["A PIC", "F MAO", "A SPA", "A BRE"],
+            "GER": ["A MUN", "A RUH", "F DEN", "A HOL"],
+            "RUS": ["A WAR", "F SEV", "F STP/SC", "A UKR"],
+            "TUR": ["F BLA", "A BUL", "A ARM"],
+            "ITA": ["A VEN", "A TYR", "F ION"],
+            "AUS": ["A GAL", "A SER", "F TRI"],
         },
     ),
 }
@@ -116,8 +116,8 @@ CASES: list[Case] = [
     Case("Let us agree on peace", PEACE),
     Case("Peace with you and Germany?", "propose(eng, fra, Agree([eng fra ger], pce([eng fra ger])))"),
     Case("I propose peace between Germany and Italy", "propose(eng, fra, Agree([ger ita], pce([ger ita])))"),
-    Case("Peace, Turkey?", "propose(rus, tur, Agree([rus tur], pce([rus tur])))", "RUSSIA", "TURKEY"),
-    Case("truce?", "propose(aus, ita, Agree([aus ita], pce([aus ita])))", "AUSTRIA", "ITALY"),
+    Case("Peace, Turkey?", "propose(rus, tur, Agree([rus tur], pce([rus tur])))", "RUS", "TUR"),
+    Case("truce?", "propose(aus, ita, Agree([aus ita], pce([aus ita])))", "AUS", "ITA"),
     # --- an alliance against named powers ---------------------------------------------------------
     Case("I propose an alliance against Germany.", "propose(eng, fra, Agree([eng fra], aly([eng fra], ger)))"),
     Case("Let's ally against Germany and Russia", "propose(eng, fra, Agree([eng fra], aly([eng fra], [ger rus])))"),
@@ -145,22 +145,22 @@ CASES: list[Case] = [
         "propose(eng, fra, Agree([eng fra], aly([eng fra], [rus tur])))",
     ),
     Case(
-        "Ally with me against England?", "propose(ger, rus, Agree([ger rus], aly([ger rus], eng)))", "GERMANY", "RUSSIA"
+        "Ally with me against England?", "propose(ger, rus, Agree([ger rus], aly([ger rus], eng)))", "GER", "RUS"
     ),
     Case(
         "Let's form an alliance against the English",
         "propose(fra, ger, Agree([fra ger], aly([fra ger], eng)))",
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
     ),
     Case(
         "an alliance of Italy, you and me against Turkey?",
         "propose(rus, aus, Agree([aus ita rus], aly([aus ita rus], tur)))",
-        "RUSSIA",
-        "AUSTRIA",
+        "RUS",
+        "AUS",
     ),
     Case(
-        "we should ally versus Italy", "propose(aus, tur, Agree([aus tur], aly([aus tur], ita)))", "AUSTRIA", "TURKEY"
+        "we should ally versus Italy", "propose(aus, tur, Agree([aus tur], aly([aus tur], ita)))", "AUS", "TUR"
     ),
     # --- a demilitarised zone -----------------------------------------------------------------------
     Case("I propose a DMZ in Belgium.", "propose(eng, fra, Agree([eng fra], dmz([eng fra], [bel])))"),
@@ -177,15 +177,15 @@ CASES: list[Case] = [
     Case(
         "DMZ in Gulf of Lyons and Piedmont?",
         "propose(fra, ita, Agree([fra ita], dmz([fra ita], [gol pie])))",
-        "FRANCE",
-        "ITALY",
+        "FRA",
+        "ITA",
     ),
-    Case("dmz lyo", "propose(fra, ita, Agree([fra ita], dmz([fra ita], [gol])))", "FRANCE", "ITALY"),
+    Case("dmz lyo", "propose(fra, ita, Agree([fra ita], dmz([fra ita], [gol])))", "FRA", "ITA"),
     Case(
         "We should demilitarize Galicia",
         "propose(aus, rus, Agree([aus rus], dmz([aus rus], [gal])))",
-        "AUSTRIA",
-        "RUSSIA",
+        "AUS",
+        "RUS",
     ),
     Case("I will keep out of Burgundy.", _commit("eng", "fra", "dmz(eng, [bur])")),
     Case("Please keep out of the English Channel.", _asked("eng", "fra", "dmz(fra, [ech])")),
@@ -197,31 +197,31 @@ CASES: list[Case] = [
         "Keep out of Picardy and I will keep out of the Channel",
         "propose(eng, fra, [Commit(fra, eng, dmz(fra, [pic])) Commit(eng, fra, dmz(eng, [ech]))])",
     ),
-    Case("Stay away from Sevastapol", _asked("tur", "rus", "dmz(rus, [sev])"), "TURKEY", "RUSSIA"),
-    Case("I'll stay out of the Black Sea", _commit("rus", "tur", "dmz(rus, [bla])"), "RUSSIA", "TURKEY"),
+    Case("Stay away from Sevastapol", _asked("tur", "rus", "dmz(rus, [sev])"), "TUR", "RUS"),
+    Case("I'll stay out of the Black Sea", _commit("rus", "tur", "dmz(rus, [bla])"), "RUS", "TUR"),
     # --- commitments to hold -------------------------------------------------------------------------
-    Case("I will hold in Munich", _commit("ger", "fra", f"Do(hld({_a('ger', 'mun')}))"), "GERMANY", "FRANCE"),
+    Case("I will hold in Munich", _commit("ger", "fra", f"Do(hld({_a('ger', 'mun')}))"), "GER", "FRA"),
     Case("My fleet in London will hold.", _commit("eng", "fra", "Do(hld(Unit(eng, Region(lon, coast))))")),
     Case("my army in Liverpool will stay put", _commit("eng", "fra", f"Do(hld({_a('eng', 'lvp')}))")),
     Case("Please hold in Burgundy", _asked("eng", "fra", f"Do(hld({_a('fra', 'bur')}))")),
-    Case("I will hold my Munich army", _commit("ger", "aus", f"Do(hld({_a('ger', 'mun')}))"), "GERMANY", "AUSTRIA"),
+    Case("I will hold my Munich army", _commit("ger", "aus", f"Do(hld({_a('ger', 'mun')}))"), "GER", "AUS"),
     Case(
-        "Proposal: I will hold in Munich", _commit("ger", "aus", f"Do(hld({_a('ger', 'mun')}))"), "GERMANY", "AUSTRIA"
+        "Proposal: I will hold in Munich", _commit("ger", "aus", f"Do(hld({_a('ger', 'mun')}))"), "GER", "AUS"
     ),
-    Case("I will hold my army in Vienna", _commit("aus", "ita", f"Do(hld({_a('aus', 'vie')}))"), "AUSTRIA", "ITALY"),
+    Case("I will hold my army in Vienna", _commit("aus", "ita", f"Do(hld({_a('aus', 'vie')}))"), "AUS", "ITA"),
     Case(
-        "I'll hold Keil", _commit("ger", "eng", "Do(hld(Unit(ger, Region(kie, coast))))"), "GERMANY", "ENGLAND", "start"
+        "I'll hold Keil", _commit("ger", "eng", "Do(hld(Unit(ger, Region(kie, coast))))"), "GER", "ENG", "start"
     ),
     Case(
-        "Could you hold in Venice?", _asked("aus", "ita", f"Do(hld({_a('ita', 'ven')}))"), "AUSTRIA", "ITALY", "start"
+        "Could you hold in Venice?", _asked("aus", "ita", f"Do(hld({_a('ita', 'ven')}))"), "AUS", "ITA", "start"
     ),
     Case(
         "your fleet in Sevastopol should stay",
         _asked("tur", "rus", "Do(hld(Unit(rus, Region(sev, coast))))"),
-        "TURKEY",
-        "RUSSIA",
+        "TUR",
+        "RUS",
     ),
-    Case("I will hold F STP/SC", _commit("rus", "tur", "Do(hld(Unit(rus, Region(stp, scs))))"), "RUSSIA", "TURKEY"),
+    Case("I will hold F STP/SC", _commit("rus", "tur", "Do(hld(Unit(rus, Region(stp, scs))))"), "RUS", "TUR"),
     # --- commitments to move -------------------------------------------------------------------------
     Case(
         "I will move my army in Liverpool to Yorkshire.",
@@ -230,26 +230,26 @@ CASES: list[Case] = [
     Case(
         "I will move A PAR - BUR",
         _commit("fra", "ger", f"Do(mto({_a('fra', 'par')}, Region(bur, amy)))"),
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
     ),
     Case(
         "I will attack Burgundy from Munich",
         _commit("ger", "fra", f"Do(mto({_a('ger', 'mun')}, Region(bur, amy)))"),
-        "GERMANY",
-        "FRANCE",
+        "GER",
+        "FRA",
     ),
     Case(
         "I'll attack Galicia with my army in Warsaw",
         _commit("rus", "aus", f"Do(mto({_a('rus', 'war')}, Region(gal, amy)))"),
-        "RUSSIA",
-        "AUSTRIA",
+        "RUS",
+        "AUS",
     ),
     Case(
         "I will move into Syria",
         _commit("tur", "rus", f"Do(mto({_a('tur', 'arm')}, Region(syr, amy)))"),
-        "TURKEY",
-        "RUSSIA",
+        "TUR",
+        "RUS",
         "1902",
     ),
     Case(
@@ -259,68 +259,68 @@ CASES: list[Case] = [
     Case(
         "I will move F STP/SC to the Gulf of Bothnia",
         _commit("rus", "ger", "Do(mto(Unit(rus, Region(stp, scs)), Region(gob, sea)))"),
-        "RUSSIA",
-        "GERMANY",
+        "RUS",
+        "GER",
     ),
     Case(
         "I will move my fleet in St. Petersburg south coast to Finland",
         _commit("rus", "ger", "Do(mto(Unit(rus, Region(stp, scs)), Region(fin, coast)))"),
-        "RUSSIA",
-        "GERMANY",
+        "RUS",
+        "GER",
     ),
     Case(
         "I will move my fleet in the Black Sea to Bulgaria",
         _commit("tur", "rus", "Do(mto(Unit(tur, Region(bla, sea)), Region(bul, ecs)))"),
-        "TURKEY",
-        "RUSSIA",
+        "TUR",
+        "RUS",
     ),
     Case(
         "I will move my fleet in Constantinople to Bulgaria's south coast",
         _commit("tur", "rus", "Do(mto(Unit(tur, Region(con, coast)), Region(bul, scs)))"),
-        "TURKEY",
-        "RUSSIA",
+        "TUR",
+        "RUS",
     ),
     Case(
         "I will move my fleet in Constantinopel to the east coast of Bulgaria",
         _commit("tur", "rus", "Do(mto(Unit(tur, Region(con, coast)), Region(bul, ecs)))"),
-        "TURKEY",
-        "RUSSIA",
+        "TUR",
+        "RUS",
     ),
     Case(
         "I will move F CON - BUL/EC",
         _commit("tur", "rus", "Do(mto(Unit(tur, Region(con, coast)), Region(bul, ecs)))"),
-        "TURKEY",
-        "RUSSIA",
+        "TUR",
+        "RUS",
     ),
     Case(
         "My fleet in the Mid Atlantic Ocean will sail to Spain (nc)",
         _commit("fra", "eng", "Do(mto(Unit(fra, Region(mao, sea)), Region(spa, ncs)))"),
-        "FRANCE",
-        "ENGLAND",
+        "FRA",
+        "ENG",
     ),
     Case(
         "I will move my fleet in Marseille to Spain",
         _commit("fra", "ita", "Do(mto(Unit(fra, Region(mar, coast)), Region(spa, scs)))"),
-        "FRANCE",
-        "ITALY",
+        "FRA",
+        "ITA",
     ),
     Case(
         "the Russian army in Warsaw will go to Ukraine",
         _commit("rus", "tur", f"Do(mto({_a('rus', 'war')}, Region(ukr, amy)))"),
-        "RUSSIA",
-        "TURKEY",
+        "RUS",
+        "TUR",
     ),
     Case(
         "I will move my army in Paris to Burgundy in spring 1902",
         _commit("fra", "ger", f"Do(mto({_a('fra', 'par')}, Region(bur, amy)), (spr, 1902))"),
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
     ),
     Case(
         "I will move my army in Paris to Burgundy at time t1",
         _commit("fra", "ger", f"Do(mto({_a('fra', 'par')}, Region(bur, amy)), t1)"),
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
     ),
     Case(
         "I will not move my army in Liverpool to Wales",
@@ -329,72 +329,72 @@ CASES: list[Case] = [
     Case(
         "please move your army in Munich to Ruhr",
         _asked("fra", "ger", f"Do(mto({_a('ger', 'mun')}, Region(ruh, amy)))"),
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
     ),
     Case(
         "please move your fleet out of the North Sea",
         _asked("ger", "eng", "dmz(eng, [nth])"),
-        "GERMANY",
-        "ENGLAND",
+        "GER",
+        "ENG",
         "1902",
     ),
-    Case("please move your fleet out of the North Sea", _asked("ger", "eng", "dmz(eng, [nth])"), "GERMANY", "ENGLAND"),
-    Case("Move out of Tyrolia please", _asked("aus", "ita", "dmz(ita, [tyr])"), "AUSTRIA", "ITALY"),
+    Case("please move your fleet out of the North Sea", _asked("ger", "eng", "dmz(eng, [nth])"), "GER", "ENG"),
+    Case("Move out of Tyrolia please", _asked("aus", "ita", "dmz(ita, [tyr])"), "AUS", "ITA"),
     Case(
         "I will go to Rome from Venice in fall 1901",
         _commit("ita", "aus", f"Do(mto({_a('ita', 'ven')}, Region(rom, amy)), (fal, 1901))"),
-        "ITALY",
-        "AUSTRIA",
+        "ITA",
+        "AUS",
     ),
     Case(
         "I will move my army in Yorkshire to Norway by convoy",
         _commit("eng", "rus", f"Do(cto({_a('eng', 'yor')}, Region(nwy, amy)))"),
-        "ENGLAND",
-        "RUSSIA",
+        "ENG",
+        "RUS",
     ),
     Case(
         "My army in Yorkshire will go to Norway via the North Sea",
         _commit("eng", "rus", f"Do(cto({_a('eng', 'yor')}, Region(nwy, amy), [nth]))"),
-        "ENGLAND",
-        "RUSSIA",
+        "ENG",
+        "RUS",
     ),
     Case(
         "My army in London moves to Tunis by sea via the English Channel, the Mid-Atlantic and the Western Med",
         _commit("eng", "ita", f"Do(cto({_a('eng', 'lon')}, Region(tun, amy), [ech mao wes]))"),
-        "ENGLAND",
-        "ITALY",
+        "ENG",
+        "ITA",
     ),
     Case(
         "I will retreat my army in Burgundy to Gascony",
         _commit("fra", "ger", f"Do(rto({_a('fra', 'bur')}, Region(gas, amy)))"),
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
     ),
     Case(
         "I will disband my fleet in Brest",
         _commit("fra", "eng", "Do(dsb(Unit(fra, Region(bre, coast))))"),
-        "FRANCE",
-        "ENGLAND",
+        "FRA",
+        "ENG",
     ),
     Case(
-        "I will remove my army in Marseilles", _commit("fra", "ita", f"Do(rem({_a('fra', 'mar')}))"), "FRANCE", "ITALY"
+        "I will remove my army in Marseilles", _commit("fra", "ita", f"Do(rem({_a('fra', 'mar')}))"), "FRA", "ITA"
     ),
     Case(
         "I will build a fleet in St Petersburg north coast",
         _commit("rus", "eng", "Do(bld(Unit(rus, Region(stp, ncs))))"),
-        "RUSSIA",
-        "ENGLAND",
+        "RUS",
+        "ENG",
     ),
-    Case("I'll build an army in Warsaw", _commit("rus", "aus", f"Do(bld({_a('rus', 'war')}))"), "RUSSIA", "AUSTRIA"),
+    Case("I'll build an army in Warsaw", _commit("rus", "aus", f"Do(bld({_a('rus', 'war')}))"), "RUS", "AUS"),
     Case("I will waive a build", _commit("eng", "fra", "Do(wve(eng))")),
     Case("I will hold my unit in the North Sea", _commit("eng", "fra", "Do(hld(Unit(eng, Region(nth, sea))))")),
     # --- commitments to support ------------------------------------------------------------------------
     Case(
         "I will support your army in Munich into Burgundy",
         _commit("fra", "ger", f"Do(sup({_a('fra', 'pic')}, mto({_a('ger', 'mun')}, Region(bur, amy))))"),
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
         "1902",
     ),
     Case(
@@ -405,8 +405,8 @@ CASES: list[Case] = [
     Case(
         "I will support you from Burgundy into Belgium with my army in Ruhr",
         _commit("ger", "fra", f"Do(sup({_a('ger', 'ruh')}, mto({_a('fra', 'bur')}, Region(bel, amy))))"),
-        "GERMANY",
-        "FRANCE",
+        "GER",
+        "FRA",
     ),
     Case(
         "I will support your army in Paris into Burgundy with my army in Picardy",
@@ -425,20 +425,20 @@ CASES: list[Case] = [
     Case(
         "I'll back your army in Ruhr into Holand with my army in Belgium",
         _commit("eng", "ger", f"Do(sup({_a('eng', 'bel')}, mto({_a('ger', 'ruh')}, Region(hol, amy))))"),
-        "ENGLAND",
-        "GERMANY",
+        "ENG",
+        "GER",
     ),
     Case(
         "I will support your army in Bohemia to hold with my army in Munich",
         _commit("ger", "aus", f"Do(sup({_a('ger', 'mun')}, hld({_a('aus', 'boh')})))"),
-        "GERMANY",
-        "AUSTRIA",
+        "GER",
+        "AUS",
     ),
     Case(
         "Please support my army in Armenia into Syria with your army in Smyrna",
         _asked("rus", "tur", f"Do(sup({_a('tur', 'smy')}, mto({_a('rus', 'arm')}, Region(syr, amy))))"),
-        "RUSSIA",
-        "TURKEY",
+        "RUS",
+        "TUR",
     ),
     Case(
         "could you back my fleet in the North Sea into Belgium with your army in Picardy?",
@@ -447,31 +447,31 @@ CASES: list[Case] = [
     Case(
         "The army in Picardy will support the fleet in the English Channel into Brest",
         _commit("fra", "eng", f"Do(sup({_a('fra', 'pic')}, mto(Unit(eng, Region(ech, sea)), Region(bre, coast))))"),
-        "FRANCE",
-        "ENGLAND",
+        "FRA",
+        "ENG",
         "1902",
     ),
     Case(
         "You support me into Belgium and I move my army in Holland to Belgium",
         "propose(ger, fra, [Commit(ger, fra, Do(mto(Unit(ger, Region(hol, amy)), Region(bel, amy))))"
         " Commit(fra, ger, Do(sup(Unit(fra, Region(pic, amy)), mto(Unit(ger, Region(hol, amy)), Region(bel, amy)))))])",
-        "GERMANY",
-        "FRANCE",
+        "GER",
+        "FRA",
         "1902",
     ),
     Case(
         "I will move my army in Holland to Belgium. You support me into Belgium with your army in Burgundy.",
         "propose(ger, fra, [Commit(ger, fra, Do(mto(Unit(ger, Region(hol, amy)), Region(bel, amy))))"
         " Commit(fra, ger, Do(sup(Unit(fra, Region(bur, amy)), mto(Unit(ger, Region(hol, amy)), Region(bel, amy)))))])",
-        "GERMANY",
-        "FRANCE",
+        "GER",
+        "FRA",
     ),
     Case(
         "I'll move A MUN - BUR and you support me from Picardy",
         "propose(ger, fra, [Commit(ger, fra, Do(mto(Unit(ger, Region(mun, amy)), Region(bur, amy))))"
         " Commit(fra, ger, Do(sup(Unit(fra, Region(pic, amy)), mto(Unit(ger, Region(mun, amy)), Region(bur, amy)))))])",
-        "GERMANY",
-        "FRANCE",
+        "GER",
+        "FRA",
     ),
     # --- commitments to convoy ---------------------------------------------------------------------------
     Case(
@@ -482,15 +482,15 @@ CASES: list[Case] = [
     Case(
         "I will convoy my army in Yorkshire to Norway",
         _commit("eng", "rus", f"Do(cvy(Unit(eng, Region(nth, sea)), cto({_a('eng', 'yor')}, Region(nwy, amy))))"),
-        "ENGLAND",
-        "RUSSIA",
+        "ENG",
+        "RUS",
         "1902",
     ),
     Case(
         "My fleet in the North Sea will convoy my army in Yorkshire to Norway",
         _commit("eng", "rus", f"Do(cvy(Unit(eng, Region(nth, sea)), cto({_a('eng', 'yor')}, Region(nwy, amy))))"),
-        "ENGLAND",
-        "RUSSIA",
+        "ENG",
+        "RUS",
     ),
     Case(
         "I will ferry you from Brest to London with my fleet in the Channel",
@@ -499,47 +499,47 @@ CASES: list[Case] = [
     Case(
         "please convoy my army in Tunis to Naples with your fleet in the Tyrrhenian Sea",
         _asked("fra", "ita", f"Do(cvy(Unit(ita, Region(tys, sea)), cto({_a('fra', 'tun')}, Region(nap, amy))))"),
-        "FRANCE",
-        "ITALY",
+        "FRA",
+        "ITA",
     ),
     Case(
         "Could you convoy my army in Apulia into Greece with your fleet in the Ionian Sea?",
         _asked("aus", "ita", f"Do(cvy(Unit(ita, Region(ion, sea)), cto({_a('aus', 'apu')}, Region(gre, amy))))"),
-        "AUSTRIA",
-        "ITALY",
+        "AUS",
+        "ITA",
     ),
     Case(
         "I'll convoy my army in Yorkshire to Norway and you hold in Warsaw",
         "propose(eng, rus, [Commit(eng, rus, Do(cvy(Unit(eng, Region(nth, sea)), cto(Unit(eng, Region(yor, amy)), Region(nwy, amy)))))"
         " Commit(rus, eng, Do(hld(Unit(rus, Region(war, amy)))))])",
-        "ENGLAND",
-        "RUSSIA",
+        "ENG",
+        "RUS",
         "1902",
     ),
     # --- deals of several commitments ---------------------------------------------------------------
     Case(
         "I will hold in Munich and move my army in Berlin to Kiel",
         _commit("ger", "aus", f"Do(hld({_a('ger', 'mun')})) & Do(mto({_a('ger', 'ber')}, Region(kie, amy)))"),
-        "GERMANY",
-        "AUSTRIA",
+        "GER",
+        "AUS",
     ),
     Case(
         "I will keep out of Burgundy and you keep out of Ruhr",
         "propose(fra, ger, [Commit(fra, ger, dmz(fra, [bur])) Commit(ger, fra, dmz(ger, [ruh]))])",
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
     ),
     Case(
         "I will keep the peace with you and move my army in Paris to Picardy",
         _commit("fra", "eng", f"pce([eng fra]) & Do(mto({_a('fra', 'par')}, Region(pic, amy)))"),
-        "FRANCE",
-        "ENGLAND",
+        "FRA",
+        "ENG",
     ),
     Case(
         "I will ally with you against Germany",
         _commit("fra", "eng", "aly([eng fra], ger)"),
-        "FRANCE",
-        "ENGLAND",
+        "FRA",
+        "ENG",
     ),
     # --- accepting, rejecting, withdrawing --------------------------------------------------------------
     Case("yes", "accept(eng, fra, Agree([eng fra], pce([eng fra])))", open=PEACE_FROM_FRANCE),
@@ -559,8 +559,8 @@ CASES: list[Case] = [
     Case(
         "ok",
         "accept(eng, ger, Agree([eng ger], aly([eng ger], fra)))",
-        "ENGLAND",
-        "GERMANY",
+        "ENG",
+        "GER",
         open=ALLIANCE_FROM_GERMANY,
     ),
     Case("It's a deal", f"accept(eng, fra, {MOVE_DEAL})", open=MOVE_FROM_FRANCE),
@@ -572,8 +572,8 @@ CASES: list[Case] = [
     Case(
         "Not interested, sorry",
         "reject(eng, ger, Agree([eng ger], aly([eng ger], fra)))",
-        "ENGLAND",
-        "GERMANY",
+        "ENG",
+        "GER",
         open=ALLIANCE_FROM_GERMANY,
     ),
     Case("no way", f"reject(eng, fra, {MOVE_DEAL})", open=MOVE_FROM_FRANCE),
@@ -605,7 +605,7 @@ CASES: list[Case] = [
     Case("do you have a truce with the russians", "query(eng, fra, Agree([fra rus], pce([fra rus])))"),
     Case("are you and Italy allied against me?", "query(eng, fra, Agree([fra ita], aly([fra ita], eng)))"),
     Case(
-        "Are the Turks at peace with Austria?", "query(rus, ita, Agree([aus tur], pce([aus tur])))", "RUSSIA", "ITALY"
+        "Are the Turks at peace with Austria?", "query(rus, ita, Agree([aus tur], pce([aus tur])))", "RUS", "ITA"
     ),
     Case("I have peace with Russia.", "inform(eng, fra, Agree([eng rus], pce([eng rus])))"),
     Case("I am at peace with Russia", "inform(eng, fra, Agree([eng rus], pce([eng rus])))"),
@@ -619,8 +619,8 @@ CASES: list[Case] = [
     Case(
         "Italy is allied with Austria against Turkey",
         "inform(rus, tur, Agree([aus ita], aly([aus ita], tur)))",
-        "RUSSIA",
-        "TURKEY",
+        "RUS",
+        "TUR",
     ),
     Case("I'm angry", "inform(eng, fra, Feel(eng, Angry))"),
     Case("I am very happy", "inform(eng, fra, Feel(eng, VeryHappy))"),
@@ -681,16 +681,16 @@ REFUSALS: list[Refusal] = [
         "I will support your army in Munich into Burgundy",
         "which unit will support Germany's army in Munich into Burgundy: your army in Marseilles or your army in Paris?",
         _commit("fra", "ger", f"Do(sup({_a('fra', 'mar')}, mto({_a('ger', 'mun')}, Region(bur, amy))))"),
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
         "start",
     ),
     Refusal(
         "I will support your army in Munich into Burgundy",
         "which unit will support Germany's army in Munich into Burgundy? Say which, e.g. 'with my army in Ruhr'",
         None,
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
     ),
     Refusal(
         "I will move my fleet in Liverpool to Yorkshire",
@@ -709,8 +709,8 @@ REFUSALS: list[Refusal] = [
         "which unit will move to Kiel: Germany's fleet in Denmark or Germany's army in Holland or Germany's army in Munich"
         " or Germany's army in Ruhr?",
         None,
-        "FRANCE",
-        "GERMANY",
+        "FRA",
+        "GER",
         "1902",
     ),
     Refusal(
@@ -722,8 +722,8 @@ REFUSALS: list[Refusal] = [
         "I will move my fleet in Constantinople to Bulgaria",
         "your fleet in Constantinople to Bulgaria: which coast of Bulgaria?",
         _commit("tur", "rus", "Do(mto(Unit(tur, Region(con, coast)), Region(bul, ecs)))"),
-        "TURKEY",
-        "RUSSIA",
+        "TUR",
+        "RUS",
     ),
     Refusal(
         "My army in the North Sea will hold", "your army in the North Sea: an army cannot be in the North Sea", None
@@ -749,8 +749,8 @@ REFUSALS: list[Refusal] = [
         "I will move my fleet in Brest to London by convoy",
         "only an army moves by convoy, and your fleet in Brest is a fleet",
         None,
-        "FRANCE",
-        "ENGLAND",
+        "FRA",
+        "ENG",
     ),
     Refusal("I will convoy you to London", "convoy which army? Say where it is", None),
     Refusal(
@@ -785,12 +785,12 @@ RENDERINGS: list[Rendering] = [
     Rendering(
         "propose(eng, fra, Agree([eng fra], pce([eng fra])))",
         "England proposes to you: peace between England and you",
-        "FRANCE",
+        "FRA",
     ),
     Rendering(
         "propose(eng, fra, Agree([eng fra], pce([eng fra])))",
         "You propose to France: peace between you and France",
-        "ENGLAND",
+        "ENG",
     ),
     Rendering(
         "propose(eng, fra, Agree([eng fra], aly([eng fra], [ger rus])))",
@@ -799,7 +799,7 @@ RENDERINGS: list[Rendering] = [
     Rendering(
         "propose(eng, fra, Agree([eng fra ita], aly([eng fra ita], ger)))",
         "England proposes to France: an alliance of England, France and you against Germany",
-        "ITALY",
+        "ITA",
     ),
     Rendering(
         "propose(eng, fra, Agree([eng fra], dmz([eng fra], [bel hol])))",
@@ -825,7 +825,7 @@ RENDERINGS: list[Rendering] = [
     Rendering(
         "propose(eng, [fra ger], Agree([eng fra ger], drw([eng fra ger])))",
         "England proposes to France and you: a draw between England, France and you",
-        "GERMANY",
+        "GER",
     ),
     Rendering(
         "propose(eng, fra, Commit(eng, fra, Do(hld(Unit(eng, Region(lvp, amy))))))",
@@ -834,17 +834,17 @@ RENDERINGS: list[Rendering] = [
     Rendering(
         "propose(eng, fra, Commit(eng, fra, Do(hld(Unit(eng, Region(lvp, amy))))))",
         "You propose to France: you will hold your army in Liverpool",
-        "ENGLAND",
+        "ENG",
     ),
     Rendering(
         "propose(fra, ger, Commit(fra, ger, Do(sup(Unit(fra, Region(pic, amy)), mto(Unit(ger, Region(mun, amy)), Region(bur, amy))))))",
         "France proposes to you: France will support your army in Munich into Burgundy with its army in Picardy",
-        "GERMANY",
+        "GER",
     ),
     Rendering(
         "propose(ger, fra, Commit(fra, ger, dmz(fra, [bur])))",
         "Germany proposes to you: you will keep out of Burgundy",
-        "FRANCE",
+        "FRA",
     ),
     Rendering(
         "propose(ger, eng, Commit(eng, ger, dmz(eng, [nth])))",
@@ -928,7 +928,7 @@ RENDERINGS: list[Rendering] = [
     Rendering(
         "propose(ita, rus, [Commit(ita, rus, Do(mto(Unit(ita, Region(mar, amy)), Region(par, amy)))) Commit(rus, ita, Do(sup(Unit(rus, Region(spa, scs)), mto(Unit(ita, Region(mar, amy)), Region(par, amy)))))])",
         "Italy proposes to you: Italy will move its army in Marseilles to Paris, and you will support Italy's army in Marseilles into Paris with your fleet in Spain (south coast)",
-        "RUSSIA",
+        "RUS",
     ),
     Rendering(
         "propose(eng, [fra ger], Commit(ger, [eng ita], Do(dsb(Unit(ger, Region(kie, coast))))))",
@@ -941,20 +941,20 @@ RENDERINGS: list[Rendering] = [
     Rendering(
         "accept(eng, fra, Agree([eng fra], pce([eng fra])))",
         "England accepts the proposal from you: peace between England and you",
-        "FRANCE",
+        "FRA",
     ),
     Rendering(
         "reject(eng, fra, Agree([eng fra], dmz([eng fra], [ech])))",
         "You reject the proposal from France: a demilitarised zone in the English Channel for you and France",
-        "ENGLAND",
+        "ENG",
     ),
     Rendering(
         "accept(ita, rus, Agree([ita rus], aly([ita rus], eng)))",
         "Italy accepts the proposal from Russia: an alliance of Italy and Russia against England",
     ),
     Rendering("withdraw(eng, fra)", "England withdraws its proposals to France"),
-    Rendering("withdraw(eng, fra)", "You withdraw your proposals to France", "ENGLAND"),
-    Rendering("withdraw(eng, [fra ger])", "England withdraws its proposals to you and Germany", "FRANCE"),
+    Rendering("withdraw(eng, fra)", "You withdraw your proposals to France", "ENG"),
+    Rendering("withdraw(eng, [fra ger])", "England withdraws its proposals to you and Germany", "FRA"),
     Rendering(
         "inform(ita, eng, Agree([ita rus], pce([ita rus])))",
         "Italy tells England: Italy and Russia have agreed on peace",
@@ -962,12 +962,12 @@ RENDERINGS: list[Rendering] = [
     Rendering(
         "inform(ita, eng, Agree([ita rus], pce([ita rus])))",
         "Italy tells you: Italy and Russia have agreed on peace",
-        "ENGLAND",
+        "ENG",
     ),
     Rendering(
         "query(eng, ita, Agree([ita rus], pce([ita rus])))",
         "England asks you whether you and Russia have agreed on peace",
-        "ITALY",
+        "ITA",
     ),
     Rendering(
         "answer(ita, eng, Agree([ita rus], pce([ita rus])))",
@@ -996,7 +996,7 @@ RENDERINGS: list[Rendering] = [
         "inform(eng, fra, drw([eng fra ger]))",
         "England tells France: the game ends in a draw between England, France and Germany",
     ),
-    Rendering("inform(eng, fra, slo(ger))", "England tells you: Germany wins alone", "FRANCE"),
+    Rendering("inform(eng, fra, slo(ger))", "England tells you: Germany wins alone", "FRA"),
     Rendering(
         "inform(eng, fra, Do(mto(Unit(ger, Region(mun, amy)), Region(bur, amy))))",
         "England tells France: Germany's army in Munich will move to Burgundy",
@@ -1049,7 +1049,7 @@ RENDERINGS: list[Rendering] = [
     Rendering(
         "inform(eng, fra, Desire(eng, Agree([eng fra], pce([eng fra]))))",
         "England tells you: England wishes that England and you have agreed on peace",
-        "FRANCE",
+        "FRA",
     ),
     Rendering(
         "query(eng, fra, Unknown(eng, Agree([fra ger], aly([fra ger], eng))))",
@@ -1062,7 +1062,7 @@ RENDERINGS: list[Rendering] = [
     Rendering(
         "inform(rus, eng, propose(ita, fra, Agree([fra ita], dmz([fra ita], [pie]))))",
         "Russia tells you: Italy proposed to France: a demilitarised zone in Piedmont for France and Italy",
-        "ENGLAND",
+        "ENG",
     ),
     Rendering(
         "inform(rus, eng, accept(ita, fra, Agree([fra ita], dmz([fra ita], [pie]))) & reject(ger, fra, Agree([fra ger], pce([fra ger]))))",
@@ -1073,7 +1073,7 @@ RENDERINGS: list[Rendering] = [
         "Russia tells England: Italy withdrew its proposals to France, then Italy told France that Italy is sad, then Italy asked France whether France is happy",
     ),
     Rendering("inform(eng, fra, Feel(eng, Happy))", "England tells France: England is happy"),
-    Rendering("inform(eng, fra, Feel(eng, VeryHappy))", "You tell France: you are very happy", "ENGLAND"),
+    Rendering("inform(eng, fra, Feel(eng, VeryHappy))", "You tell France: you are very happy", "ENG"),
     Rendering(
         "inform(eng, fra, Feel(eng, Sad) & Feel(ger, Angry))",
         "England tells France: England is sad, and Germany is angry",
@@ -1119,7 +1119,7 @@ RENDERINGS: list[Rendering] = [
         "Italy asks Russia why if Turkey believes that Italy and Russia have agreed on peace, then Russia is angry",
     ),
     Rendering("inform(rus, ita, Explain(Feel(rus, Angry)))", "Russia explains to Italy why Russia is angry"),
-    Rendering("answer(rus, ita, Explain(Feel(rus, Angry)))", "Russia explains to you why Russia is angry", "ITALY"),
+    Rendering("answer(rus, ita, Explain(Feel(rus, Angry)))", "Russia explains to you why Russia is angry", "ITA"),
     Rendering(
         "inform(rus, ita, Explain(Feel(rus, Angry), (spr, 1902)))",
         "Russia tells Italy: here is why, in spring 1902, Russia is angry",
@@ -1135,7 +1135,7 @@ RENDERINGS: list[Rendering] = [
     Rendering(
         "inform(eng, fra, Attack(Belief(eng, drw([eng fra])), Desire(fra, slo(fra))))",
         "England tells you: England believes that the game ends in a draw between England and you, which speaks against the claim that you wish that you win alone",
-        "FRANCE",
+        "FRA",
     ),
     Rendering(
         "query(eng, fra, Explain(Attack(Feel(ger, Angry), Agree([eng ger], pce([eng ger])))))",

@@ -451,7 +451,7 @@ def test_l_that_daide_cannot_say_is_refused_with_the_reason(l_text: str, explana
 # --- round trips over generated press ---------------------------------------------------------------
 
 ANY = settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
-POWERS = sorted(M.power_abbreviations)
+POWERS = sorted(M.powers)
 PROVINCES = sorted(M.locations[p] for p in M.provinces)
 SEAS = [p for p in PROVINCES if M.kind[M.location(p)] == SEA]
 
@@ -578,7 +578,7 @@ def press_pairs(draw: st.DrawFn) -> tuple[str, tuple[str, ...], d.Value, a.Messa
     recipients = tuple(
         sorted(draw(st.lists(_one_of([p for p in POWERS if p != sender]), min_size=1, max_size=3, unique=True)))
     )
-    alpha, beta = sender.lower(), frozenset(r.lower() for r in recipients)
+    alpha, beta = sender, frozenset(recipients)
     arrangement, formula = draw(arrangement_pairs)
     deal = _deal(formula, beta | {alpha})
     said = arrangement  # as a formula (FCT, QRY, ...) it keeps the order of the operands of &

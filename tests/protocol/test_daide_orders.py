@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Phase, Position, legal_orders, parse_order, standard_map
-from engine import Unit
+from engine import Phase, Position, Unit, legal_orders, parse_order, standard_map
 from engine.maps import ARMY, FLEET
 from protocol.daide.messages import (
     PROVINCES_BY_CATEGORY,
+    DaideUnit,
     Disband,
     Location,
     LooseUnit,
@@ -18,7 +18,6 @@ from protocol.daide.messages import (
     Sub,
     SupportHold,
     Turn,
-    DaideUnit,
     Waive,
     Xdo,
 )
@@ -30,9 +29,7 @@ from protocol.daide.orders import (
     map_definition,
     order_from_engine,
     order_to_engine,
-    phase_from_turn,
     province_categories,
-    turn_from_phase,
     unit_from_engine,
     unit_to_engine,
 )
@@ -48,7 +45,7 @@ def _round_trip(position: Position, loose: bool = False) -> int:
         for orders in legal_orders(position, power).values():
             for order in orders:
                 typed = order_from_engine(power, order, board, position.phase.kind)
-                message = Sub((typed,), turn_from_phase(position.phase))
+                message = Sub((typed,), Turn.of(position.phase))
                 parsed = parse(to_text(message))
                 assert parsed == message
                 assert order_to_engine(parsed.orders[0], m) == (power, order)
@@ -70,71 +67,71 @@ def test_every_legal_opening_order_round_trips_given_only_the_map() -> None:
 def test_orders_of_other_phases_round_trip() -> None:
     retreats = Position.build(
         "F1901R",
-        {"ENGLAND": ["F NTH", "A HOL"], "FRANCE": ["A BEL"]},
-        dislodged={"F HOL": ("GERMANY", ["HEL", "KIE"])},
+        {"ENG": ["F NTH", "A HOL"], "FRA": ["A BEL"]},
+        dislodged={"F HOL": ("GER", ["HEL", "KIE"])},
     )
     assert _round_trip(retreats) == 3
     winter = Position.build(
         "W1901A",
-        {"RUSSIA": ["A MOS"], "ENGLAND": ["F NTH", "F ECH", "A YOR"]},
-        centers={"RUSSIA": ["STP", "MOS", "SEV", "WAR", "RUM"], "ENGLAND": ["LON"]},
+        {"RUS": ["A MOS"], "ENG": ["F NTH", "F ECH", "A YOR"]},
+        centers={"RUS": ["STP", "MOS", "SEV", "WAR", "RUM"], "ENG": ["LON"]},
     )
     assert _round_trip(winter) > 5
-    removals = [order_from_engine("ENGLAND", o, winter) for o in legal_orders(winter, "ENGLAND")[None]]
+    removals = [order_from_engine("ENG", o, winter) for o in legal_orders(winter, "ENG")[None]]
     assert {type(o) for o in removals} == {Remove}
 
 
 def test_order_from_engine() -> None:
     start = Position.initial()
     m = start.map
-    assert str(order_from_engine("RUSSIA", parse_order(m, "F STP/SC - BOT"), start)) == "(RUS FLT (STP SCS)) MTO GOB"
-    assert str(order_from_engine("ENGLAND", parse_order(m, "F LON S A LVP - YOR"), start)) == (
+    assert str(order_from_engine("RUS", parse_order(m, "F STP/SC - BOT"), start)) == "(RUS FLT (STP SCS)) MTO GOB"
+    assert str(order_from_engine("ENG", parse_order(m, "F LON S A LVP - YOR"), start)) == (
         "(ENG FLT LON) SUP (ENG AMY LVP) MTO YOR"
     )
     # a foreign unit's owner comes from the position, or is left out without one
     order = parse_order(m, "A MUN S A VIE - BOH")
-    assert str(order_from_engine("GERMANY", order, start)) == "(GER AMY MUN) SUP (AUS AMY VIE) MTO BOH"
-    assert str(order_from_engine("GERMANY", order, m)) == "(GER AMY MUN) SUP (AMY VIE) MTO BOH"
-    assert order_from_engine("GERMANY", parse_order(m, "MUN S VIE"), m) == SupportHold(
+    assert str(order_from_engine("GER", order, start)) == "(GER AMY MUN) SUP (AUS AMY VIE) MTO BOH"
+    assert str(order_from_engine("GER", order, m)) == "(GER AMY MUN) SUP (AMY VIE) MTO BOH"
+    assert order_from_engine("GER", parse_order(m, "MUN S VIE"), m) == SupportHold(
         LooseUnit("GER", None, Location("MUN")), LooseUnit(None, None, Location("VIE"))
     )
-    assert order_from_engine("GERMANY", parse_order(m, "MUN S VIE"), start) == SupportHold(
+    assert order_from_engine("GER", parse_order(m, "MUN S VIE"), start) == SupportHold(
         DaideUnit("GER", "AMY", Location("MUN")), DaideUnit("AUS", "AMY", Location("VIE"))
     )
-    assert order_from_engine("ITALY", parse_order(m, "WAIVE"), m) == Waive("ITA")
-    assert order_from_engine("ITALY", parse_order(m, "A ROM D"), m, "R") == Disband(DaideUnit("ITA", "AMY", Location("ROM")))
-    assert order_from_engine("ITALY", parse_order(m, "A ROM D"), m, "A") == Remove(DaideUnit("ITA", "AMY", Location("ROM")))
+    assert order_from_engine("ITA", parse_order(m, "WAIVE"), m) == Waive("ITA")
+    assert order_from_engine("ITA", parse_order(m, "A ROM D"), m, "R") == Disband(DaideUnit("ITA", "AMY", Location("ROM")))
+    assert order_from_engine("ITA", parse_order(m, "A ROM D"), m, "A") == Remove(DaideUnit("ITA", "AMY", Location("ROM")))
 
 
 def test_convoyed_moves_get_a_sea_route() -> None:
-    position = Position.build("S1901M", {"ENGLAND": ["A LON", "F ECH", "F MAO"], "FRANCE": ["F NTH"]})
+    position = Position.build("S1901M", {"ENG": ["A LON", "F ECH", "F MAO"], "FRA": ["F NTH"]})
     m = position.map
     order = parse_order(m, "A LON - SPA VIA")
-    assert order_from_engine("ENGLAND", order, position) == MoveByConvoy(
+    assert order_from_engine("ENG", order, position) == MoveByConvoy(
         DaideUnit("ENG", "AMY", Location("LON")), Location("SPA"), ("ECH", "MAO")
     )
     # without the position, any shortest route over the seas
-    assert order_from_engine("ENGLAND", parse_order(m, "A LON - NWY VIA"), m).via == ("NTH",)
+    assert order_from_engine("ENG", parse_order(m, "A LON - NWY VIA"), m).via == ("NTH",)
     # the route of the English fleets, not the shorter one through the French fleet
-    only_english = Position.build("S1901M", {"ENGLAND": ["A LON", "F ECH", "F MAO"]})
-    assert order_from_engine("ENGLAND", parse_order(m, "A LON - SPA VIA"), only_english).via == ("ECH", "MAO")
+    only_english = Position.build("S1901M", {"ENG": ["A LON", "F ECH", "F MAO"]})
+    assert order_from_engine("ENG", parse_order(m, "A LON - SPA VIA"), only_english).via == ("ECH", "MAO")
     assert convoy_route(m, m.location("TUN"), m.location("SYR")) == ("ION", "EAS")
     assert convoy_route(m, m.location("PAR"), m.location("LON")) is None
     assert convoy_route(m, m.location("LON"), m.location("NWY"), seas=()) is None
     with pytest.raises(DaideOrderError, match="sea route"):
-        order_from_engine("FRANCE", parse_order(m, "A PAR - LON VIA"), m)
+        order_from_engine("FRA", parse_order(m, "A PAR - LON VIA"), m)
 
 
 def test_order_to_engine() -> None:
     m = standard_map()
     move = parse("SUB ((ENG FLT BAR) MTO (STP NCS))").orders[0]
-    assert order_to_engine(move, m) == ("ENGLAND", parse_order(m, "F BAR - STP/NC"))
+    assert order_to_engine(move, m) == ("ENG", parse_order(m, "F BAR - STP/NC"))
     loose = parse("SUB (LVP MTO YOR) (WVE) ((FLT LON) SUP (ENG EDI) MTO NTH)").orders
-    assert order_to_engine(loose[0], m, "ENGLAND") == ("ENGLAND", parse_order(m, "LVP - YOR"))
-    assert order_to_engine(loose[1], m, "ENGLAND") == ("ENGLAND", parse_order(m, "WAIVE"))
-    assert order_to_engine(loose[2], m, "ENGLAND") == ("ENGLAND", parse_order(m, "F LON S EDI - NTH"))
+    assert order_to_engine(loose[0], m, "ENG") == ("ENG", parse_order(m, "LVP - YOR"))
+    assert order_to_engine(loose[1], m, "ENG") == ("ENG", parse_order(m, "WAIVE"))
+    assert order_to_engine(loose[2], m, "ENG") == ("ENG", parse_order(m, "F LON S EDI - NTH"))
     convoyed = parse("SUB ((ITA AMY TUN) CTO SYR VIA (ION EAS))").orders[0]
-    assert order_to_engine(convoyed, m) == ("ITALY", parse_order(m, "A TUN - SYR VIA"))
+    assert order_to_engine(convoyed, m) == ("ITA", parse_order(m, "A TUN - SYR VIA"))
     with pytest.raises(DaideOrderError, match="no power"):
         order_to_engine(loose[0], m)
     with pytest.raises(DaideOrderError, match="no power"):
@@ -156,15 +153,15 @@ def test_turns_places_and_units() -> None:
         ("F1901R", Turn("AUT", 1901)),
         ("W1901A", Turn("WIN", 1901)),
     ]:
-        assert turn_from_phase(Phase.parse(text)) == turn
-        assert phase_from_turn(turn) == Phase.parse(text)
+        assert Turn.of(Phase.parse(text)) == turn
+        assert turn.phase == Phase.parse(text)
     assert location_from_engine(m.location("STP/NC"), m) == Location("STP", "NCS")
     assert location_to_engine(Location("SPA", "SCS"), m) == m.location("SPA/SC")
     assert location_from_engine(m.location("PAR"), m) == Location("PAR")
-    fleet = Unit("RUSSIA", FLEET, m.location("STP/SC"))
+    fleet = Unit("RUS", FLEET, m.location("STP/SC"))
     assert unit_from_engine(fleet, m) == DaideUnit("RUS", "FLT", Location("STP", "SCS"))
     assert unit_to_engine(DaideUnit("RUS", "FLT", Location("STP", "SCS")), m) == fleet
-    assert unit_to_engine(DaideUnit("FRA", "AMY", Location("PAR")), m) == Unit("FRANCE", ARMY, m.location("PAR"))
+    assert unit_to_engine(DaideUnit("FRA", "AMY", Location("PAR")), m) == Unit("FRA", ARMY, m.location("PAR"))
 
 
 def test_the_map_definition_of_the_standard_map() -> None:

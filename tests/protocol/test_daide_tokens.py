@@ -119,7 +119,7 @@ def test_standard_provinces_match_the_engine_map() -> None:
 def test_standard_powers() -> None:
     names = [STANDARD.name(p) for p in STANDARD.powers]
     assert names == ["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]
-    assert set(names) == set(standard_map().power_abbreviations)
+    assert set(names) == set(standard_map().powers)
     assert all(is_power(p) and not is_province(p) for p in STANDARD.powers)
 
 

@@ -58,7 +58,7 @@ from tests.protocol.test_l_properties import ANY_NAMES, POWERS, PROVINCES, REGIO
 
 pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 
-FULL = {short.lower(): full for short, full in M.power_abbreviations.items()}
+FULL = dict(M.power_names)
 
 
 def _nodes(node: object) -> list[Node]:
@@ -136,13 +136,13 @@ def test_the_renderings_show_every_construct_of_every_level() -> None:
 
 def test_bots_read_a_proposal_as_its_receiver_does() -> None:
     proposal = parse("propose(eng, fra, Agree([eng fra], pce([eng fra])))")
-    assert to_english(proposal, viewer="fra") == to_english(proposal, viewer="FRANCE")
-    assert to_english(proposal, viewer="FRANCE") == "England proposes to you: peace between England and you"
+    assert to_english(proposal, viewer="fra") == to_english(proposal, viewer="FRA")
+    assert to_english(proposal, viewer="FRA") == "England proposes to you: peace between England and you"
 
 
 def test_a_position_with_another_map_is_read_with_that_map() -> None:
     position = Position.initial()
-    heard = understand("I will hold in Brest", "FRANCE", "ENGLAND", position)
+    heard = understand("I will hold in Brest", "FRA", "ENG", position)
     assert isinstance(heard, Understood)
     assert heard.message == parse("propose(fra, eng, Commit(fra, eng, Do(hld(Unit(fra, Region(bre, coast))))))")
 
@@ -157,7 +157,7 @@ def test_names_are_found_misspelt_within_a_tolerance_that_grows_with_their_lengt
     assert names.provinces_at(("roem",), 0) == [("rom", 1)]
     assert names.provinces_at(("rxyz",), 0) == []  # four letters: one edit only
     assert names.provinces_at(("par",), 0) == [("par", 1)] and names.provinces_at(("pxr",), 0) == []
-    assert names.powers_at(("austria", "hungary"), 0) == [("aus", 2)]
+    assert names.powers_at(("austria", "hungary"), 0) == [("AUS", 2)]
     assert distance("abc", "") == 3 and distance("ca", "abc") == 3
 
 
@@ -188,7 +188,7 @@ ANY = settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], d
 
 
 @ANY
-@given(ANY_NAMES, st.sampled_from([None, "sender", "ENGLAND", "xyz"]))
+@given(ANY_NAMES, st.sampled_from([None, "sender", "ENG", "xyz"]))
 def test_every_message_reads_in_english(message: Message, viewer: str | None) -> None:
     text = to_english(message, viewer=message.sender if viewer == "sender" else viewer)
     assert text[:1].isupper() and "\n" not in text
@@ -305,7 +305,7 @@ WORDS = (
 @given(st.lists(st.sampled_from(WORDS), max_size=25) | st.text(max_size=80), st.booleans())
 def test_no_text_makes_understand_raise(text: list[str] | str, on_the_board: bool) -> None:
     words = text if isinstance(text, str) else " ".join(text)
-    heard = understand(words, "ENGLAND", "FRANCE", Position.initial() if on_the_board else None)
+    heard = understand(words, "ENG", "FRA", Position.initial() if on_the_board else None)
     assert isinstance(heard, Understood | NotUnderstood)
     if isinstance(heard, NotUnderstood):
         assert heard.reason

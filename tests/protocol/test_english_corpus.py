@@ -119,18 +119,18 @@ def test_a_suggestion_never_brings_in_a_power_the_sentence_did_not_name() -> Non
         heard = _heard(case)
         if not isinstance(heard, NotUnderstood) or heard.closest is None:
             continue
-        named = {case["sender"][:3].lower(), case["receiver"][:3].lower()} | _named_in(case["english"])
+        named = {case["sender"][:3].upper(), case["receiver"][:3].upper()} | _named_in(case["english"])
         assert _powers(heard.closest) <= named, (case["english"], str(heard.closest))
 
 
 _NAMES = {
-    "austria": "aus",
-    "england": "eng",
-    "france": "fra",
-    "germany": "ger",
-    "italy": "ita",
-    "russia": "rus",
-    "turkey": "tur",
+    "austria": "AUS",
+    "england": "ENG",
+    "france": "FRA",
+    "germany": "GER",
+    "italy": "ITA",
+    "russia": "RUS",
+    "turkey": "TUR",
 }
 
 

@@ -63,11 +63,11 @@ def _same(back: eo.Order, order: eo.Order) -> bool:
 def test_regions_name_coasts_seas_and_armies() -> None:
     start = Position.initial()
     m = start.map
-    action = action_from_order(start, "RUSSIA", parse_order(m, "F STP/SC - BOT"))
+    action = action_from_order(start, "RUS", parse_order(m, "F STP/SC - BOT"))
     assert to_text(action) == "mto(Unit(rus, Region(stp, scs)), Region(gob, sea))"
-    action = action_from_order(start, "ENGLAND", parse_order(m, "F LON - ENG"))
+    action = action_from_order(start, "ENG", parse_order(m, "F LON - ENG"))
     assert action.unit.region == a.Region("lon", "coast")
-    action = action_from_order(start, "ENGLAND", parse_order(m, "A LVP - YOR"))
+    action = action_from_order(start, "ENG", parse_order(m, "A LVP - YOR"))
     assert action.region == a.Region("yor", "amy")
 
 
@@ -80,6 +80,6 @@ def test_unknown_places_and_missing_units_are_action_errors() -> None:
     with pytest.raises(ActionError):
         unit_to_engine(start.map, a.Unit("xyz", a.Region("par", "amy")))
     with pytest.raises(ActionError):
-        action_from_order(start, "FRANCE", parse_order(start.map, "A BUR H"))
+        action_from_order(start, "FRA", parse_order(start.map, "A BUR H"))
     with pytest.raises(ActionError):  # a foreign unit is not France's to order
-        action_from_order(start, "FRANCE", parse_order(start.map, "A MUN H"))
+        action_from_order(start, "FRA", parse_order(start.map, "A MUN H"))

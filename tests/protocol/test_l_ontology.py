@@ -109,6 +109,6 @@ def test_without_the_text_the_error_has_no_place():
 
 
 def test_names_on_the_map_pass():
-    every_power = " ".join(M.abbreviation_of[p].lower() for p in M.powers)
+    every_power = " ".join(p.lower() for p in M.powers)
     every_province = " ".join(M.locations[p].lower() for p in M.provinces)
     check_ontology(parse(f"inform(eng, [{every_power}], dmz([{every_power}], [{every_province}]))"), M)

@@ -255,7 +255,7 @@ def test_every_action_and_predicate_round_trips():
 def test_names_are_lexed_by_context():
     # Three-letter keywords stand as names where a name is expected; the map decides later.
     message = parse("inform(sea, [and not], pce([amy spr]) and not slo(sad))")
-    assert message.sender == "sea" and message.receivers == {"and", "not"}
+    assert message.sender == "SEA" and message.receivers == {"AND", "NOT"}
     assert message.info == And((Not(Slo("sad")), Pce(frozenset({"amy", "spr"}))))
     assert parse(to_text(message)) == message
 

@@ -73,7 +73,7 @@ from protocol.l.ast import COMPARISONS, FEELINGS, REGION_TYPES, SEASONS
 pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 
 M = standard_map()
-POWERS = sorted(p.lower() for p in M.power_abbreviations)
+POWERS = sorted(p.lower() for p in M.powers)
 PROVINCES = sorted(M.locations[p].lower() for p in M.provinces)
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from engine import Order, Position, adjudicate, format_order, parse_orders
 from protocol.l import ast as a
-from referee.binding import apply_binding, binding_orders, committed, literals, phase_of_turn
+from referee.binding import apply_binding, binding_orders, committed, literals
 from tests.referee.deals import START, deal
 
 
@@ -26,9 +26,9 @@ def units(position: Position, power: str) -> list[str]:
 
 def test_what_a_deal_commits() -> None:
     both = deal("[Commit(eng, fra, pce([eng fra])) Commit(fra, [eng ger], pce([eng fra]))]")
-    assert committed(both) == frozenset({"eng", "fra"})
-    assert committed(deal("Agree([eng fra ger], pce([eng fra ger]))")) == frozenset({"eng", "fra", "ger"})
-    assert str(phase_of_turn(a.Turn("win", 1902))) == "W1902A"
+    assert committed(both) == frozenset({"ENG", "FRA"})
+    assert committed(deal("Agree([eng fra ger], pce([eng fra ger]))")) == frozenset({"ENG", "FRA", "GER"})
+    assert str((a.Turn("win", 1902)).phase) == "W1902A"
     # a sequence keeps its timed steps only; a negated conjunction binds nothing on its own
     timed = deal(
         "Commit(eng, fra, Do(hld(Unit(eng, Region(lon, coast)))) ; Do(hld(Unit(eng, Region(lon, coast))), (fal, 1901)))"
@@ -55,17 +55,17 @@ def test_binding_orders_are_the_positive_own_orders_of_this_phase() -> None:
     ]
     bound = binding_orders(confirmed, START)
     assert texts(START, bound) == {
-        "ENGLAND": ["F LON - NTH"],
-        "FRANCE": ["A MAR S A PAR - BUR"],
-        "TURKEY": ["A CON - BUL"],
+        "ENG": ["F LON - NTH"],
+        "FRA": ["A MAR S A PAR - BUR"],
+        "TUR": ["A CON - BUL"],
     }
 
 
 def test_the_first_deal_binds_a_unit_committed_twice() -> None:
     first = deal("Commit(eng, fra, Do(mto(Unit(eng, Region(lon, coast)), Region(nth, sea))))")
     second = deal("Commit(eng, ger, Do(hld(Unit(eng, Region(lon, coast)))))")
-    assert texts(START, binding_orders([first, second], START)) == {"ENGLAND": ["F LON - NTH"]}
-    assert texts(START, binding_orders([second, first], START)) == {"ENGLAND": ["F LON H"]}
+    assert texts(START, binding_orders([first, second], START)) == {"ENG": ["F LON - NTH"]}
+    assert texts(START, binding_orders([second, first], START)) == {"ENG": ["F LON H"]}
 
 
 def test_binding_replaces_an_order_that_breaks_a_commitment() -> None:
@@ -73,57 +73,57 @@ def test_binding_replaces_an_order_that_breaks_a_commitment() -> None:
     support = deal(
         "Commit(fra, eng, Do(sup(Unit(fra, Region(mar, amy)), mto(Unit(fra, Region(par, amy)), Region(bur, amy)))))"
     )
-    orders = given(START, {"ENGLAND": ["F LON - ECH", "A LVP - YOR"], "GERMANY": ["A MUN - BUR"]})
+    orders = given(START, {"ENG": ["F LON - ECH", "A LVP - YOR"], "GER": ["A MUN - BUR"]})
     played = apply_binding(START, orders, binding_orders([promise, support], START))
     # the breaking order replaced in its place, a missing one added, the others untouched
     assert texts(START, played) == {
-        "ENGLAND": ["F LON - NTH", "A LVP - YOR"],
-        "GERMANY": ["A MUN - BUR"],
-        "FRANCE": ["A MAR S A PAR - BUR"],
+        "ENG": ["F LON - NTH", "A LVP - YOR"],
+        "GER": ["A MUN - BUR"],
+        "FRA": ["A MAR S A PAR - BUR"],
     }
-    assert texts(START, orders) == {"ENGLAND": ["F LON - ECH", "A LVP - YOR"], "GERMANY": ["A MUN - BUR"]}
+    assert texts(START, orders) == {"ENG": ["F LON - ECH", "A LVP - YOR"], "GER": ["A MUN - BUR"]}
     after = adjudicate(START, played).position
-    assert "F NTH" in units(after, "ENGLAND") and "F ECH" not in units(after, "ENGLAND")
+    assert "F NTH" in units(after, "ENG") and "F ECH" not in units(after, "ENG")
     # an order that keeps the commitment stays as it was
-    keeping = given(START, {"ENGLAND": ["F LON - NTH"]})
+    keeping = given(START, {"ENG": ["F LON - NTH"]})
     assert apply_binding(START, keeping, binding_orders([promise], START)) == keeping
 
 
 def test_binding_in_a_retreat_phase() -> None:
     board = Position.build(
         "S1901R",
-        {"GERMANY": ["A BUR"], "FRANCE": ["A PAR"]},
-        dislodged={"A BUR": ("FRANCE", ["PIC", "GAS"])},
+        {"GER": ["A BUR"], "FRA": ["A PAR"]},
+        dislodged={"A BUR": ("FRA", ["PIC", "GAS"])},
     )
     retreat = deal("Commit(fra, ger, Do(rto(Unit(fra, Region(bur, amy)), Region(gas, amy))))")
     bound = binding_orders([retreat], board)
-    assert texts(board, bound) == {"FRANCE": ["A BUR R GAS"]}
-    played = apply_binding(board, given(board, {"FRANCE": ["A BUR R PIC"]}), bound)
-    assert texts(board, played) == {"FRANCE": ["A BUR R GAS"]}
-    assert "A GAS" in units(adjudicate(board, played).position, "FRANCE")
+    assert texts(board, bound) == {"FRA": ["A BUR R GAS"]}
+    played = apply_binding(board, given(board, {"FRA": ["A BUR R PIC"]}), bound)
+    assert texts(board, played) == {"FRA": ["A BUR R GAS"]}
+    assert "A GAS" in units(adjudicate(board, played).position, "FRA")
 
 
 def test_a_committed_build_replaces_another_while_one_is_owed() -> None:
-    board = Position.build("W1901A", {"FRANCE": ["A BUR"]}, centers={"FRANCE": ["BRE", "PAR", "BEL"]})
-    assert board.adjustments == {"FRANCE": 2}
+    board = Position.build("W1901A", {"FRA": ["A BUR"]}, centers={"FRA": ["BRE", "PAR", "BEL"]})
+    assert board.adjustments == {"FRA": 2}
     build = deal("Commit(fra, eng, Do(bld(Unit(fra, Region(bre, coast)))))")
     bound = binding_orders([build], board)
-    assert texts(board, bound) == {"FRANCE": ["F BRE B"]}
-    played = apply_binding(board, given(board, {"FRANCE": ["A BRE B", "A PAR B"]}), bound)
-    assert texts(board, played) == {"FRANCE": ["F BRE B", "A PAR B"]}
-    played = apply_binding(board, given(board, {"FRANCE": ["A PAR B", "WAIVE"]}), bound)
-    assert texts(board, played) == {"FRANCE": ["F BRE B", "A PAR B", "WAIVE"]}
-    assert units(adjudicate(board, played).position, "FRANCE") == ["A BUR", "A PAR", "F BRE"]
+    assert texts(board, bound) == {"FRA": ["F BRE B"]}
+    played = apply_binding(board, given(board, {"FRA": ["A BRE B", "A PAR B"]}), bound)
+    assert texts(board, played) == {"FRA": ["F BRE B", "A PAR B"]}
+    played = apply_binding(board, given(board, {"FRA": ["A PAR B", "WAIVE"]}), bound)
+    assert texts(board, played) == {"FRA": ["F BRE B", "A PAR B", "WAIVE"]}
+    assert units(adjudicate(board, played).position, "FRA") == ["A BUR", "A PAR", "F BRE"]
     # no build is bound when none is owed
-    even = Position.build("W1901A", {"FRANCE": ["A BUR"]}, centers={"FRANCE": ["BEL"]})
+    even = Position.build("W1901A", {"FRA": ["A BUR"]}, centers={"FRA": ["BEL"]})
     assert binding_orders([build], even) == {}
 
 
 def test_a_committed_removal_replaces_another() -> None:
-    board = Position.build("W1901A", {"FRANCE": ["A BUR", "A PAR"]}, centers={"FRANCE": ["PAR"]})
-    assert board.adjustments == {"FRANCE": -1}
+    board = Position.build("W1901A", {"FRA": ["A BUR", "A PAR"]}, centers={"FRA": ["PAR"]})
+    assert board.adjustments == {"FRA": -1}
     removal = deal("Commit(fra, ger, Do(rem(Unit(fra, Region(bur, amy)))))")
     bound = binding_orders([removal], board)
-    played = apply_binding(board, given(board, {"FRANCE": ["A PAR D"]}), bound)
-    assert texts(board, played) == {"FRANCE": ["A BUR D", "A PAR D"]}
-    assert units(adjudicate(board, played).position, "FRANCE") == ["A PAR"]
+    played = apply_binding(board, given(board, {"FRA": ["A PAR D"]}), bound)
+    assert texts(board, played) == {"FRA": ["A BUR D", "A PAR D"]}
+    assert units(adjudicate(board, played).position, "FRA") == ["A PAR"]

@@ -15,15 +15,15 @@ from referee.negotiation import Negotiation
 from referee.notices import GameNotice, OverNotice, PhaseNotice, PressNotice, ResultsNotice
 from referee.settings import GameSettings
 
-SETTINGS = GameSettings(press_level=10, binding=True, deadlines=Deadlines(60, 30, None), reserved=(("FRANCE", "x"),))
+SETTINGS = GameSettings(press_level=10, binding=True, deadlines=Deadlines(60, 30, None), reserved=(("FRA", "x"),))
 
 NOTICES = [
     GameNotice("g", SETTINGS, "playing", "S1901M", "movement", 12.5),
     GameNotice("g", GameSettings(), "forming", None, None, None),
     PhaseNotice("g", "F1901M", "movement", None),
-    ResultsNotice("g", "S1901M", {"FRANCE": ("A PAR - BUR",)}, {"A PAR": ("ok",)}, {"phase": "S1901M"}, {}),
+    ResultsNotice("g", "S1901M", {"FRA": ("A PAR - BUR",)}, {"A PAR": ("ok",)}, {"phase": "S1901M"}, {}),
     PressNotice("g", "S1901M", "FRA", ("ENG", "GER"), "PRP (PCE (FRA ENG))"),
-    OverNotice("g", "W1905A", None, ("ENGLAND", "FRANCE")),
+    OverNotice("g", "W1905A", None, ("ENG", "FRA")),
 ]
 
 
@@ -71,6 +71,6 @@ def test_a_confirmed_binding_deal_asks_the_game_master_to_bind_with_an_id_from_i
     assert step.reply is not None and step.reply["type"] == "ack"
     binds = [e for e in step.effects if isinstance(e, Bind)]
     [record] = [r for r in step.records if r.kind == "message"]
-    assert binds == [Bind(f"bind:{record.payload['seq']}", "S1901M", {"FRANCE": ("A PAR - BUR",)})]
+    assert binds == [Bind(f"bind:{record.payload['seq']}", "S1901M", {"FRA": ("A PAR - BUR",)})]
     assert isinstance(step.effects[0], Reply)  # the answer comes first, then the frames, then the requests
     assert isinstance(step.effects[-1], Bind) and any(isinstance(e, Send) for e in step.effects)

@@ -41,7 +41,7 @@ def start(gm: GameMaster, now: float = 0.0, observer: bool = False) -> tuple[dic
         gm.connect(conn, now)
         step = gm.receive(conn, f"NME ('bot {conn}') ('1.0')", now)
         records += step.records
-    by_power = {gm.map.abbreviation_of[gm.roster.power_of(c) or ""]: c for c in CONNS}
+    by_power = {gm.roster.power_of(c) or "": c for c in CONNS}
     return by_power, records, step
 
 
@@ -72,7 +72,7 @@ def random_orders(position: Position, power: str, rng: random.Random) -> Sub:
 def play_phase(gm: GameMaster, by_power: dict[str, str], rng: random.Random, now: float) -> list[Step]:
     steps = []
     for power in gm.must_order():
-        conn = by_power[gm.map.abbreviation_of[power]]
+        conn = by_power[power]
         step = gm.receive(conn, random_orders(gm.position, power, rng), now)
         notes = [t for t in texts(step, conn) if t.startswith("THX")]
         assert notes and all(t.endswith("(MBV)") for t in notes), notes
@@ -154,7 +154,7 @@ def test_sub_notes_mis_replacement_and_cancel() -> None:
     ]
     # a new order for a unit replaces the old one
     gm.receive(eng, "SUB ((ENG FLT LON) MTO ECH)", 1.0)
-    assert str(gm.book.pending["ENGLAND"]["LON"].daide) == "(ENG FLT LON) MTO ECH"
+    assert str(gm.book.pending["ENG"]["LON"].daide) == "(ENG FLT LON) MTO ECH"
     assert texts(gm.receive(eng, "MIS", 1.0), eng) == ["MIS (ENG FLT EDI)"]
     assert texts(gm.receive(eng, "NOT (SUB ((ENG FLT LON) MTO ECH))", 1.0), eng) == [
         "YES (NOT (SUB ((ENG FLT LON) MTO ECH)))"
@@ -226,8 +226,8 @@ def test_civil_disorder_at_the_deadline() -> None:
     gm.disconnect(absent, 1.0)
     rng = random.Random(5)
     for power in gm.must_order():
-        if power != "ITALY":
-            gm.receive(by_power[gm.map.abbreviation_of[power]], random_orders(gm.position, power, rng), 2.0)
+        if power != "ITA":
+            gm.receive(by_power[power], random_orders(gm.position, power, rng), 2.0)
     assert str(gm.position.phase) == "S1901M" and gm.next_deadline == 60.0
     step = gm.tick(61.0)
     sent = texts(step, by_power["FRA"])
@@ -278,26 +278,26 @@ def test_a_forming_game_replayed_frees_the_seats_of_players_not_connected() -> N
 
 
 def test_a_reserved_power_goes_only_to_the_player_it_is_kept_for() -> None:
-    gm = new_game(reserved=(("ENGLAND", "alice"),))
+    gm = new_game(reserved=(("ENG", "alice"),))
     for conn in CONNS[:6]:
         assert texts(gm.receive(conn, f"NME ('bot {conn}') ('1.0')", 0.0), conn)[0].startswith("YES")
-    assert "ENGLAND" not in gm.roster.players
+    assert "ENG" not in gm.roster.players
     assert texts(gm.receive("x", "NME ('bob') ('1.0')", 0.0), "x") == ["REJ (NME ('bob') ('1.0'))"]
     step = gm.receive("alice", "NME ('alice') ('1.0')", 0.0)
-    assert gm.roster.power_of("alice") == "ENGLAND" and gm.state == "playing"
+    assert gm.roster.power_of("alice") == "ENG" and gm.state == "playing"
     assert any(t.startswith("HLO (ENG)") for t in texts(step, "alice"))
 
 
 def test_a_power_reserved_for_its_token_and_a_colon_goes_to_an_aiclient_bot_started_for_it() -> None:
-    gm = new_game(reserved=(("FRANCE", "FRA:"), ("TURKEY", "TUR:")))
+    gm = new_game(reserved=(("FRA", "FRA:"), ("TUR", "TUR:")))
     assert gm.keeps_seat_for("FRA:DumbBot") and not gm.keeps_seat_for("GER:DumbBot")
     assert not gm.keeps_seat_for("DumbBot")
     assert texts(gm.receive("a", "NME ('TUR:DumbBot') ('8~3')", 0.0), "a")[0].startswith("YES")
     assert texts(gm.receive("b", "NME ('FRA:DumbBot') ('8~3')", 0.0), "b")[0].startswith("YES")
-    assert gm.roster.power_of("a") == "TURKEY" and gm.roster.power_of("b") == "FRANCE"
+    assert gm.roster.power_of("a") == "TUR" and gm.roster.power_of("b") == "FRA"
     assert not gm.keeps_seat_for("FRA:DumbBot")  # taken: a second one is dealt a free power, if any
     gm.receive("c", "NME ('FRA:DumbBot') ('8~3')", 0.0)
-    assert gm.roster.power_of("c") not in (None, "FRANCE", "TURKEY")
+    assert gm.roster.power_of("c") not in (None, "FRA", "TUR")
 
 
 # --- joining again ------------------------------------------------------------------------------------
@@ -307,7 +307,7 @@ def test_rejoin_with_iam_and_a_wrong_passcode_refused() -> None:
     gm = new_game()
     by_power, _, _ = start(gm, observer=True)
     eng = by_power["ENG"]
-    passcode = gm.roster.players["ENGLAND"].passcode
+    passcode = gm.roster.players["ENG"].passcode
     assert texts(gm.receive("x", f"IAM (ENG) ({passcode})", 1.0), "x") == [f"REJ (IAM (ENG) ({passcode}))"]
     step = gm.disconnect(eng, 1.0)
     assert texts(step, by_power["FRA"]) == ["CCD (ENG)"] and texts(step, "obs") == ["CCD (ENG)"]
@@ -329,7 +329,7 @@ def test_rejoin_with_iam_and_a_wrong_passcode_refused() -> None:
 def test_a_refused_iam_closes_the_connection_and_what_it_says_after_is_not_heard() -> None:
     gm = new_game()
     by_power, _, _ = start(gm)
-    passcode = gm.roster.players["ENGLAND"].passcode
+    passcode = gm.roster.players["ENG"].passcode
     gm.disconnect(by_power["ENG"], 1.0)
     gm.connect("x", 1.0)
     step = gm.receive("x", f"IAM (ENG) ({passcode % 8191 + 1})", 1.0)
@@ -338,7 +338,7 @@ def test_a_refused_iam_closes_the_connection_and_what_it_says_after_is_not_heard
     # closed: even the right passcode, or a request, is not heard until the connection is gone
     assert gm.receive("x", f"IAM (ENG) ({passcode})", 1.0).effects == ()
     assert gm.receive("x", "NOW", 1.0).effects == ()
-    assert "ENGLAND" not in gm.roster.connection_of
+    assert "ENG" not in gm.roster.connection_of
     # a player (or observer) who says IAM is refused but keeps its connection: nothing is checked
     step = gm.receive(by_power["FRA"], f"IAM (ENG) ({passcode})", 1.0)
     assert texts(step, by_power["FRA"]) == [f"REJ (IAM (ENG) ({passcode}))"]
@@ -348,7 +348,7 @@ def test_a_refused_iam_closes_the_connection_and_what_it_says_after_is_not_heard
     forming.connect("a", 0.0)
     forming.receive("a", "NME ('a') ('1')", 0.0)
     code = next(iter(forming.roster.players.values())).passcode
-    power = forming.map.abbreviation_of[next(iter(forming.roster.players))]
+    power = next(iter(forming.roster.players))
     step = forming.receive("b", f"IAM ({power}) ({code})", 0.0)
     assert texts(step, "b") == [f"REJ (IAM ({power}) ({code}))"] and step.effects[-1] == Close("b")
 
@@ -357,18 +357,18 @@ def test_iam_never_takes_the_seat_of_a_connected_player() -> None:
     gm = new_game()
     by_power, _, _ = start(gm, observer=True)
     eng = by_power["ENG"]
-    passcode = gm.roster.players["ENGLAND"].passcode
+    passcode = gm.roster.players["ENG"].passcode
     for i in range(25):  # the right passcode, over and over: never a failure
         step = gm.receive(f"thief{i}", f"IAM (ENG) ({passcode})", 1.0)
         assert texts(step, f"thief{i}") == [f"REJ (IAM (ENG) ({passcode}))"] and step.effects[-1] == Close(f"thief{i}")
         assert texts(step, by_power["FRA"]) == [] and texts(step, eng) == []
-    assert gm.roster.connection_of["ENGLAND"] == eng
+    assert gm.roster.connection_of["ENG"] == eng
     assert texts(gm.receive(eng, "SUB ((ENG FLT LON) MTO NTH)", 2.0), eng)[0] == "THX ((ENG FLT LON) MTO NTH) (MBV)"
     # the rightful player drops and comes back at once (no failure was counted against the seat)
     gm.disconnect(eng, 3.0)
     step = gm.receive("back", f"IAM (ENG) ({passcode})", 3.0)
     assert texts(step, "back") == [f"YES (IAM (ENG) ({passcode}))"]
-    assert gm.roster.connection_of["ENGLAND"] == "back"
+    assert gm.roster.connection_of["ENG"] == "back"
 
 
 def _seated_from(gm: GameMaster, addresses: dict[str, str]) -> dict[str, str]:
@@ -376,16 +376,16 @@ def _seated_from(gm: GameMaster, addresses: dict[str, str]) -> dict[str, str]:
     for conn, address in addresses.items():
         gm.connect(conn, 0.0, address)
         gm.receive(conn, f"NME ('bot {conn}') ('1.0')", 0.0)
-    return {gm.map.abbreviation_of[gm.roster.power_of(c) or ""]: c for c in addresses}
+    return {gm.roster.power_of(c) or "": c for c in addresses}
 
 
 def test_a_passcode_from_outside_the_seats_network_is_never_checked_and_locks_nothing() -> None:
     gm = new_game()
     by_power = _seated_from(gm, {c: f"127.0.1.{i + 1}" for i, c in enumerate(CONNS)})
-    passcode = gm.roster.players["ENGLAND"].passcode
-    home = gm.seats.last_address["ENGLAND"]
+    passcode = gm.roster.players["ENG"].passcode
+    home = gm.seats.last_address["ENG"]
     gm.disconnect(by_power["ENG"], 1.0)
-    assert gm.seats.network["ENGLAND"] == "127.0.1.0/24"
+    assert gm.seats.network["ENG"] == "127.0.1.0/24"
     # the right passcode from another network: refused, unchecked, counted nowhere
     for i in range(50):
         gm.connect(f"far{i}", 2.0, f"127.{i + 2}.0.9")
@@ -399,8 +399,8 @@ def test_a_passcode_from_outside_the_seats_network_is_never_checked_and_locks_no
 def test_wrong_passcodes_from_the_seats_network_are_a_budget_its_own_address_does_not_share() -> None:
     gm = new_game()
     by_power = _seated_from(gm, {c: f"127.0.1.{i + 1}" for i, c in enumerate(CONNS)})
-    passcode = gm.roster.players["ENGLAND"].passcode
-    home = gm.seats.last_address["ENGLAND"]
+    passcode = gm.roster.players["ENG"].passcode
+    home = gm.seats.last_address["ENG"]
     gm.disconnect(by_power["ENG"], 1.0)
     wrong = [c for c in range(1, 200) if c != passcode]
     budget = gm.seats.STRANGER_GUESSES
@@ -410,7 +410,7 @@ def test_wrong_passcodes_from_the_seats_network_are_a_budget_its_own_address_doe
         gm.connect(conn, 2.0, f"127.0.1.{100 + i}")
         step = gm.receive(conn, f"IAM (ENG) ({wrong[i]})", 2.0 + i)
         assert texts(step, conn) == [f"REJ (IAM (ENG) ({wrong[i]}))"]
-        assert [(r.kind, r.payload["key"]) for r in step.records] == [("guess", "ENGLAND")]
+        assert [(r.kind, r.payload["key"]) for r in step.records] == [("guess", "ENG")]
         records += step.records
     # the budget is spent: the right passcode from a neighbour is refused, unchecked
     gm.connect("late", 30.0, "127.0.1.250")
@@ -423,7 +423,7 @@ def test_wrong_passcodes_from_the_seats_network_are_a_budget_its_own_address_doe
     gm.connect("back", 86_401.0, home)
     assert texts(gm.receive("back", f"IAM (ENG) ({passcode})", 86_401.0), "back")[0].startswith("YES")
     # and nothing resets the budget: the game's, for its whole life
-    assert gm.seats.guesses.recent("ENGLAND", 86_402.0, float("inf")) == budget
+    assert gm.seats.guesses.recent("ENG", 86_402.0, float("inf")) == budget
 
 
 def test_a_seats_network_and_its_wrong_passcodes_are_recorded_and_a_replay_keeps_them() -> None:
@@ -435,8 +435,8 @@ def test_a_seats_network_and_its_wrong_passcodes_are_recorded_and_a_replay_keeps
         records += gm.receive(conn, f"NME ('bot {conn}') ('1.0')", 0.0).records
     joins = [r for r in records if r.kind == "join"]
     assert {r.payload["network"] for r in joins} == {"127.0.1.0/24"}
-    eng = next(c for c in CONNS if gm.roster.power_of(c) == "ENGLAND")
-    passcode = gm.roster.players["ENGLAND"].passcode
+    eng = next(c for c in CONNS if gm.roster.power_of(c) == "ENG")
+    passcode = gm.roster.players["ENG"].passcode
     gm.disconnect(eng, 1.0)
     gm.connect("moved", 2.0, "127.9.9.9")
     assert gm.receive("moved", f"IAM (ENG) ({passcode % 8191 + 1})", 2.0).records == ()  # another network
@@ -444,8 +444,8 @@ def test_a_seats_network_and_its_wrong_passcodes_are_recorded_and_a_replay_keeps
         gm.connect(f"n{i}", 2.0, f"127.0.1.{50 + i}")
         records += gm.receive(f"n{i}", f"IAM (ENG) ({passcode % 8191 + 1})", 2.0).records
     again = GameMaster.replay("g1", gm.settings, 0.0, records)
-    assert again.seats.network["ENGLAND"] == "127.0.1.0/24"
-    assert again.seats.guesses.recent("ENGLAND", 3.0, float("inf")) == 3  # a restart forgets none
+    assert again.seats.network["ENG"] == "127.0.1.0/24"
+    assert again.seats.guesses.recent("ENG", 3.0, float("inf")) == 3  # a restart forgets none
     again.connect("far", 3.0, "127.9.9.9")
     assert texts(again.receive("far", f"IAM (ENG) ({passcode})", 3.0), "far")[0].startswith("REJ")
     again.connect("near", 3.0, "127.0.1.77")
@@ -458,7 +458,7 @@ def test_the_guess_budget_is_an_attribute_a_caller_may_change() -> None:
     gm = new_game()
     gm.seats.STRANGER_GUESSES = 1
     by_power, _, _ = start(gm)  # no addresses: every address counts as inside the network
-    passcode = gm.roster.players["ENGLAND"].passcode
+    passcode = gm.roster.players["ENG"].passcode
     gm.disconnect(by_power["ENG"], 0.0)
     gm.receive("g", f"IAM (ENG) ({passcode % 8191 + 1})", 1.0)
     assert texts(gm.receive("h", f"IAM (ENG) ({passcode})", 2.0), "h")[0].startswith("REJ")
@@ -550,7 +550,7 @@ def test_adm_only_from_a_connection_that_joined() -> None:
     assert texts(step, "stranger") == ["REJ (ADM ('evil') ('server going down'))"]
     assert step.records == () and [s.to for s in step.sends] == ["stranger"]
     # a player and an observer may
-    step = gm.receive(by_power["ENG"], "ADM ('eng') ('lagging')", 2.0)
+    step = gm.receive(by_power["ENG"], "ADM ('ENG') ('lagging')", 2.0)
     assert [r.kind for r in step.records] == ["admin"]
     assert {s.to for s in step.sends} == {*by_power.values(), "obs"}
     step = gm.receive("obs", "ADM ('obs') ('hi')", 2.0)
@@ -567,23 +567,23 @@ def test_adm_is_bounded_in_length_and_rate() -> None:
     by_power, _, _ = start(gm, observer=True)
     eng = by_power["ENG"]
     long_text = "a" * (GameMaster.ADM_MAX_TEXT + 1)
-    step = gm.receive(eng, f"ADM ('eng') ('{long_text}')", 1.0)
+    step = gm.receive(eng, f"ADM ('ENG') ('{long_text}')", 1.0)
     assert texts(step, eng)[0].startswith("REJ (ADM") and step.records == ()
     long_name = "n" * (GameMaster.ADM_MAX_NAME + 1)
     assert texts(gm.receive(eng, f"ADM ('{long_name}') ('x')", 1.0), eng)[0].startswith("REJ (ADM")
     edge = "a" * GameMaster.ADM_MAX_TEXT
-    assert [r.kind for r in gm.receive(eng, f"ADM ('eng') ('{edge}')", 1.0).records] == ["admin"]
+    assert [r.kind for r in gm.receive(eng, f"ADM ('ENG') ('{edge}')", 1.0).records] == ["admin"]
     # the burst (one already spent), then refusals, then one more a refill later
     burst = GameMaster.ADM_BURST
-    kinds = [[r.kind for r in gm.receive(eng, f"ADM ('eng') ('{i}')", 1.0).records] for i in range(burst + 5)]
+    kinds = [[r.kind for r in gm.receive(eng, f"ADM ('ENG') ('{i}')", 1.0).records] for i in range(burst + 5)]
     assert kinds == [["admin"]] * (burst - 1) + [[]] * 6
-    refused = gm.receive(eng, "ADM ('eng') ('again')", 1.0)
-    assert texts(refused, eng) == ["REJ (ADM ('eng') ('again'))"] and texts(refused, by_power["FRA"]) == []
+    refused = gm.receive(eng, "ADM ('ENG') ('again')", 1.0)
+    assert texts(refused, eng) == ["REJ (ADM ('ENG') ('again'))"] and texts(refused, by_power["FRA"]) == []
     later = 1.0 + 60.0 / GameMaster.ADM_PER_MINUTE
-    assert [r.kind for r in gm.receive(eng, "ADM ('eng') ('later')", later).records] == ["admin"]
-    assert gm.receive(eng, "ADM ('eng') ('too soon')", later).records == ()
+    assert [r.kind for r in gm.receive(eng, "ADM ('ENG') ('later')", later).records] == ["admin"]
+    assert gm.receive(eng, "ADM ('ENG') ('too soon')", later).records == ()
     # the bucket is per connection: another player still may
-    assert [r.kind for r in gm.receive(by_power["FRA"], "ADM ('fra') ('x')", 1.0).records] == ["admin"]
+    assert [r.kind for r in gm.receive(by_power["FRA"], "ADM ('FRA') ('x')", 1.0).records] == ["admin"]
 
 
 # --- the end of the game -----------------------------------------------------------------------
@@ -630,7 +630,7 @@ def test_a_solo_ends_the_game_with_slo_and_smr() -> None:
     gm = new_game()
     by_power, _, _ = start(gm)
     centres = "BRE MAR PAR SPA POR BEL LON LVP EDI KIE BER MUN DEN SWE NWY TUN NAP".split()
-    gm.board.position = Position.build("F1901M", {"FRANCE": ["A RUH"], "ENGLAND": ["F NTH"]}, {"FRANCE": centres})
+    gm.board.position = Position.build("F1901M", {"FRA": ["A RUH"], "ENG": ["F NTH"]}, {"FRA": centres})
     gm.receive(by_power["ENG"], "SUB ((ENG FLT NTH) HLD)", 1.0)
     step = gm.receive(by_power["FRA"], "SUB ((FRA AMY RUH) MTO HOL)", 1.0)
     sent = texts(step, by_power["ENG"])
@@ -675,7 +675,7 @@ def test_replaying_the_records_rebuilds_the_same_game(seed: int) -> None:
     ]:
         records += gm.receive(conn, text, now + 1).records
     power = gm.must_order()[0]
-    conn = by_power[gm.map.abbreviation_of[power]]
+    conn = by_power[power]
     records += gm.receive(conn, random_orders(gm.position, power, rng), now + 2).records
     records += gm.receive(conn, "NOT (SUB)", now + 3).records
     records += gm.receive(conn, random_orders(gm.position, power, rng), now + 4).records
@@ -701,7 +701,7 @@ def _joined_with_sessions(gm: GameMaster) -> tuple[dict[str, str], dict[str, str
         adm = [parse(t) for t in texts(step, conn) if t.startswith("ADM ('detente') ('session ")]
         assert len(adm) == 1
         sessions[conn] = adm[0].session  # type: ignore[union-attr]
-    by_power = {gm.map.abbreviation_of[gm.roster.power_of(c) or ""]: c for c in CONNS}
+    by_power = {gm.roster.power_of(c) or "": c for c in CONNS}
     return by_power, sessions, records
 
 
@@ -715,7 +715,7 @@ def test_the_session_token_is_given_once_recorded_as_a_digest_and_takes_a_connec
     # the passcode never takes a connected seat; the session token does, and the older
     # connection is told, sent OFF and closed, and nobody sees a civil disorder
     gm.connect("thief", 1.0)
-    passcode = gm.roster.players["ENGLAND"].passcode
+    passcode = gm.roster.players["ENG"].passcode
     assert texts(gm.receive("thief", f"IAM (ENG) ({passcode})", 1.0), "thief") == [f"REJ (IAM (ENG) ({passcode}))"]
     gm.connect("phone", 2.0)
     step = gm.receive("phone", f"IAM (ENG) ('{sessions[eng]}')", 2.0)
@@ -724,11 +724,11 @@ def test_the_session_token_is_given_once_recorded_as_a_digest_and_takes_a_connec
     assert told[0].startswith("ADM ('detente') ('another connection took this seat") and told[1] == "OFF"
     assert any(isinstance(e, Close) and e.to == eng for e in step.effects)
     assert not any("CCD" in t for c in CONNS for t in texts(step, c))
-    assert gm.roster.power_of("phone") == "ENGLAND" and gm.roster.power_of(eng) is None
+    assert gm.roster.power_of("phone") == "ENG" and gm.roster.power_of(eng) is None
     assert gm.receive(eng, "NOW", 3.0).effects == ()  # the closed connection is no longer heard
     # its going away later changes nothing for the seat
     assert not any("CCD" in t for c in CONNS for t in texts(gm.disconnect(eng, 4.0), c))
-    assert gm.roster.connection_of["ENGLAND"] == "phone"
+    assert gm.roster.connection_of["ENG"] == "phone"
 
 
 def test_wrong_session_tokens_are_refused_and_lock_nothing_and_a_replay_keeps_the_tokens() -> None:
@@ -759,7 +759,7 @@ def test_a_players_tme_alarms_are_recorded_and_ring_on_its_new_connection_after_
     assert texts(step, eng) == ["YES (TME (30))"] and [r.kind for r in step.records] == ["alarm"]
     records += step.records
     again = GameMaster.replay("g1", gm.settings, 0.0, records, rng=random.Random(1))
-    assert again.clock.alarms == {"ENGLAND": {30}}
+    assert again.clock.alarms == {"ENG": {30}}
     again.connect("back", 2.0)
     again.receive("back", f"IAM (ENG) ('{sessions[eng]}')", 2.0)
     deadline = again.deadline
@@ -812,8 +812,8 @@ def test_a_stored_phase_after_which_the_game_was_won_replays() -> None:
     m = standard_map()
     owned = ["PAR", "MAR", "BRE", "SPA", "POR", "BEL", "HOL", "LON", "LVP", "EDI", "NWY", "SWE", "DEN", "KIE",
              "BER", "MUN", "ROM"]  # fmt: skip
-    before = Position.build("F1905M", {"FRANCE": ["A PIE"]}, {"FRANCE": owned}, m=m)
-    won = adjudicate(before, {"FRANCE": [parse_order(m, "A PIE - VEN")]}).position
+    before = Position.build("F1905M", {"FRA": ["A PIE"]}, {"FRA": owned}, m=m)
+    won = adjudicate(before, {"FRA": [parse_order(m, "A PIE - VEN")]}).position
     assert won.completed and won.to_json()["phase"] == "COMPLETED"
     assert _stored_position(won.to_json(), won, m) == won
     again = _stored_position(before.to_json(), before, m)
@@ -834,7 +834,7 @@ def test_a_power_is_complete_exactly_when_its_mis_is_bare() -> None:
                 break
             before = gm.position
             for power in gm.must_order():
-                conn = by_power[gm.map.abbreviation_of[power]]
+                conn = by_power[power]
                 orders = random_orders(gm.position, power, rng).orders
                 cut = rng.randrange(len(orders) + 1)
                 for part in (orders[:cut], orders[cut:]):

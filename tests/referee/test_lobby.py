@@ -46,7 +46,7 @@ def fill(lobby: Lobby, prefix: str, address: str | None, now: float = 0.0) -> di
         assert texts(step, conn)[0].startswith("YES (NME"), texts(step, conn)
         gm = lobby.game(lobby.game_of(conn) or "")
         assert gm is not None
-        conns[gm.map.abbreviation_of[gm.roster.power_of(conn) or ""]] = conn
+        conns[gm.roster.power_of(conn) or ""] = conn
     return conns
 
 
@@ -74,7 +74,7 @@ def test_messages_beyond_the_budget_are_shed_unread_told_once_and_paced() -> Non
 def test_nme_goes_to_the_open_game_to_a_kept_seat_or_to_the_game_named() -> None:
     lobby = Lobby()
     lobby.opened(game("o1"), now=0.0)
-    lobby.add(game("kept", reserved=(("FRANCE", "AiClient"),)))
+    lobby.add(game("kept", reserved=(("FRA", "AiClient"),)))
     lobby.add(game("named"))
     lobby.connect("a", None)
     lobby.connect("b", None)
@@ -113,7 +113,7 @@ def test_iam_without_a_game_counts_a_wrong_passcode_against_every_seat_it_is_che
         gm = lobby.game(gid)
         assert gm is not None and gm.state is GameState.PLAYING
         lobby.disconnect(seats[gid]["ENG"], 1.0)
-    codes = {gid: (lobby.game(gid) or game("x")).roster.players["ENGLAND"].passcode for gid in seats}
+    codes = {gid: (lobby.game(gid) or game("x")).roster.players["ENG"].passcode for gid in seats}
     wrong = next(c for c in range(1, 8192) if c not in codes.values())
     for i in range(3):
         lobby.connect(f"t{i}", f"127.0.{i}.9")
@@ -123,7 +123,7 @@ def test_iam_without_a_game_counts_a_wrong_passcode_against_every_seat_it_is_che
         assert texts(step, f"t{i}") == [f"REJ (IAM (ENG) ({wrong}))"] and [r.kind for r in step.records] == ["guess"]
     for gid in seats:  # both seats were checked: each counted all three guesses
         gm = lobby.game(gid)
-        assert gm is not None and gm.seats.guesses.recent("ENGLAND", 2.0, float("inf")) == 3
+        assert gm is not None and gm.seats.guesses.recent("ENG", 2.0, float("inf")) == 3
     lobby.connect("back", None)
     assert lobby.route("back", parse(f"IAM (ENG) ({codes['o2']})"), 3.0).game == "o2"
 
@@ -135,13 +135,13 @@ def test_an_address_that_guessed_too_often_is_refused_unchecked() -> None:
     lobby.disconnect(conns["ENG"], 0.0)
     gm = lobby.game("o1")
     assert gm is not None
-    code = gm.roster.players["ENGLAND"].passcode
+    code = gm.roster.players["ENG"].passcode
     for i in range(2):
         lobby.connect(f"g{i}", "127.0.0.9")
         say(lobby, f"g{i}", f"IAM (ENG) ({code % 8191 + 1})", 1.0)  # refused by the game, and charged there
     lobby.connect("g", "127.0.0.9")
     assert lobby.route("g", parse(f"IAM (ENG) ({code})"), 1.0).close  # the right one, unchecked
-    assert gm.seats.guesses.recent("ENGLAND", 1.0, float("inf")) == 2
+    assert gm.seats.guesses.recent("ENG", 1.0, float("inf")) == 2
 
 
 def test_seats_for_strangers_are_capped_by_address_and_by_network() -> None:

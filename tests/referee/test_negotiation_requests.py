@@ -91,7 +91,7 @@ def test_a_later_binding_holds_the_earlier_ones_of_its_phase() -> None:
     n, _ = started()
     first = next(e for e in requested(n, MOVE).effects if isinstance(e, Bind))
     second = next(e for e in requested(n, FLEET).effects if isinstance(e, Bind))
-    assert second.orders == {"FRANCE": ("A PAR - BUR", "F BRE - MAO")}
+    assert second.orders == {"FRA": ("A PAR - BUR", "F BRE - MAO")}
     assert n.outstanding() == [second]  # only the last is sent again: it holds both
     step = n.answered(second.id, True)
     assert sorted(frame["deal"] for _, frame in frames(step, "confirmed")) == sorted([normal(MOVE), normal(FLEET)] * 2)
@@ -180,13 +180,13 @@ def playing(records: list[Any]) -> GameMaster:
 def test_the_game_master_applies_a_request_once_replay_included() -> None:
     records: list[Any] = []
     gm = playing(records)
-    step = gm.bind("S1901M", {"FRANCE": ["A PAR - BUR"]}, 2.0, "bind:3")
+    step = gm.bind("S1901M", {"FRA": ["A PAR - BUR"]}, 2.0, "bind:3")
     assert [(r.kind, r.payload["request"]) for r in step.records] == [("binding", "bind:3")]
     records += step.records
-    records += gm.bind("S1901M", {"FRANCE": ["A PAR - PIC"]}, 3.0, "bind:5").records
-    assert gm.bind("S1901M", {"FRANCE": ["A PAR - BUR"]}, 4.0, "bind:3") == Step()  # sent again: not applied
+    records += gm.bind("S1901M", {"FRA": ["A PAR - PIC"]}, 3.0, "bind:5").records
+    assert gm.bind("S1901M", {"FRA": ["A PAR - BUR"]}, 4.0, "bind:3") == Step()  # sent again: not applied
     assert "bind:3" in gm.requests and "A PAR - PIC" in str(gm.book.binding)
-    assert gm.bind("F1901M", {"FRANCE": ["A PAR H"]}, 4.0, "bind:6") == Step()  # not its phase: not held
+    assert gm.bind("F1901M", {"FRA": ["A PAR H"]}, 4.0, "bind:6") == Step()  # not its phase: not held
     assert "bind:6" not in gm.requests
     snd = parse("SND (FRA) (PRP (PCE (ENG FRA)))")
     delivered = gm.deliver("ENG", ["FRA"], snd.press, 5.0, "relay:4")  # type: ignore[attr-defined]

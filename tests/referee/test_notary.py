@@ -28,22 +28,22 @@ def notary(phase: str = "S1901M") -> Notary:
 def test_a_deal_is_confirmed_when_every_committed_power_endorsed_it_and_not_before() -> None:
     n = notary()
     both = deal(f"[Commit(eng, fra, {LON_ECH}) Commit(fra, eng, {BRE_MAO})]")
-    assert n.endorse("eng", both, START) == Pending(both, frozenset({"fra"}))
-    assert n.endorse("eng", both, START) == Pending(both, frozenset({"fra"}))  # endorsing twice counts once
-    assert n.endorse("ger", both, START) == Pending(both, frozenset({"fra"}))  # ger commits nothing
+    assert n.endorse("ENG", both, START) == Pending(both, frozenset({"FRA"}))
+    assert n.endorse("ENG", both, START) == Pending(both, frozenset({"FRA"}))  # endorsing twice counts once
+    assert n.endorse("GER", both, START) == Pending(both, frozenset({"FRA"}))  # ger commits nothing
     assert n.confirmed() == []
-    assert n.endorse("fra", both, START) == Confirmed(both, frozenset({"eng", "fra", "ger"}))
+    assert n.endorse("FRA", both, START) == Confirmed(both, frozenset({"ENG", "FRA", "GER"}))
     assert n.confirmed() == [both]
 
 
 def test_an_agree_over_three_powers_needs_all_three() -> None:
     n = notary()
     peace = deal("Agree([eng fra ger], pce([eng fra ger]))")
-    assert n.endorse("fra", peace, START) == Pending(peace, frozenset({"eng", "ger"}))
-    assert n.endorse("ger", peace, START) == Pending(peace, frozenset({"eng"}))
-    assert n.endorse("eng", peace, START) == Confirmed(peace, frozenset({"eng", "fra", "ger"}))
+    assert n.endorse("FRA", peace, START) == Pending(peace, frozenset({"ENG", "GER"}))
+    assert n.endorse("GER", peace, START) == Pending(peace, frozenset({"ENG"}))
+    assert n.endorse("ENG", peace, START) == Confirmed(peace, frozenset({"ENG", "FRA", "GER"}))
     # a late endorsement gets the same confirmation, not a second one
-    assert n.endorse("ita", peace, START) == Confirmed(peace, frozenset({"eng", "fra", "ger"}))
+    assert n.endorse("ITA", peace, START) == Confirmed(peace, frozenset({"ENG", "FRA", "GER"}))
     assert n.confirmed() == [peace]
 
 
@@ -51,48 +51,48 @@ def test_a_commitment_of_one_power_alone_is_confirmed_by_its_acceptance() -> Non
     """Endorsed without ``proposing`` (eng accepts a request); proposed, it is a promise (test_truth)."""
     n = notary()
     promise = deal(f"Commit(eng, fra, {LON_NTH})")
-    assert n.endorse("eng", promise, START) == Confirmed(promise, frozenset({"eng", "fra"}))
+    assert n.endorse("ENG", promise, START) == Confirmed(promise, frozenset({"ENG", "FRA"}))
     request = deal(f"Commit(fra, eng, {BRE_MAO})")
-    assert n.endorse("eng", request, START) == Pending(request, frozenset({"fra"}))  # asking binds no one
-    assert isinstance(n.endorse("fra", request, START), Confirmed)
-    assert participants(request) == frozenset({"eng", "fra"})
+    assert n.endorse("ENG", request, START) == Pending(request, frozenset({"FRA"}))  # asking binds no one
+    assert isinstance(n.endorse("FRA", request, START), Confirmed)
+    assert participants(request) == frozenset({"ENG", "FRA"})
 
 
 def test_the_same_unit_given_two_orders_conflicts_with_the_confirmed_deal() -> None:
     n = notary()
     first = deal(f"Commit(eng, fra, {LON_ECH})")
-    assert isinstance(n.endorse("eng", first, START), Confirmed)
+    assert isinstance(n.endorse("ENG", first, START), Confirmed)
     second = deal(f"Commit(eng, ger, {LON_HOLDS})")
-    outcome = n.endorse("eng", second, START)
+    outcome = n.endorse("ENG", second, START)
     assert isinstance(outcome, Conflict)
     assert outcome.with_deal == first and outcome.deal == second
     assert "unit in lon" in outcome.reason
-    assert isinstance(n.endorse("ger", second, START), Conflict)
+    assert isinstance(n.endorse("GER", second, START), Conflict)
     assert n.confirmed() == [first]
     # the same order again is no conflict
     again = deal(f"Commit(eng, ger, {LON_ECH})")
-    assert isinstance(n.endorse("eng", again, START), Confirmed)
+    assert isinstance(n.endorse("ENG", again, START), Confirmed)
 
 
 def test_do_and_not_do_conflict_both_ways() -> None:
     n = notary()
     refusal = deal(f"Commit(fra, ger, ~{PAR_BUR})")
-    assert isinstance(n.endorse("fra", refusal, START), Confirmed)
+    assert isinstance(n.endorse("FRA", refusal, START), Confirmed)
     promise = deal(f"Commit(fra, eng, {PAR_BUR})")
-    outcome = n.endorse("fra", promise, START)
+    outcome = n.endorse("FRA", promise, START)
     assert isinstance(outcome, Conflict) and outcome.with_deal == refusal
     assert "committed and refused" in outcome.reason
 
     n = notary()
-    assert isinstance(n.endorse("fra", promise, START), Confirmed)
-    outcome = n.endorse("fra", refusal, START)
+    assert isinstance(n.endorse("FRA", promise, START), Confirmed)
+    outcome = n.endorse("FRA", refusal, START)
     assert isinstance(outcome, Conflict) and outcome.with_deal == promise
 
 
 def test_a_deal_that_contradicts_itself_is_a_conflict_at_once() -> None:
     n = notary()
     absurd = deal(f"[Commit(fra, eng, {PAR_BUR}) Commit(fra, ger, ~{PAR_BUR})]")
-    outcome = n.endorse("eng", absurd, START)
+    outcome = n.endorse("ENG", absurd, START)
     assert isinstance(outcome, Conflict) and outcome.with_deal == absurd
     assert n.confirmed() == []
 
@@ -100,53 +100,53 @@ def test_a_deal_that_contradicts_itself_is_a_conflict_at_once() -> None:
 def test_a_demilitarised_zone_conflicts_with_a_party_moving_in_or_staying() -> None:
     n = notary()
     zone = deal("Agree([fra ger], dmz([fra ger], [bur pic]))")
-    n.endorse("fra", zone, START)
-    assert isinstance(n.endorse("ger", zone, START), Confirmed)
-    into = n.endorse("fra", deal(f"Commit(fra, eng, {PAR_BUR})"), START)
+    n.endorse("FRA", zone, START)
+    assert isinstance(n.endorse("GER", zone, START), Confirmed)
+    into = n.endorse("FRA", deal(f"Commit(fra, eng, {PAR_BUR})"), START)
     assert isinstance(into, Conflict) and into.with_deal == zone and "bur" in into.reason
     # another power is not bound by the zone, and a move elsewhere is fine
-    board = Position.build("S1901M", {"ENGLAND": ["A BEL"], "FRANCE": ["A PAR"], "GERMANY": ["A MUN"]})
+    board = Position.build("S1901M", {"ENG": ["A BEL"], "FRA": ["A PAR"], "GER": ["A MUN"]})
     n = notary()
-    n.endorse("fra", zone, board)
-    n.endorse("ger", zone, board)
+    n.endorse("FRA", zone, board)
+    n.endorse("GER", zone, board)
     to_pic = deal("Commit(eng, fra, Do(mto(Unit(eng, Region(bel, amy)), Region(pic, amy))))")
-    assert isinstance(n.endorse("eng", to_pic, board), Confirmed)
+    assert isinstance(n.endorse("ENG", to_pic, board), Confirmed)
     to_gas = deal("Commit(fra, eng, Do(mto(Unit(fra, Region(par, amy)), Region(gas, amy))))")
-    assert isinstance(n.endorse("fra", to_gas, board), Confirmed)
+    assert isinstance(n.endorse("FRA", to_gas, board), Confirmed)
 
 
 def test_peace_conflicts_with_a_move_or_support_into_a_partners_centre() -> None:
     board = Position.build(
         "S1901M",
-        {"ENGLAND": ["F ECH", "F IRI"], "FRANCE": ["A PAR"], "GERMANY": ["A PIC"]},
-        centers={"FRANCE": ["BRE", "PAR"], "ENGLAND": ["LON"]},
+        {"ENG": ["F ECH", "F IRI"], "FRA": ["A PAR"], "GER": ["A PIC"]},
+        centers={"FRA": ["BRE", "PAR"], "ENG": ["LON"]},
     )
     n = notary()
     peace = deal("Agree([eng fra], pce([eng fra]))")
-    n.endorse("eng", peace, board)
-    assert isinstance(n.endorse("fra", peace, board), Confirmed)
+    n.endorse("ENG", peace, board)
+    assert isinstance(n.endorse("FRA", peace, board), Confirmed)
     attack = deal("Commit(eng, ger, Do(mto(Unit(eng, Region(ech, sea)), Region(bre, coast))))")
-    outcome = n.endorse("eng", attack, board)
+    outcome = n.endorse("ENG", attack, board)
     assert isinstance(outcome, Conflict) and "centre of fra" in outcome.reason
     support = deal(
         "Commit(eng, ger, Do(sup(Unit(eng, Region(ech, sea)), mto(Unit(ger, Region(pic, amy)), Region(bre, amy)))))"
     )
-    assert isinstance(n.endorse("eng", support, board), Conflict)
+    assert isinstance(n.endorse("ENG", support, board), Conflict)
     # the sea is no one's centre, and ger is no party to the peace
     elsewhere = deal("Commit(eng, ger, Do(mto(Unit(eng, Region(iri, sea)), Region(mao, sea))))")
-    assert isinstance(n.endorse("eng", elsewhere, board), Confirmed)
+    assert isinstance(n.endorse("ENG", elsewhere, board), Confirmed)
     german = deal("Commit(ger, eng, Do(mto(Unit(ger, Region(pic, amy)), Region(bre, amy))))")
-    assert isinstance(n.endorse("ger", german, board), Confirmed)
+    assert isinstance(n.endorse("GER", german, board), Confirmed)
 
 
 def test_orders_for_different_phases_do_not_conflict() -> None:
     n = notary()
     spring = deal(f"Commit(eng, fra, {LON_ECH})")
     autumn = deal("Commit(eng, ger, Do(hld(Unit(eng, Region(lon, coast))), (fal, 1901)))")
-    assert isinstance(n.endorse("eng", spring, START), Confirmed)
-    assert isinstance(n.endorse("eng", autumn, START), Confirmed)
+    assert isinstance(n.endorse("ENG", spring, START), Confirmed)
+    assert isinstance(n.endorse("ENG", autumn, START), Confirmed)
     clash = deal("Commit(eng, ita, Do(mto(Unit(eng, Region(lon, coast)), Region(wal, coast)), (fal, 1901)))")
-    outcome = n.endorse("eng", clash, START)
+    outcome = n.endorse("ENG", clash, START)
     assert isinstance(outcome, Conflict) and outcome.with_deal == autumn
 
 
@@ -155,38 +155,38 @@ def test_a_new_phase_clears_endorsements_and_confirmed_deals() -> None:
     first = deal(f"Commit(eng, fra, {LON_ECH})")
     second = deal(f"Commit(eng, ger, {LON_HOLDS})")
     both = deal(f"[Commit(eng, fra, {LON_NTH}) Commit(fra, eng, {BRE_MAO})]")
-    n.endorse("eng", first, START)
-    n.endorse("fra", both, START)
+    n.endorse("ENG", first, START)
+    n.endorse("FRA", both, START)
     n.new_phase("F1901M")
     assert n.phase == "F1901M" and n.confirmed() == []
-    fall = Position.build("F1901M", {"ENGLAND": ["F LON"], "FRANCE": ["F BRE"]})
-    assert n.endorse("eng", both, fall) == Pending(both, frozenset({"fra"}))  # fra's endorsement expired
-    assert isinstance(n.endorse("eng", second, fall), Confirmed)  # no conflict left over from spring
+    fall = Position.build("F1901M", {"ENG": ["F LON"], "FRA": ["F BRE"]})
+    assert n.endorse("ENG", both, fall) == Pending(both, frozenset({"FRA"}))  # fra's endorsement expired
+    assert isinstance(n.endorse("ENG", second, fall), Confirmed)  # no conflict left over from spring
 
 
 def test_forget_takes_back_an_endorsement_but_not_a_confirmation() -> None:
     n = notary()
     both = deal(f"[Commit(eng, fra, {LON_ECH}) Commit(fra, eng, {BRE_MAO})]")
-    n.endorse("eng", both, START)
-    assert n.forget("eng", both) is True
-    assert n.forget("eng", both) is False
-    assert n.endorse("fra", both, START) == Pending(both, frozenset({"eng"}))
-    assert isinstance(n.endorse("eng", both, START), Confirmed)
-    assert n.forget("eng", both) is False
+    n.endorse("ENG", both, START)
+    assert n.forget("ENG", both) is True
+    assert n.forget("ENG", both) is False
+    assert n.endorse("FRA", both, START) == Pending(both, frozenset({"ENG"}))
+    assert isinstance(n.endorse("ENG", both, START), Confirmed)
+    assert n.forget("ENG", both) is False
     assert n.confirmed() == [both]
 
 
 CALLS = [
-    ("endorse", "eng", f"[Commit(eng, fra, {LON_ECH}) Commit(fra, eng, {BRE_MAO})]"),
-    ("endorse", "ger", "Agree([eng fra ger], pce([eng fra ger]) & dmz([eng fra ger], [bur]))"),
-    ("endorse", "fra", f"[Commit(eng, fra, {LON_ECH}) Commit(fra, eng, {BRE_MAO})]"),
-    ("endorse", "fra", f"[Commit(fra, ger, {PAR_BUR}) Commit(eng, fra, {LON_NTH})]"),
-    ("endorse", "fra", "Agree([eng fra ger], pce([eng fra ger]) & dmz([eng fra ger], [bur]))"),
-    ("forget", "fra", "Agree([eng fra ger], pce([eng fra ger]) & dmz([eng fra ger], [bur]))"),
-    ("endorse", "eng", "Agree([eng fra ger], pce([eng fra ger]) & dmz([eng fra ger], [bur]))"),
-    ("endorse", "eng", f"[Commit(fra, ger, {PAR_BUR}) Commit(eng, fra, {LON_NTH})]"),
+    ("endorse", "ENG", f"[Commit(eng, fra, {LON_ECH}) Commit(fra, eng, {BRE_MAO})]"),
+    ("endorse", "GER", "Agree([eng fra ger], pce([eng fra ger]) & dmz([eng fra ger], [bur]))"),
+    ("endorse", "FRA", f"[Commit(eng, fra, {LON_ECH}) Commit(fra, eng, {BRE_MAO})]"),
+    ("endorse", "FRA", f"[Commit(fra, ger, {PAR_BUR}) Commit(eng, fra, {LON_NTH})]"),
+    ("endorse", "FRA", "Agree([eng fra ger], pce([eng fra ger]) & dmz([eng fra ger], [bur]))"),
+    ("forget", "FRA", "Agree([eng fra ger], pce([eng fra ger]) & dmz([eng fra ger], [bur]))"),
+    ("endorse", "ENG", "Agree([eng fra ger], pce([eng fra ger]) & dmz([eng fra ger], [bur]))"),
+    ("endorse", "ENG", f"[Commit(fra, ger, {PAR_BUR}) Commit(eng, fra, {LON_NTH})]"),
     # two clashes: which one the reason names must not depend on the order of a set
-    ("endorse", "eng", f"[Commit(eng, ger, {LON_HOLDS}) Commit(fra, ger, Do(hld(Unit(fra, Region(bre, coast)))))]"),
+    ("endorse", "ENG", f"[Commit(eng, ger, {LON_HOLDS}) Commit(fra, ger, Do(hld(Unit(fra, Region(bre, coast)))))]"),
 ]
 
 

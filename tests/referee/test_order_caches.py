@@ -48,8 +48,8 @@ def test_equal_orders_share_an_entry_and_different_orders_never_do() -> None:
     one, same = order("(FRA AMY PAR) MTO BUR"), order("(FRA AMY PAR) MTO BUR")
     assert one is not same and one == same
     assert (
-        check_order(START, "FRANCE", one)
-        == check_order(START, "FRANCE", same)
+        check_order(START, "FRA", one)
+        == check_order(START, "FRA", same)
         == ("MBV", "PAR", eo.Move(ARMY, M.location("PAR"), M.location("BUR")))
     )
     assert daide_text(one) == daide_text(same) == "(FRA AMY PAR) MTO BUR"
@@ -57,31 +57,31 @@ def test_equal_orders_share_an_entry_and_different_orders_never_do() -> None:
         assert cache.cache_info().currsize == 1
     assert orders._plain.cache_info().hits == orders.daide_text.cache_info().hits == 1
     other = order("(FRA AMY PAR) MTO PIC")
-    assert check_order(START, "FRANCE", other) == ("MBV", "PAR", eo.Move(ARMY, M.location("PAR"), M.location("PIC")))
+    assert check_order(START, "FRA", other) == ("MBV", "PAR", eo.Move(ARMY, M.location("PAR"), M.location("PIC")))
     assert daide_text(other) == "(FRA AMY PAR) MTO PIC"
     for cache in (orders._plain, orders.daide_text):
         assert cache.cache_info().currsize == 2
-    assert check_order(START, "GERMANY", one)[0] == "NYU"  # the same order, another power: its own entry
+    assert check_order(START, "GER", one)[0] == "NYU"  # the same order, another power: its own entry
     assert orders._plain.cache_info().currsize == 3
 
 
 def test_a_kept_daide_order_is_the_one_of_its_fields() -> None:
     move = eo.Move(ARMY, M.location("PAR"), M.location("BUR"))
-    kept = daide_order("FRANCE", move, START)
-    assert daide_order("FRANCE", eo.Move(ARMY, move.location, move.destination), START) is kept
-    assert str(daide_order("GERMANY", move, START)) == "(GER AMY PAR) MTO BUR"
+    kept = daide_order("FRA", move, START)
+    assert daide_order("FRA", eo.Move(ARMY, move.location, move.destination), START) is kept
+    assert str(daide_order("GER", move, START)) == "(GER AMY PAR) MTO BUR"
     assert orders._kept_daide_order.cache_info().currsize == 2
     disband = eo.Disband(ARMY, M.location("PAR"))
-    spring = Position.build("S1901R", {}, dislodged={"A PAR": ("FRANCE", [])})
-    winter = Position.build("W1901A", {"FRANCE": ["A PAR"]})
-    assert (str(daide_order("FRANCE", disband, spring)), str(daide_order("FRANCE", disband, winter))) == (
+    spring = Position.build("S1901R", {}, dislodged={"A PAR": ("FRA", [])})
+    winter = Position.build("W1901A", {"FRA": ["A PAR"]})
+    assert (str(daide_order("FRA", disband, spring)), str(daide_order("FRA", disband, winter))) == (
         "(FRA AMY PAR) DSB",
         "(FRA AMY PAR) REM",
     )
 
 
 #: Moves of a French army (MBV), of a German one (NYU: not France's) and from an empty place (NSU).
-MOVES = [("FRANCE", "PAR", "BUR"), ("FRANCE", "PAR", "PIC"), ("GERMANY", "MUN", "BUR"), ("FRANCE", "BUR", "PAR")]
+MOVES = [("FRA", "PAR", "BUR"), ("FRA", "PAR", "PIC"), ("GER", "MUN", "BUR"), ("FRA", "BUR", "PAR")]
 
 
 def test_an_order_given_a_gone_orders_id_gets_its_own_answer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -92,11 +92,11 @@ def test_an_order_given_a_gone_orders_id_gets_its_own_answer(monkeypatch: pytest
     for power, move in moves:
         kept = daide_order(power, move, START)
         assert kept == order_from_engine(power, move, START)
-        assert check_order(START, "FRANCE", kept) == check_order(START, "FRANCE", replace(kept))
-        assert check_order(START, "FRANCE", kept) == orders._full_check(START, "FRANCE", kept)
+        assert check_order(START, "FRA", kept) == check_order(START, "FRA", replace(kept))
+        assert check_order(START, "FRA", kept) == orders._full_check(START, "FRA", kept)
         assert daide_text(kept) == str(order_from_engine(power, move, START))
     assert orders._kept_daide_order.cache_info().currsize == len(MOVES)
-    assert {check_order(START, "FRANCE", daide_order(p, m, START))[0] for p, m in moves} == {"MBV", "NYU", "NSU"}
+    assert {check_order(START, "FRA", daide_order(p, m, START))[0] for p, m in moves} == {"MBV", "NYU", "NSU"}
 
 
 def _holds() -> Iterator[tuple[Any, ...]]:
@@ -115,7 +115,7 @@ def _moves() -> Iterator[tuple[Any, ...]]:
     ("cache", "arguments"),
     [
         (orders.daide_text, _holds),
-        (orders._plain, lambda: ((hold, M, "FRANCE") for (hold,) in _holds())),
+        (orders._plain, lambda: ((hold, M, "FRA") for (hold,) in _holds())),
         (orders._kept_daide_order, _moves),
     ],
     ids=["daide_text", "_plain", "_kept_daide_order"],

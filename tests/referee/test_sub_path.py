@@ -75,7 +75,7 @@ def test_the_sub_that_completes_a_phase_goes_down_to_the_adjudicator_and_never_b
     for power in gm.powers:
         options = legal_orders(position, power)
         subs[power] = Sub(tuple(order_from_engine(power, rng.choice(o), position) for o in options.values()))
-    last = "ENGLAND"
+    last = "ENG"
     for power, sub in subs.items():
         if power != last:
             lobby.receive(by_power[power], "g", sub, 1.0)

@@ -72,7 +72,7 @@ def test_a_promise_is_offered_not_confirmed_and_a_rejected_promise_is_void() -> 
     assert not sent(rejected, "confirmed", "accepted", "pending")
     assert n.notary.agreed() == [] and n.commitments == []
     # broken or not, a rejected promise holds nobody: no compliance report
-    assert not sent(results(n, {"FRANCE": ["A MAR H"]}), "compliance")
+    assert not sent(results(n, {"FRA": ["A MAR H"]}), "compliance")
 
 
 def test_an_accepted_promise_is_accepted_and_holds_its_sender_not_confirmed() -> None:
@@ -95,7 +95,7 @@ def test_a_broken_promise_gets_a_compliance_report_for_both_sides() -> None:
     n, records = started()
     said(n, records, "FRA", f"propose(fra, aus, {MAR_PIE})")
     said(n, records, "AUS", f"accept(aus, fra, {MAR_PIE})")
-    step = results(n, {"FRANCE": ["A MAR H"]})
+    step = results(n, {"FRA": ["A MAR H"]})
     reports = sent(step, "compliance")
     assert [to for to, _ in reports] == ["AUS", "FRA"]
     frame = reports[0][1]
@@ -119,13 +119,13 @@ def test_the_notary_tells_a_promise_from_a_request() -> None:
     n = Notary(START.map)
     n.new_phase("S1901M")
     promise = deal(MAR_PIE)
-    assert n.endorse("fra", promise, START, proposing=True) == Offered(promise, "fra")
+    assert n.endorse("FRA", promise, START, proposing=True) == Offered(promise, "FRA")
     assert n.agreed() == []
-    assert n.endorse("aus", promise, START) == Accepted(promise, frozenset({"aus", "fra"}))
+    assert n.endorse("AUS", promise, START) == Accepted(promise, frozenset({"AUS", "FRA"}))
     assert n.confirmed() == [] and n.agreed() == [promise]
     request = deal("Commit(aus, fra, Do(hld(Unit(aus, Region(vie, amy)))))")
-    assert n.endorse("fra", request, START, proposing=True) == Pending(request, frozenset({"aus"}))
-    assert n.endorse("aus", request, START) == Confirmed(request, frozenset({"aus", "fra"}))
+    assert n.endorse("FRA", request, START, proposing=True) == Pending(request, frozenset({"AUS"}))
+    assert n.endorse("AUS", request, START) == Confirmed(request, frozenset({"AUS", "FRA"}))
 
 
 # --- rejections and withdrawals take endorsements back --------------------------------------------
@@ -215,7 +215,7 @@ def conflict(first: str, second: str, board: Position = START) -> Conflict | Non
     for text in (first, second):
         d = deal(text)
         outcome = None
-        for power in ("aus", "eng", "fra", "ger", "ita", "rus", "tur"):
+        for power in ("AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"):
             outcome = n.endorse(power, d, board)
             if isinstance(outcome, Conflict):
                 return outcome
@@ -269,7 +269,7 @@ def test_the_notes_of_a_power_are_made_again_from_the_stored_records() -> None:
     keep(n.say("AUS", f"accept(aus, fra, {MAR_PIE})"))
     keep(n.say("FRA", f"propose(fra, ger, {PEACE_FG})"))
     keep(n.say("AUS", f"propose(aus, fra, {PEACE})"))
-    keep(results(n, {"FRANCE": ["A MAR H"]}))
+    keep(results(n, {"FRA": ["A MAR H"]}))
     keep(n.feed(PhaseNotice("g", "F1901M", "movement", None)))
     replayed = notes("g", settings, records, "FRA")
     assert [{k: v for k, v in f.items() if k != "after"} for f in replayed] == live["FRA"]

@@ -50,7 +50,7 @@ async def test_games_phases_press_results_and_sessions(server: Running) -> None:
 
     eng = next(c for c in clients if c.power == "ENG")
     await feed.send({"type": "auth", "id": 1, "game": gid, "power": "ENG", "session": eng.session})
-    assert await feed.expect("auth", id=1) == {"type": "auth", "id": 1, "ok": True, "game": gid, "power": "ENGLAND"}
+    assert await feed.expect("auth", id=1) == {"type": "auth", "id": 1, "ok": True, "game": gid, "power": "ENG"}
     await feed.send({"type": "auth", "id": 5, "power": "ENG", "session": eng.session})  # the token finds the game
     assert (await feed.expect("auth", id=5))["game"] == gid
     await feed.send({"type": "auth", "id": 2, "game": gid, "power": "FRA", "session": eng.session})

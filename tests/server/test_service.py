@@ -89,7 +89,7 @@ async def test_unfinished_games_are_rebuilt_on_start(tmp_path: Path) -> None:
     assert game_id in again.games and again.open_game_id != game_id
     rebuilt = again.games[game_id].gm
     assert str(rebuilt.position.phase) == "S1901M"
-    assert rebuilt.book.pending[rebuilt.map.power_abbreviations[hlo.power or ""]]
+    assert rebuilt.book.pending[hlo.power or ""]
     await again.stop()
     store.close()
 

@@ -29,6 +29,7 @@ import pytest
 from bots.base import HoldBot, Outgoing, RandomBot
 from bots.nego_client import play_negotiating
 from bots.ws_client import play
+from engine import Power
 from engine.maps import Map
 from engine.position import Position
 from protocol.l import ast as a
@@ -76,7 +77,7 @@ class Agreeable(HoldBot):
         if not isinstance(message, a.Propose):
             return ()
         assert self.map is not None
-        me = self.map.abbreviation_of[self.power].lower()
+        me = self.power
         return (a.Accept(me, frozenset({message.sender}), message.deal),)
 
     def on_event(self, event: Mapping[str, object], position: Position) -> Outgoing:
@@ -182,20 +183,20 @@ async def play_the_first_phase(page: Page, web: Web, talkers: list[Agreeable]) -
     partner = talkers[0]
     await asyncio.wait_for(partner.started.wait(), WAIT_MS / 1000)
     assert partner.map is not None
-    token = partner.map.abbreviation_of[partner.power]
+    token = partner.power
     await page.click(f'button.conv[data-conv="{token}"]')
     await expect(page.locator("#chat-input")).to_be_enabled()
     await page.fill("#chat-input", "I propose peace")
     await page.press("#chat-input", "Enter")
     thread = page.locator(f'ol.messages[data-conv="{token}"]')
-    await expect(thread.locator("li.msg.out")).to_contain_text(f"You propose to {partner.power.title()}: peace")
+    await expect(thread.locator("li.msg.out")).to_contain_text(f"You propose to {Power(partner.power).english}: peace")
     await asyncio.wait_for(partner.spoken_to.wait(), WAIT_MS / 1000)
     pair = frozenset({me.lower(), token.lower()})
     proposal = a.Propose(me.lower(), frozenset({token.lower()}), a.Agree(pair, a.Pce(pair)))
     me_full = partner.map.power(me)
     assert partner.heard == [(me_full, to_text(proposal))]
     answer = thread.locator("li.msg.in")
-    await expect(answer).to_contain_text(f"{partner.power.title()} accepts the proposal from you: peace")
+    await expect(answer).to_contain_text(f"{Power(partner.power).english} accepts the proposal from you: peace")
     await expect(thread.locator("li.note.confirmed")).to_contain_text("Deal confirmed")
     await page.check("#show-l")
     await expect(answer.locator("code.l")).to_contain_text(f"accept({token.lower()}")
@@ -370,7 +371,7 @@ async def play_two_phases_on_a_phone(page: Page, talkers: list[Agreeable]) -> No
     partner = talkers[0]
     await asyncio.wait_for(partner.started.wait(), WAIT_MS / 1000)
     assert partner.map is not None
-    token = partner.map.abbreviation_of[partner.power]
+    token = partner.power
     await page.locator("#tab-chat").tap()
     await expect(page.locator("#chat")).to_be_visible()
     await expect(page.locator("#board")).to_be_hidden()

@@ -58,7 +58,7 @@ class Answering(HoldBot):
         if not isinstance(message, a.Propose):
             return ()
         assert self.map is not None
-        me = self.map.abbreviation_of[self.power].lower()
+        me = self.power
         answer = a.Accept if self.accepts else a.Reject
         return (answer(me, frozenset({message.sender}), message.deal),)
 
@@ -68,7 +68,7 @@ class Answering(HoldBot):
     @property
     def token(self) -> str:
         assert self.map is not None
-        return self.map.abbreviation_of[self.power]
+        return self.power
 
 
 def promise(me: str, to: str, index: int) -> str:
