@@ -39,6 +39,8 @@ LegalOrders = Mapping[Unit | None, Sequence[eo.Order]]
 Outgoing = Sequence[Message | str]
 #: The orders each power gave in a phase (defaults included), with each unit's result words.
 Results = Mapping[str, Sequence[eo.Order]]
+#: The frames :meth:`Bot.on_history` gives again by default: what a bot's deals and trust rest on.
+REMEMBERED = frozenset({"confirmed", "accepted", "compliance"})
 
 
 class Bot:
@@ -90,6 +92,18 @@ class Bot:
     def on_event(self, event: Mapping[str, object], position: Position) -> Outgoing:
         """A negotiation-server event (``expired``, ``confirmed``, ``compliance``, ...)."""
         return ()
+
+    def on_history(self, notes: Sequence[Mapping[str, object]], position: Position) -> None:
+        """Over the network, when the bot (a new process, after a restart) is welcomed into a
+        negotiation that went on before it: the frames it had been sent, oldest first (the
+        ``welcome``'s ``notes``). Nothing the bot says here is sent: it rebuilds what it knew,
+        it does not speak again. By default the deals it made (``confirmed``, ``accepted``)
+        and how they were kept (``compliance``) go through :meth:`on_event`, each with the
+        phase it was sent in, so a bot's commitments and trust come back; the messages of the
+        mail are not given, so no old proposal is answered twice."""
+        for note in notes:
+            if note.get("type") in REMEMBERED:
+                self.on_event(note, position)
 
     def revised_orders(self, position: Position, legal: LegalOrders) -> list[eo.Order] | None:
         """Over the network, after each negotiation message or event once this phase's orders

@@ -12,6 +12,16 @@ if so the game client sends the replacing ``SUB`` before the bot's answer is sai
 deal it accepts is in its orders before its partner hears of the acceptance). The
 negotiation link reconnects after a dropped connection, and a lost link never stops the
 game: the bot plays on without it.
+
+A welcome is followed by the power's mail: every message of the game to or from it, and the
+bot may be a new process after a restart. The link reads the whole mail first, then hands
+the bot only the messages it may not have seen: those it was not given before, of the
+phase being played, sent after the bot's own last message (which it could not have answered
+yet). So an old proposal is never answered twice; a phase whose mail holds a message of the
+bot's was opened by it already, so its :meth:`Bot.on_phase` is not said again (nor asked
+again when the game client reconnects in a phase it opened); and a bot
+started afresh rebuilds what it knew from the welcome's notes (:meth:`Bot.on_history`),
+without speaking.
 """
 
 from __future__ import annotations
@@ -55,6 +65,12 @@ class NegoLink:
         self._ws: Any = None
         self._ids = itertools.count(1)
         self._ready = asyncio.Event()
+        self._history = 0  # the messages of the mail still to come after the welcome
+        self._mail: list[dict[str, Any]] = []
+        self._seen = 0  # the seq of the last message the bot was given
+        self._spoke: set[str] = set()  # the phases the mail shows the bot spoke in
+        self._opened: set[str] = set()  # the phases this link opened (a game client reconnects)
+        self._fresh = True  # never welcomed: a new bot, or a new process after a restart
 
     async def run(self) -> None:
         """Stay connected (with ``hello``) until cancelled, handing every frame to the bot."""
@@ -74,8 +90,7 @@ class NegoLink:
                         frame = json.loads(text)
                         if frame["type"] == "welcome":
                             self._ws, self.welcome, failures = ws, frame, 0
-                            self.session.bot.on_welcome(frame)
-                            self._ready.set()
+                            self._welcomed(frame)
                         elif frame["type"] == "error" and self._ws is None:
                             if frame.get("code") == "unavailable":  # the game server is away: again later
                                 log.info("negotiation not checked yet", power=power, message=frame.get("message"))
@@ -100,8 +115,13 @@ class NegoLink:
             self.client = client
             self._task = asyncio.create_task(self.run())
             await self.ready()
-        if self.session.position is not None:
-            await self.say(await self._off_loop(self.session.bot.on_phase, self.session.position))
+        position = self.session.position
+        if position is None or str(position.phase) in self._opened:  # the game client came back
+            return
+        self._opened.add(str(position.phase))
+        opening = await self._off_loop(self.session.bot.on_phase, position)
+        if str(position.phase) not in self._spoke:  # else said before a restart: it is in the mail
+            await self.say(opening)
 
     async def close(self) -> None:
         """End the link (the game is over, or the player leaves)."""
@@ -128,13 +148,51 @@ class NegoLink:
             text = message if isinstance(message, str) else to_text(message)
             await self._ws.send(json.dumps({"type": "say", "id": next(self._ids), "text": text}))
 
+    def _welcomed(self, frame: dict[str, Any]) -> None:
+        bot, position = self.session.bot, self.session.position
+        bot.on_welcome(frame)
+        if self._fresh and position is not None:
+            bot.on_history([n for n in frame.get("notes") or () if isinstance(n, dict)], position)
+        self._fresh = False
+        self._history, self._mail = int(frame.get("mail") or 0), []
+        if not self._history:
+            self._ready.set()
+
+    def _unseen(self) -> list[dict[str, Any]]:
+        """The messages of the mail just read that the bot is given (see the module)."""
+        mail, me = self._mail, self.session.power
+        position = self.session.position
+        phase = "" if position is None else str(position.phase)
+        last_own = max((i for i, f in enumerate(mail) if f.get("from") == me), default=-1)
+        unseen = []
+        for i, f in enumerate(mail):
+            if f.get("from") == me:
+                self._spoke.add(str(f.get("phase")))
+            elif int(f.get("seq") or 0) > self._seen and i > last_own and f.get("phase") == phase:
+                unseen.append(f)
+        self._seen = max([self._seen, *(int(f.get("seq") or 0) for f in mail)])
+        return unseen
+
     async def _handle(self, frame: dict[str, Any]) -> None:
+        if self._history > 0 and frame["type"] == "message":  # the mail, read whole first
+            self._mail.append(frame)
+            self._history -= 1
+            if not self._history:
+                unseen = self._unseen()
+                self._ready.set()
+                for message in unseen:
+                    await self._given(message)
+            return
+        await self._given(frame)
+
+    async def _given(self, frame: dict[str, Any]) -> None:
         bot, position = self.session.bot, self.session.position
         if position is None:
             return
         if frame["type"] == "error":
             self.errors.append(frame)
         if frame["type"] == "message":
+            self._seen = max(self._seen, int(frame.get("seq") or 0))
             try:
                 message = parse(frame["text"])
             except LError:

@@ -159,6 +159,25 @@ class Position:
                 raise ValueError(f"{m.name_of(p)} is no supply centre")
         return cls(m, phase, placed, tuple(owners), gone)
 
+    def same_board(self, other: Position) -> bool:
+        """Whether ``other`` holds the same phase, units, dislodged units and centres in
+        whatever order it lists them: a position read back from JSON lists its units by
+        power, the adjudicator as it moved them, and ``==`` compares the lists.
+
+        >>> p = Position.initial()
+        >>> q = Position(p.map, p.phase, p.units[::-1], p.centers)
+        >>> p == q, p.same_board(q)
+        (False, True)
+        """
+        return (
+            self.map == other.map
+            and self.phase == other.phase
+            and self.completed == other.completed
+            and self.centers == other.centers
+            and set(self.units) == set(other.units)
+            and set(self.dislodged) == set(other.dislodged)
+        )
+
     # --- looking at the board ----------------------------------------------------------
 
     @functools.cached_property
@@ -223,16 +242,25 @@ class Position:
     # --- as plain data -----------------------------------------------------------------
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], m: Map | None = None) -> Position:
-        """The position that :meth:`to_json` wrote (a finished game's ``COMPLETED`` has no phase
-        to come back to: ``ValueError``).
+    def from_json(cls, data: Mapping[str, Any], m: Map | None = None, played: Phase | None = None) -> Position:
+        """The position that :meth:`to_json` wrote. A finished game's ``COMPLETED`` names no
+        phase: given the phase ``played`` that ended the game, it is the completed position
+        of that year's winter, as :class:`engine.Game` leaves it; without it, ``ValueError``.
 
         >>> start = Position.initial()
         >>> Position.from_json(start.to_json()) == start
         True
+        >>> over = Position.from_json({**start.to_json(), "phase": "COMPLETED"}, played=Phase.parse("F1907M"))
+        >>> over.completed, str(over.phase)
+        (True, 'W1907A')
         """
         dislodged = {name: (d["power"], d["retreats"]) for name, d in data.get("dislodged", {}).items()}
-        return cls.build(data["phase"], data["units"], data.get("centers", {}), dislodged, m)
+        phase = data["phase"]
+        if phase == "COMPLETED" and played is not None:
+            winter = Phase(played.year, "W", ADJUSTMENTS)
+            built = cls.build(winter, data["units"], data.get("centers", {}), dislodged, m)
+            return cls(built.map, winter, built.units, built.centers, built.dislodged, completed=True)
+        return cls.build(phase, data["units"], data.get("centers", {}), dislodged, m)
 
     def to_json(self) -> dict:
         """The position as the adjudication-case JSON writes it (without ``results``): its

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import Position, standard_map
+from engine.position import Phase
 from server.api_models import FULL_NAMES, GamePosition, HistoryEntry
 
 __all__ = ["MAX_IMPORTED_PHASES", "complete", "imported", "stored_history", "stored_position"]
@@ -41,11 +42,13 @@ def stored_history(events: Sequence[Any]) -> list[HistoryEntry]:
 
 
 def stored_position(events: Sequence[Any]) -> Position:
-    """The position after the last phase played (the initial one if none was)."""
+    """The position after the last phase played (the initial one if none was; a finished
+    game's is completed)."""
     phases = _adjudications(events)
     if not phases:
         return Position.initial(standard_map())
-    return Position.from_json(phases[-1]["after"], standard_map())
+    last = phases[-1]
+    return Position.from_json(last["after"], standard_map(), played=Phase.parse(last["phase"]))
 
 
 #: The most phases an imported game may have (a game to 1935 has about 180; beyond, no game).

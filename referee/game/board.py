@@ -155,14 +155,14 @@ class Board:
         before = outcome.before
         results = {before.unit_name(u): list(words) for u, words in outcome.results.items()}
         stored_after = _stored_position(stored["after"], outcome.position, self.map)
-        if results == stored["results"] and outcome.position == stored_after:
+        if results == stored["results"] and outcome.position.same_board(stored_after):
             return outcome
         self.mismatches.append(
             Mismatch(
                 str(before.phase),
                 {k: v for k, v in stored["results"].items() if results.get(k) != v},
                 {k: v for k, v in results.items() if stored["results"].get(k) != v},
-                outcome.position != stored_after,
+                not outcome.position.same_board(stored_after),
             )
         )
         by_name = {before.unit_name(u): u for u in before.units}

@@ -419,7 +419,7 @@ export class OrdersPanel {
   statusLine() {
     const { legal } = this;
     if (this.over && this.recordEnds) return ["No orders: this is the record of a game, and it stops here.", "neutral"];
-    if (this.over) return ["The game is over.", "neutral"];
+    if (this.over) return ["The game is over: this is its record, read-only.", "neutral"];
     if (!this.power) return ["You are watching.", "neutral"];
     if (!legal) return ["Loading your orders…", "neutral"];
     if (!this.due) return ["You have no orders to give in this phase.", "neutral"];

@@ -333,6 +333,11 @@ async def test_both_servers_sigkilled_20_times_in_a_bot_game_lose_nothing_acknow
         assert record.acked, "no negotiation message was acknowledged"
         missing = Counter(record.acked) - logged
         assert not missing, f"messages acknowledged but not in the negotiation log: {sorted(missing)}"
+        # nothing said twice across the restarts: no answer again, no phase opened again
+        each = Counter(
+            (r["phase"], r["sender"], tuple(r["to"]), normal(r["text"])) for r in log["records"] if r.get("kind") == "message"
+        )
+        assert not [m for m, n in each.items() if n > 1], [m for m, n in each.items() if n > 1]
         for server in (game, nego):
             assert len(server.restarts) == 1 + KILLS // 2
             assert max(server.restarts) < HEALTH_DEADLINE

@@ -15,6 +15,11 @@ everyone, times in centiseconds), ``orders``, ``results`` (empty, as in Meta's f
 ``state`` (``builds``, ``centers``, ``homes``, ``name``, ``retreats`` by power, ``units``
 with dislodged units starred); the last phase's orders empty. One phase's messages are
 written as the specification's ``{time_sent: message}`` rather than a list.
+
+``solo_game.json`` (with ``solo_game.mila.json``) and ``draw_game.json`` are not written
+here: they are games 1 and 3 of ``detente run --bots dumbbot,holdbot,randombot --games 3
+--seed 5 --year-limit 1905 --jobs 1 --format mila`` (Russia's solo in 1904; a draw at the
+year limit), finished games for ``detente replay`` to show.
 """
 
 from __future__ import annotations
