@@ -122,7 +122,8 @@ class Understanding(Body):
     kind: str | None = Field(
         default=None,
         description="understood: promise, request, proposal or the message's type (accept, query...); not: "
-        "not_understood, cannot_say (L cannot say that), no_l (a greeting: nothing to send) or ask (a word to check)",
+        "not_understood, cannot_say (L cannot say that), no_l (a greeting, or a request for help: nothing to "
+        "send) or ask (a word to check)",
     )
     note: str | None = Field(default=None, description="how the message is sent, and the words read otherwise")
 

@@ -48,6 +48,7 @@ __all__ = [
     "HoldVP",
     "IntentInfo",
     "KeepOutVP",
+    "KindWords",
     "MessageWords",
     "MoveVP",
     "NotInfo",
@@ -85,6 +86,13 @@ def _one(powers: frozenset[str], what: str) -> str:
     if len(powers) != 1:
         raise Misunderstanding(f"say which one power will {what}")
     return next(iter(powers))
+
+
+def _committed(deal: a.Deal | a.Agree) -> frozenset[str]:
+    """The powers a deal commits: the α of each Commit, or every power of an Agree."""
+    if isinstance(deal, a.Agree):
+        return deal.agents
+    return frozenset(c.agent for c in deal.commits)
 
 
 def parties_of(predicate: a.Predicate) -> frozenset[str]:
@@ -310,6 +318,15 @@ def _planned_move(power: str, destination: str | None, scene: Scene) -> a.Mto | 
 
 
 @dataclass(frozen=True, slots=True)
+class KindWords:
+    """A unit said by its owner and kind alone: "your fleet" (``kind`` None: "your unit"),
+    found on the board as the one of that kind that can do what is said."""
+
+    owner: str | None
+    kind: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class HoldVP:
     unit: UnitWords | None
     place: Place | None
@@ -326,7 +343,7 @@ class HoldVP:
 class MoveVP:
     """A move; ``convoy`` is the route (maybe empty) of a move by convoy, None for a move by land or sea."""
 
-    unit: UnitWords | None
+    unit: UnitWords | KindWords | None
     origin: Place | None
     destination: Place
     convoy: tuple[Place, ...] | None
@@ -334,6 +351,9 @@ class MoveVP:
     def formula(self, agents: frozenset[str], actor: a.Unit | None, scene: Scene) -> a.Formula:
         agent = _one(agents, "move")
         where = scene.names.province(self.destination.province)
+        if isinstance(self.unit, KindWords):
+            unit = self._of_kind(self.unit, agent, where, scene)
+            return a.Do(a.Mto(unit, scene.region(unit, self.destination)))
         unit = _own(self.unit or self.origin, agent, scene, reaching=self.destination.province) or actor
         if unit is None:
             unit = scene.choose(scene.units_reaching(agent, self.destination.province), f"move to {where}", agent)
@@ -343,6 +363,19 @@ class MoveVP:
             raise Misunderstanding(f"only an army moves by convoy, and {scene.describe(unit)} is a fleet")
         route = tuple(p.province for p in self.convoy)
         return a.Do(a.Cto(unit, a.Region(self.destination.province, "amy"), route))
+
+    def _of_kind(self, words: KindWords, agent: str, where: str, scene: Scene) -> a.Unit:
+        """ "move your fleet to the English Channel": the agent's one unit of that kind that can."""
+        owner = agent if words.owner in (None, AGENT) else words.owner
+        if owner != agent:
+            raise Misunderstanding(f"only {scene.names.power(owner)} moves {scene.whose(owner)} units")
+        said = words.kind or "unit"
+        if scene.position is None:
+            mine = "my" if agent == scene.me else "your" if agent == scene.you else f"{scene.names.power(agent)}'s"
+            raise Misunderstanding(f'which {said}, to {where}? Say where it is: "{mine} {said} in ..."')
+        return scene.choose(
+            scene.units_reaching(agent, self.destination.province, words.kind), f"move to {where}", agent
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -558,9 +591,10 @@ VerbPhrase = (
 
 @dataclass(frozen=True, slots=True)
 class CommitWords:
-    """A promise: "I will ...", "my army in Paris will ...", "please ..." (``subject`` None: you)."""
+    """A promise: "I will ...", "my army in Paris will ...", "your fleet will not move to ...",
+    "please ..." (``subject`` None: you)."""
 
-    subject: frozenset[str] | UnitWords | None
+    subject: frozenset[str] | UnitWords | KindWords | None
     vp: VerbPhrase
 
     def resolve(self, scene: Scene) -> tuple[frozenset[str], a.Formula]:
@@ -569,19 +603,46 @@ class CommitWords:
             actor = scene.unit(self.subject, None)
             agents = frozenset({actor.power})
             return agents, self.vp.formula(agents, actor, scene)
+        if isinstance(self.subject, KindWords):
+            assert self.subject.owner not in (None, AGENT)  # the grammar names the owner
+            agents = frozenset({self.subject.owner})
+            return agents, _moved_by(self.vp, self.subject, scene).formula(agents, None, scene)
         agents = frozenset({scene.you}) if self.subject is None else self.subject
         return agents, self.vp.formula(agents, None, scene)
+
+
+def _moved_by(vp: VerbPhrase, unit: KindWords, scene: Scene) -> VerbPhrase:
+    """What "your fleet" does, when it moves ("your fleet will (not) move to the Channel"): the
+    move of the one such unit that can; anything else needs the unit's place."""
+    if isinstance(vp, NotVP | AndVP | TimedVP):
+        inner = (vp.operand,) if isinstance(vp, NotVP | TimedVP) else vp.operands
+        done = tuple(_moved_by(v, unit, scene) for v in inner)
+        if isinstance(vp, AndVP):
+            return AndVP(done)
+        return NotVP(done[0]) if isinstance(vp, NotVP) else TimedVP(done[0], vp.time)
+    if isinstance(vp, MoveVP) and vp.unit is None and vp.origin is None and vp.convoy is None:
+        return replace(vp, unit=unit)
+    said = unit.kind or "unit"
+    raise Misunderstanding(f'which {said}? Say where it is: "{scene.whose(unit.owner or scene.you)} {said} in ..."')
 
 
 @dataclass(frozen=True, slots=True)
 class ClausesWords:
     """Promises proposed together: a deal of commitments, one for each promise; or, when the
-    only subject is several powers ("let's keep out of Burgundy"), their agreement."""
+    only subject is several powers ("let's keep out of Burgundy"), their agreement.
+
+    ``asked``: a request put as a question ("will your army in Venice move to Trieste?"),
+    which asks the receiver alone: about anyone else's units it is a question (the next reading).
+    """
 
     clauses: tuple[CommitWords, ...]
+    asked: bool = False
 
     def deal(self, scene: Scene) -> a.Deal | a.Agree:
         promises = self._promises(scene)
+        if self.asked and any(agents != {scene.you} for agents, _ in promises):
+            other = scene.names.power(scene.you)
+            raise Misunderstanding(f"a request asks {other} what {other}'s own units will do")
         if len(promises) == 1 and len(promises[0][0]) > 1:
             return a.Agree(*promises[0])
         commits = []
@@ -649,9 +710,20 @@ class MessageWords:
             raise Misunderstanding(f"this conversation is with {scene.names.power(scene.you)} alone")
         if self.sender is not None and self.sender != {scene.me}:
             raise Misunderstanding(f"you are {scene.names.power(scene.me)}: you cannot speak for another power")
-        if self.receivers is not None and self.kind != "withdraw" and self.receivers != {scene.you}:
-            raise Misunderstanding(f"this conversation is with {scene.names.power(scene.you)} alone")
-        me, you = scene.me, self.receivers or frozenset({scene.you})
+        message = self._message(scene)
+        said = self.receivers
+        if said is None or self.kind == "withdraw" or said == message.receivers:
+            return message
+        # the echo of a proposal names its receivers: the power of the conversation, and any of
+        # the powers the deal commits ("England proposes to France: peace between France and Italy")
+        if isinstance(message, a.Propose) and scene.you in said and said <= message.receivers:
+            return replace(message, receivers=said)
+        raise Misunderstanding(f"this conversation is with {scene.names.power(scene.you)} alone")
+
+    def _message(self, scene: Scene) -> a.Message:
+        me, you = scene.me, frozenset({scene.you})
+        if self.kind == "withdraw" and self.receivers is not None:
+            you = self.receivers
         if self.kind == "withdraw":
             return a.Withdraw(me, you)
         if self.kind == "conditional":
@@ -667,7 +739,11 @@ class MessageWords:
             deal = self.body.deal(scene) if isinstance(self.body, ClausesWords) else self.body.agree(scene)
             if self.kind == "accept":
                 return a.Accept(me, you, deal)
-            return a.Reject(me, you, deal) if self.kind == "reject" else a.Propose(me, you, deal)
+            if self.kind == "reject":
+                return a.Reject(me, you, deal)
+            # a proposal goes to every power it commits ("peace with Germany and England"), each of
+            # which must accept it, as well as to the power of the conversation
+            return a.Propose(me, frozenset({scene.you}) | (_committed(deal) - {me}), deal)
         assert self.body is not None  # every illocution but withdraw says something
         info = self.body.info(scene)
         if self.kind == "query":

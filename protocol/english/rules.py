@@ -45,6 +45,7 @@ from protocol.english.phrases import (
     HoldVP,
     IntentInfo,
     KeepOutVP,
+    KindWords,
     MessageWords,
     MoveVP,
     NotInfo,
@@ -112,6 +113,8 @@ _RULES: dict[str, list[Rule]] = {
     ],
     "places": _list("place", "places", "and|or"),
     "kind": [rule("army", _value("army")), rule("fleet", _value("fleet")), rule("unit", _value(None))],
+    # "your fleet": a unit by its owner and kind alone, found by what it does ("... move to the Channel")
+    "some_unit": [rule("{o:owner} {k:kind}", lambda b: NO if b["o"] == AGENT else KindWords(b["o"], b["k"]))],
     "unit": [
         rule("{o:owner}? {k:kind} (in|at|on|from|of)? {p:place}", lambda b: UnitWords(b["o"], b["k"], b["p"])),
         rule("{o:owner} {p:place} {k:kind}", lambda b: UnitWords(b["o"], b["k"], b["p"])),
@@ -171,6 +174,11 @@ _RULES: dict[str, list[Rule]] = {
         rule("hold (in|at)? {p:place}", lambda b: HoldVP(None, b["p"])),
         rule("hold", _value(HoldVP(None, None))),
         rule("move {u:unit} (to|into) {d:place} {c:convoy}?", lambda b: MoveVP(b["u"], None, b["d"], b["c"])),
+        # "move your fleet to the English Channel": the one fleet of yours that can
+        rule(
+            "move {o:owner} {k:kind} (to|into) {d:place}",
+            lambda b: MoveVP(KindWords(b["o"], b["k"]), None, b["d"], None),
+        ),
         rule(
             "(move|attack) (from {o:place})? (to|into)? {d:place} {c:convoy}?",
             lambda b: MoveVP(None, b["o"], b["d"], b["c"]),
@@ -246,6 +254,9 @@ _RULES: dict[str, list[Rule]] = {
         ),
         rule("{s:powers} {v:vps}", lambda b: CommitWords(b["s"], b["v"])),
         rule("{u:unit} (will|shall|can|should|must|may|would|could)? {v:vps}", lambda b: CommitWords(b["u"], b["v"])),
+        rule(
+            "{u:some_unit} (will|shall|can|should|must|may|would|could)? {v:vps}", lambda b: CommitWords(b["u"], b["v"])
+        ),
         rule("let {s:powers} {v:vps}", lambda b: CommitWords(b["s"], b["v"])),
         rule(
             "(shall|should|can|could|will|would|why do not|why not) {s:powers} {v:vps}",
@@ -351,8 +362,8 @@ _RULES: dict[str, list[Rule]] = {
             lambda b: IntentInfo(CommitWords(b["s"], b["v"])),
         ),
         rule("do {s:powers} (plan|intend|mean) to {v:vps}", lambda b: IntentInfo(CommitWords(b["s"], b["v"]))),
-        rule("are {u:unit} move to {v:vps}", lambda b: IntentInfo(CommitWords(b["u"], b["v"]))),
-        rule("will {u:unit} {v:vps}", lambda b: IntentInfo(CommitWords(b["u"], b["v"]))),
+        rule("are ({u:unit}|{u:some_unit}) move to {v:vps}", lambda b: IntentInfo(CommitWords(b["u"], b["v"]))),
+        rule("will ({u:unit}|{u:some_unit}) {v:vps}", lambda b: IntentInfo(CommitWords(b["u"], b["v"]))),
         # "why ...?": an explanation asked for (level 7)
         rule("why {i:question}", lambda b: ExplainInfo(b["i"])),
     ],
@@ -381,6 +392,12 @@ _RULES: dict[str, list[Rule]] = {
         rule("i accept (your)? (proposal)? (of|for)? {d:deal}", lambda b: MessageWords("accept", b["d"])),
         rule("i reject (your)? (proposal)? (of|for)? {d:deal}", lambda b: MessageWords("reject", b["d"])),
         rule("i withdraw (my)? proposal to {r:powers}", lambda b: MessageWords("withdraw", None, None, b["r"])),
+        # "will your army in Venice move to Trieste?" asks the receiver to, as "will you move ...?" does;
+        # about another power's unit it is a question (the next rule)
+        rule(
+            "(will|would|can|could) ({u:unit}|{u:some_unit}) {v:vps} (please)?",
+            lambda b: MessageWords("propose", ClausesWords((CommitWords(b["u"], b["v"]),), asked=True)),
+        ),
         rule("{i:question}", lambda b: MessageWords("query", b["i"])),
         rule("(yes|no) {i:info}", lambda b: MessageWords("answer", b["i"])),
         rule("{intro}? {d:agreed} (please)?", lambda b: MessageWords("propose", b["d"])),

@@ -3,7 +3,10 @@
 The sender and receiver come from the conversation; "I", "you" and "my army in Paris"
 are theirs, and units are looked up on the board when the position is given. A bare
 "yes", "no" or "I withdraw" answers the open proposal of the conversation (or the open
-question). A message written in L itself is taken as it is (the expert mode).
+question). A message written in L itself is taken as it is (the expert mode). A proposal goes
+to the receiver and to every other power its deal commits, each of which must accept it
+("peace with Germany and England", written to England, goes to England and Germany); and
+"help" is answered with examples of what to write, each of which reads as L in the conversation.
 
 >>> from engine import Position
 >>> said = understand("Shall we make peace?", "ENGLAND", "FRANCE")
@@ -25,14 +28,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from engine.maps import standard_map
+from engine.maps import FLEET, standard_map
 from engine.position import Position
 from protocol.english import politeness
 from protocol.english.grammar import Parser
 from protocol.english.names import Names
 from protocol.english.phrases import MessageWords, Unsayable
 from protocol.english.resolve import Misunderstanding, Scene
-from protocol.english.rules import grammar, pronouns_and_owners
+from protocol.english.rules import everyone, grammar, pronouns_and_owners
 from protocol.english.spelling import Speller, describe_unsure
 from protocol.english.to_english import to_english
 from protocol.english.tokens import Sentence, normalise, sentences
@@ -65,7 +68,8 @@ class NotUnderstood:
 
     ``kind``: ``not_understood``; ``cannot_say`` when the words were understood but L cannot
     say them (the reason begins "L cannot say that"); ``no_l`` for greetings and thanks,
-    answered kindly, with nothing to send; ``ask`` when a word is asked about rather than guessed.
+    answered kindly, and for "help", answered with examples of what to write, with nothing to
+    send; ``ask`` when a word is asked about rather than guessed.
     """
 
     reason: str
@@ -116,8 +120,17 @@ _ASK_ACCEPT = _phrases(
     "so do you accept", "your answer", "yes or no",
 )  # fmt: skip
 
-# The words of the replies: known to the speller, never misspellings.
-_KNOWN = frozenset(w for phrases in (*_REPLIES.values(), _ASK_ACCEPT) for p in phrases for w in p) | frozenset(
+# "Help": answered with what one can write, and examples of it.
+_HELP = _phrases(
+    "help", "help me", "help please", "please help", "help me please", "I need help", "need help", "can you help",
+    "can you help me", "what can I say", "what can I write", "what can I type", "what do I say", "what do I write",
+    "what do I type", "what should I say", "what should I write", "how does this work", "how does it work",
+    "how do I use this", "how do I use it", "what do you understand", "what can you understand", "examples",
+    "example", "give me examples", "show me examples", "some examples", "commands", "instructions", "usage", "hints",
+)  # fmt: skip
+
+# The words of the replies and of asking for help: known to the speller, never misspellings.
+_KNOWN = frozenset(w for phrases in (*_REPLIES.values(), _ASK_ACCEPT, _HELP) for p in phrases for w in p) | frozenset(
     w for phrases in _REPLIES.values() for p in phrases for w in " ".join(p).split()
 )
 
@@ -253,6 +266,9 @@ def _english(text: str, scene: Scene, sender: str, open_proposal: a.Message | No
     speller = Speller.of(names.map, _KNOWN)
     text, polite = politeness.strip(text)
     found = sentences(text, names.is_province, speller.correct)
+    if found and all(sentence.words in _HELP for sentence in found):
+        return NotUnderstood(_help(scene, sender), None, "no_l")
+    found = [sentence for sentence in found if sentence.words not in _HELP]  # "Help! I propose peace"
     for sentence in found:
         for word, candidates in sentence.unsure:
             return NotUnderstood(describe_unsure(word, candidates, speller, names.map), None, "ask")
@@ -292,6 +308,66 @@ def _english(text: str, scene: Scene, sender: str, open_proposal: a.Message | No
     if message is None:
         return NotUnderstood("say one thing at a time: one proposal, reply or question a message", messages[0])
     return _understood(message, scene, sender, corrected)
+
+
+def _help(scene: Scene, sender: str) -> str:
+    """What one can write in this conversation: each example made for it (its powers, and
+    units on its board) and read here as L, so that none of them fails."""
+    names, m = scene.names, scene.map
+    you = names.power(scene.you)
+    others = [names.power(p) for p in sorted(everyone(scene)) if p not in (scene.me, scene.you)]
+    board = scene.position or Position.initial(m)
+    mine = _example_moves(board, scene.me, names)
+    yours = _example_moves(board, scene.you, names)
+
+    def first(*texts: str) -> list[str]:
+        """The first of the texts that is understood here as it says (none if none is)."""
+        for text in texts:
+            said = _english(text, scene, sender, None)
+            if isinstance(said, Understood):
+                return [f'"{text}"']
+        return []
+
+    proposals = first("Peace?")
+    if others:
+        proposals += first(f"I propose peace with {others[0]} and {you}")
+        proposals += first(*(f"An alliance against {enemy}" for enemy in reversed(others)))
+    proposals += first("A draw between all of us")
+    orders = first(*(f"I will move my {unit} to {where}" for unit, where in mine))
+    orders += first(*(f"Will your {unit} move to {where}?" for unit, where in yours))
+    orders += first(*(f"Please don't move your {unit} to {where}" for unit, where in reversed(yours)))
+    orders += first(*(f"Keep out of {where}" for _, where in mine))
+    questions = first(*(f"Do you have peace with {other}?" for other in others))
+    questions += first(*(f"Is your {unit} going to move to {where}?" for unit, where in yours))
+    examples = "; ".join(
+        f"{what}: {', '.join(said)}"
+        for what, said in (
+            ("to propose", proposals),
+            ("to promise or ask what units do", orders),
+            ("to ask", questions),
+        )
+        if said
+    )
+    return (
+        f"Write to {you} in plain English, one proposal, request, question or reply a message. For example,"
+        f' {examples}; to answer an open proposal, "yes", "no", "I withdraw" or "Do you accept?".'
+        f' A unit is its kind and place ("my army in Paris", "A PAR"); a proposal that names other powers'
+        " goes to each of them too. In expert mode you write L itself."
+    )
+
+
+def _example_moves(board: Position, power: str, names: Names) -> list[tuple[str, str]]:
+    """Some moves of ``power``'s units on the board, in words: ("army in Paris", "Burgundy")."""
+    m = board.map
+    moves = []
+    for unit in sorted(board.units, key=lambda u: (u.type, m.locations[u.location])):
+        if unit.power != power:
+            continue
+        kind = "fleet" if unit.type == FLEET else "army"
+        here = names.province(m.locations[m.province_of[unit.location]].lower())
+        reach = sorted(m.locations[p].lower() for p in m.reach[unit.type][unit.location])
+        moves += [(f"{kind} in {here}", names.province(p)) for p in reach[:2]]
+    return moves[:6]
 
 
 def _ask_accept(scene: Scene, open_proposal: a.Message | None) -> a.Message | NotUnderstood:
@@ -437,7 +513,7 @@ def _unsayable(sentence: Sentence, scene: Scene) -> str | None:
     ):
         return (
             "L has no open questions (what, where, which, who, when, how, why): it asks yes-or-no questions only,"
-            ' such as "Will your army in Venice move to Trieste?" or "Are you going to support me into Munich?"'
+            ' such as "Is your army in Venice going to move to Trieste?" or "Are you going to support me into Munich?"'
         )
     if said & _TRUST:
         return "L has no words for trust, lies or betrayal: it says what powers agree on, promise and do"

@@ -114,8 +114,8 @@ CASES: list[Case] = [
     Case("Proposal: peace.", PEACE),
     Case("I offer you peace", "propose(eng, fra, Agree([eng fra], pce([eng fra])))"),
     Case("Let us agree on peace", PEACE),
-    Case("Peace with you and Germany?", "propose(eng, fra, Agree([eng fra ger], pce([eng fra ger])))"),
-    Case("I propose peace between Germany and Italy", "propose(eng, fra, Agree([ger ita], pce([ger ita])))"),
+    Case("Peace with you and Germany?", "propose(eng, [fra ger], Agree([eng fra ger], pce([eng fra ger])))"),
+    Case("I propose peace between Germany and Italy", "propose(eng, [fra ger ita], Agree([ger ita], pce([ger ita])))"),
     Case("Peace, Turkey?", "propose(rus, tur, Agree([rus tur], pce([rus tur])))", "RUS", "TUR"),
     Case("truce?", "propose(aus, ita, Agree([aus ita], pce([aus ita])))", "AUS", "ITA"),
     # --- an alliance against named powers ---------------------------------------------------------
@@ -130,7 +130,7 @@ CASES: list[Case] = [
     ),
     Case(
         "I propose an alliance of England, France and Italy against Germany",
-        "propose(eng, fra, Agree([eng fra ita], aly([eng fra ita], ger)))",
+        "propose(eng, [fra ita], Agree([eng fra ita], aly([eng fra ita], ger)))",
     ),
     Case("How about a coalition against the Russians?", "propose(eng, fra, Agree([eng fra], aly([eng fra], rus)))"),
     Case("Let's gang up on Austria", "propose(eng, fra, Agree([eng fra], aly([eng fra], aus)))"),
@@ -155,7 +155,7 @@ CASES: list[Case] = [
     ),
     Case(
         "an alliance of Italy, you and me against Turkey?",
-        "propose(rus, aus, Agree([aus ita rus], aly([aus ita rus], tur)))",
+        "propose(rus, [aus ita], Agree([aus ita rus], aly([aus ita rus], tur)))",
         "RUS",
         "AUS",
     ),
@@ -171,7 +171,7 @@ CASES: list[Case] = [
     Case("Make Belguim a neutral zone", "propose(eng, fra, Agree([eng fra], dmz([eng fra], [bel])))"),
     Case(
         "Belgium as a DMZ between England and Germany?",
-        "propose(eng, fra, Agree([eng ger], dmz([eng ger], [bel])))",
+        "propose(eng, [fra ger], Agree([eng ger], dmz([eng ger], [bel])))",
     ),
     Case("How about a buffer zone in the channel?", "propose(eng, fra, Agree([eng fra], dmz([eng fra], [ech])))"),
     Case(
