@@ -12,6 +12,13 @@ import { FULL, POWERS, abbr, nameOf, phaseName } from "./powers.js";
 
 const ANSWERS = /^(accept|reject|withdraw)\(/;
 const OPENS = /^(propose|query)\(/;
+const RECEIVERS = /^\s*\w+\s*\(\s*\w+\s*,\s*\[?\s*([a-z]{3}(?:\s+[a-z]{3})*)\s*\]?/i;
+
+/** The powers an L message is to, as tokens: `propose(fra, [eng ger], ...)` is to ENG and GER. */
+function receiversOf(l) {
+  const found = RECEIVERS.exec(l);
+  return found ? found[1].split(/\s+/).map((p) => p.toUpperCase()) : [];
+}
 
 export class ChatPanel {
   /** `me` is the person's power (ENG), `link` a NegoLink already connecting, `onUnread(total)` for the title. */
@@ -400,9 +407,13 @@ export class ChatPanel {
       this.showError(answer);
       return false;
     }
-    this.track(conv, l);
     const english = echo || (await api.render(l, this.meFull));
-    this.addMessage(conv, { mine: true, from: this.me, l, english, said, phase: this.phase });
+    // a message to several powers is in each of their conversations, as the mail puts it after a reload
+    const named = receiversOf(l).map((p) => this.conversations.get(p)).filter((c) => c && c !== conv);
+    for (const each of [conv, ...named]) {
+      this.track(each, l);
+      this.addMessage(each, { mine: true, from: this.me, l, english, said, phase: this.phase });
+    }
     // the note says what the words became ("sent as a proposal to Austria: ..."), and any word read otherwise
     fill(this.feedback, h("p", { class: "ok" }, `Understood and sent: ${english}`), note ? h("p", { class: "note" }, note) : null);
     this.input.value = "";

@@ -21,6 +21,7 @@ import pytest
 from bots.base import HoldBot, Outgoing
 from bots.nego_client import play_negotiating
 from bots.ws_client import play
+from engine import Power
 from engine.maps import Map
 from engine.position import Position
 from protocol.l import ast as a
@@ -161,6 +162,16 @@ async def talk_reload_and_check(page: Page, no: str, yes: str) -> None:
     assert not [text for _, text in before[1] if "confirmed" in text]
     order = await agreed.evaluate("list => [...list.children].map((li) => li.classList[0])")
     assert order[:6] == ["msg", "msg", "note", "msg", "msg", "note"]  # each note after the message it answers
+
+    # peace with a third power, written to one: it goes to both, and is in both conversations at once
+    sent = await agreed.locator("li.msg.out").count(), await refused.locator("li.msg.out").count()
+    await page.click(f'button.conv[data-conv="{yes}"]')
+    await page.fill("#chat-input", f"I propose peace with {Power(no).english}")
+    await page.press("#chat-input", "Enter")
+    await expect(page.locator("#chat-feedback")).to_contain_text("Understood and sent")
+    await expect(agreed.locator("li.msg.out")).to_have_count(sent[0] + 1)
+    await expect(refused.locator("li.msg.out")).to_have_count(sent[1] + 1)
+    await expect(refused.locator("li.msg.out").last).to_contain_text(Power(yes).english)
 
 
 async def notes_of(page: Page, power: str) -> list[tuple[str, str]]:
