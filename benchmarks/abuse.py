@@ -344,6 +344,12 @@ def attacker_address(k: int, per_network: int) -> str:
     return f"127.{second}.{third}.{host + 1}"
 
 
+def attacker_connections(addresses: int, each: int, per_network: int) -> list[str]:
+    """The local address of every connection of an attack from ``addresses`` addresses,
+    ``each`` connections from each, address after address."""
+    return [attacker_address(k, per_network) for k in range(addresses) for _ in range(each)]
+
+
 def networks_of(addresses: int, per_network: int) -> int:
     return -(-addresses // per_network)
 
@@ -629,11 +635,7 @@ async def flood_observers(config: dict[str, Any], sizes: Sizes, stopped: asyncio
             await wire.close()
 
     started = time.perf_counter()
-    locals_ = [
-        attacker_address(k, sizes.addresses_per_network)
-        for k in range(sizes.observer_addresses)
-        for _ in range(sizes.observers_per_address)
-    ]
+    locals_ = attacker_connections(sizes.observer_addresses, sizes.observers_per_address, sizes.addresses_per_network)
     await bounded([observe(local) for local in locals_], sizes.concurrency)
     emit({"holding": len(held), "outcomes": dict(outcomes), "seconds": time.perf_counter() - started})
     with contextlib.suppress(TimeoutError):
@@ -669,11 +671,7 @@ async def hoard_seats(config: dict[str, Any], sizes: Sizes) -> dict[str, Any]:
             await wire.close()
 
     started = time.perf_counter()
-    locals_ = [
-        attacker_address(k, sizes.addresses_per_network)
-        for k in range(sizes.hoard_addresses)
-        for _ in range(sizes.seats_per_address)
-    ]
+    locals_ = attacker_connections(sizes.hoard_addresses, sizes.seats_per_address, sizes.addresses_per_network)
     await bounded([take(local, n) for n, local in enumerate(locals_)], sizes.concurrency)
     # a seat left before its game starts is free again: the hoarder waits for each game to play
     playing = await asyncio.gather(*(_playing(w) for w in seated))

@@ -348,9 +348,9 @@ def rotation(seed: int, games: int) -> list[tuple[str, ...]]:
     return out[:games]
 
 
-def game_line(n: int, record: GameRecord) -> dict[str, Any]:
-    """The line of ``games.jsonl`` of game ``n``."""
-    written = record.to_json()  # the powers by their full names, as the files write them
+def game_line(n: int, written: Mapping[str, Any]) -> dict[str, Any]:
+    """The line of ``games.jsonl`` of game ``n``, from its record as the files write it
+    (:meth:`GameRecord.to_json`: the powers by their full names)."""
     kept = ("seed", "bots", "outcome", "winner", "last_year", "centres", "final_centres", "eliminated")
     line = {"game": n, **{key: written[key] for key in kept}}
     scores = score_game(line["final_centres"], line["eliminated"], line["bots"])
@@ -376,12 +376,13 @@ def write_game(n: int, record: GameRecord, games_dir: Path, formats: Sequence[st
     """Write the full record of game ``n`` (and, for ``formats`` holding ``mila``, MILA's saved
     game ``<n>.mila.json`` beside it: :mod:`formats.mila`), return its line."""
     path = games_dir / f"{n}.json"
-    path.write_text(json.dumps({"game": n, **record.to_json()}, separators=(",", ":")) + "\n", encoding="utf-8")
+    written = record.to_json()
+    path.write_text(json.dumps({"game": n, **written}, separators=(",", ":")) + "\n", encoding="utf-8")
     if "mila" in formats:
         from formats import jsonio, mila
 
-        (games_dir / f"{n}.mila.json").write_text(jsonio.dumps(mila.dump(record)) + "\n", encoding="utf-8")
-    return game_line(n, record)
+        (games_dir / f"{n}.mila.json").write_text(jsonio.dumps(mila.dump(written)) + "\n", encoding="utf-8")
+    return game_line(n, written)
 
 
 def _in_order(finished: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, dict[str, Any] | None]]:

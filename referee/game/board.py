@@ -7,7 +7,6 @@ the position after a phase comes from the engine, or in a replay from the stored
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -154,7 +153,7 @@ class Board:
             return outcome
         before = outcome.before
         results = {before.unit_name(u): list(words) for u, words in outcome.results.items()}
-        stored_after = _stored_position(stored["after"], outcome.position, self.map)
+        stored_after = Position.from_json(stored["after"], self.map, played=before.phase)  # a solo's: COMPLETED
         if results == stored["results"] and outcome.position.same_board(stored_after):
             return outcome
         self.mismatches.append(
@@ -245,9 +244,3 @@ def _movement_result(words: tuple[str, ...]) -> tuple[str | None, bool]:
     return (None, True) if ret else ("SUC", False)
 
 
-def _stored_position(data: Mapping[str, Any], computed: Position, m: Map) -> Position:
-    """The position an adjudicate record stored. A game's last one, after a solo, is written
-    ``COMPLETED``, which names no phase: it is read as the phase the engine reached, completed."""
-    if data.get("phase") != "COMPLETED":
-        return Position.from_json(data, m)
-    return dataclasses.replace(Position.from_json({**data, "phase": str(computed.phase)}, m), completed=True)

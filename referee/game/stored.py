@@ -41,8 +41,10 @@ POWER_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
-def _spelt(kind: str, payload: Mapping[str, Any], spell: Callable[[str], str]) -> dict[str, Any]:
-    powers, keyed = POWER_FIELDS.get(kind, ((), ()))
+def _spelt(kind: str, payload: Mapping[str, Any], spell: Callable[[str], str]) -> Mapping[str, Any]:
+    if kind not in POWER_FIELDS:  # press, adjudicate's neighbours, admin...: as they are
+        return payload
+    powers, keyed = POWER_FIELDS[kind]
     out = dict(payload)
     for field in powers:
         if out.get(field) is not None:
@@ -53,11 +55,11 @@ def _spelt(kind: str, payload: Mapping[str, Any], spell: Callable[[str], str]) -
     return out
 
 
-def to_store(kind: str, payload: Mapping[str, Any], full_names: Mapping[str, str]) -> dict[str, Any]:
+def to_store(kind: str, payload: Mapping[str, Any], full_names: Mapping[str, str]) -> Mapping[str, Any]:
     """A record's payload as the store keeps it: each power by its full name."""
     return _spelt(kind, payload, full_names.__getitem__)
 
 
-def from_store(kind: str, payload: Mapping[str, Any], m: Map) -> dict[str, Any]:
+def from_store(kind: str, payload: Mapping[str, Any], m: Map) -> Mapping[str, Any]:
     """A stored record's payload with each power by its token (read from either spelling)."""
     return _spelt(kind, payload, m.power)
