@@ -99,7 +99,10 @@ def imported(
         powers = sorted(p for p, units in (last.get("units") or {}).items() if units or (last.get("centers") or {}).get(p))
     else:
         powers = []
-    return records, {"outcome": outcome, "powers": powers, "phase": str(last.get("phase", "S1901M"))}
+    phase = str(last.get("phase", "S1901M"))
+    if phase == "COMPLETED" and phases:  # names no phase: the winter the game ended in, as a live game's result
+        phase = str(Position.from_json(last, standard_map(), played=Phase.parse(str(phases[-1]["phase"]))).phase)
+    return records, {"outcome": outcome, "powers": powers, "phase": phase}
 
 
 def _press(message: Mapping[str, Any], public: bool) -> dict[str, Any]:

@@ -109,12 +109,14 @@ async def test_a_finished_game_replays_as_over_and_read_only(browser: Browser, n
     try:
         status, info = await http("GET", f"{base}/api/games/{game}")
         assert status == 200 and info["status"] == "finished", info
+        assert re.fullmatch(r"[SFW]\d{4}[MRA]", info["result"]["phase"]), info["result"]
         history = (await http("GET", f"{base}/api/games/{game}/history"))[1]["phases"]
         for phone in (False, True):
             page, errors = await open_page(browser, phone=phone)
             await page.goto(url)
             await expect(page.locator("#banner")).to_contain_text(banner)
             await expect(page.locator("#phase")).to_have_text(f"game over after {info['result']['phase']}")
+            await expect(page.locator("#phase")).not_to_contain_text("COMPLETED")  # a phase, as a live game says
             await expect(page.locator("#mis")).to_contain_text("read-only")
             await expect(page.get_by_text("Cannot read the game", exact=False)).to_have_count(0)
             # nothing to order, nowhere to type one
