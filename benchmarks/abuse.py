@@ -898,20 +898,19 @@ async def _attack(
     return await honest_side.ask({"seat": kind}, seat_timeout), detail
 
 
+#: An attack on seats from many addresses -> the sizes that say how many, and how much from each.
+_SPREAD = {
+    "seat-guess": ("guess_addresses", "guesses_per_address"),
+    "observer-flood": ("observer_addresses", "observers_per_address"),
+    "crowd-flood": ("crowd_addresses", "crowd_observers_per_address"),
+    "seat-hoard": ("hoard_addresses", "seats_per_address"),
+}
+
+
 def describe_size(attack: str, sizes: Sizes) -> str:
-    per = sizes.addresses_per_network
-    if attack == "seat-guess":
-        n = sizes.guess_addresses
-        return f"{n} addr x {sizes.guesses_per_address} in {networks_of(n, per)} /24s"
-    if attack == "observer-flood":
-        n = sizes.observer_addresses
-        return f"{n} addr x {sizes.observers_per_address} in {networks_of(n, per)} /24s"
-    if attack == "crowd-flood":
-        n = sizes.crowd_addresses
-        return f"{n} addr x {sizes.crowd_observers_per_address} in {networks_of(n, per)} /24s"
-    if attack == "seat-hoard":
-        n = sizes.hoard_addresses
-        return f"{n} addr x {sizes.seats_per_address} in {networks_of(n, per)} /24s"
+    if attack in _SPREAD:
+        addresses, each = (getattr(sizes, name) for name in _SPREAD[attack])
+        return f"{addresses} addr x {each} in {networks_of(addresses, sizes.addresses_per_network)} /24s"
     if attack == "tiny-flood":
         return f"{sizes.flood_messages} NOW in {sizes.flood_seconds:g} s, 1 addr"
     return "-"
