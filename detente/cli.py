@@ -295,9 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "store":
         return store_command.run(args)
     if args.command == "serve":
+        from detente.house import BotHouse
         from server.main import run
 
-        return run(args)
+        return run(args, house=lambda service, settings: BotHouse(service, settings.nego_url))
     if args.command == "nego":
         from server.nego.main import run_nego
 

@@ -151,7 +151,7 @@ class Lobby:
 
     def add(self, gm: GameMaster, for_strangers: bool = False, now: float = 0.0) -> None:
         """A game joins the lobby (new, or rebuilt from the store at ``now``)."""
-        self.games[gm.game_id] = Entry(gm, for_strangers, empty_since=None if gm.roster.connection_of else now)
+        self.games[gm.game_id] = Entry(gm, for_strangers, empty_since=None if gm.people_present() else now)
 
     def remove(self, game_id: str) -> None:
         self.games.pop(game_id, None)
@@ -176,6 +176,8 @@ class Lobby:
             elif client.role is Role.OBSERVER:
                 gm.roster.clients[conn] = client
         gm.seats.last_address.update(old.seats.last_address)
+        gm.seats.absent_since.update(old.seats.absent_since)  # memory only: the store has none of it
+        gm.seats.wanted |= old.seats.wanted
         entry.gm = gm
 
     def passcode_in_use(self, code: int) -> bool:
@@ -208,7 +210,7 @@ class Lobby:
     def empty(self, game_id: str) -> bool:
         """Whether none of the game's players is connected."""
         gm = self.game(game_id)
-        return gm is not None and not gm.roster.connection_of
+        return gm is not None and not gm.people_present()
 
     # --- games for strangers -----------------------------------------------------------------
 
@@ -227,7 +229,7 @@ class Lobby:
         return (
             entry.gm.state is GameState.PLAYING
             and since is not None
-            and not entry.gm.roster.connection_of
+            and not entry.gm.people_present()
             and now - since >= self.limits.deserted_after
         )
 
@@ -403,6 +405,14 @@ class Lobby:
             entry.empty_since = None
         return _join(first, step)
 
+    def house(self, conn: str, game_id: str, power: str, bot: str, now: float) -> Step:
+        """The server's own connection ``conn`` plays ``power`` of ``game_id`` with ``bot`` (its lock
+        held; see :mod:`referee.game.house`): no budget, no limit of seats, no deserted game
+        kept alive, since a bot is not a person."""
+        self._conns[conn] = _Conn(None, game_id, game_id)
+        gm = self.games[game_id].gm
+        return _join(gm.connect(conn, now), gm.house(conn, power, bot, now))
+
     def leave(self, conn: str, now: float) -> Step:
         """``conn`` leaves its game (for another one); the step of the game it left."""
         c = self._conns.get(conn)
@@ -411,7 +421,7 @@ class Lobby:
         entry = self.games[c.game]
         c.game = None
         step = entry.gm.disconnect(conn, now)
-        if not entry.gm.roster.connection_of and entry.empty_since is None:
+        if not entry.gm.people_present() and entry.empty_since is None:
             entry.empty_since = now
         return step
 

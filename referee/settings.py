@@ -48,6 +48,7 @@ __all__ = [
     "LAST_YEAR",
     "PRESS_LEVELS",
     "PROTOCOLS",
+    "STAND_IN_AFTER_MAX",
     "Deadlines",
     "GameSettings",
     "check_year_limit",
@@ -67,6 +68,8 @@ FIRST_YEAR = 1901
 """The smallest year limit: the game begins in 1901."""
 LAST_YEAR = 9999
 """The largest year limit: a bound on what a client may ask a server to keep playing."""
+STAND_IN_AFTER_MAX = 30 * 86400.0
+"""The longest a seat may wait for its player before a stand-in comes: 30 days."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,10 @@ class GameSettings:
     notary confirmed replace the orders that break them. The game is drawn when it would
     go past the last phase of ``year_limit`` (None: never). ``reserved`` keeps powers for the
     players who join with those names (pairs of power and ``NME`` name, sorted; see :func:`keeps`).
+    ``bots`` gives powers to the server's own bots from the start (pairs of power and seat
+    spec, sorted: see :mod:`referee.game.house`); ``stand_in`` names the bot that plays a
+    person's seat once its player has been away ``stand_in_after`` seconds, until the player
+    comes back (None: nobody stands in; the seat is in civil disorder).
 
     Each field's default here is the setting's one default, which the API, the servers and
     the commands read (``GameSettings().year_limit``) instead of stating their own.
@@ -96,6 +103,9 @@ class GameSettings:
     # same); None, asked for explicitly, plays until a solo or a draw agreed
     year_limit: int | None = 1920
     reserved: tuple[tuple[str, str], ...] = ()
+    bots: tuple[tuple[str, str], ...] = ()
+    stand_in: str | None = None
+    stand_in_after: float = 300.0
 
     def __post_init__(self) -> None:
         if isinstance(self.press_level, bool) or self.press_level not in PRESS_LEVELS:
@@ -109,6 +119,13 @@ class GameSettings:
         if len(set(self.press_phases)) != len(self.press_phases):
             raise ValueError("the press phases list each kind of phase at most once")
         check_year_limit(self.year_limit)
+        if set(dict(self.bots)) & set(dict(self.reserved)):
+            raise ValueError("a power is either kept for a player or given to a bot, not both")
+        if not 0 < self.stand_in_after <= STAND_IN_AFTER_MAX:
+            raise ValueError(
+                f"a stand-in comes after more than 0 and at most {STAND_IN_AFTER_MAX:.0f} seconds; not {self.stand_in_after!r}"
+            )
+        object.__setattr__(self, "bots", tuple(sorted(self.bots)))
         canonical = format_levels(parse_levels(self.l_levels))  # ValueError when it is no level list
         object.__setattr__(self, "l_levels", canonical)
         # canonical order, so that equal settings compare and store equal
@@ -138,6 +155,9 @@ class GameSettings:
             "deadlines": self.deadlines.to_json(),
             "year_limit": self.year_limit,
             "reserved": {_FULL_NAMES[p]: name for p, name in self.reserved},
+            "bots": {_FULL_NAMES[p]: bot for p, bot in self.bots},
+            "stand_in": self.stand_in,
+            "stand_in_after": self.stand_in_after,
         }
 
     @classmethod
@@ -154,6 +174,9 @@ class GameSettings:
             deadlines=Deadlines.from_json(data["deadlines"]) if "deadlines" in data else defaults.deadlines,
             year_limit=data.get("year_limit", defaults.year_limit),
             reserved=tuple(sorted((_power(p), name) for p, name in dict(data.get("reserved") or {}).items())),
+            bots=tuple((_power(p), str(bot)) for p, bot in dict(data.get("bots") or {}).items()),
+            stand_in=None if data.get("stand_in") is None else str(data["stand_in"]),
+            stand_in_after=float(data.get("stand_in_after", defaults.stand_in_after)),
         )
 
 

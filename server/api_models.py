@@ -20,13 +20,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    field_validator,
+    model_validator,
+)
 
 from engine import Adjudication, Position, Power, standard_map
 from engine.position import PHASE_KINDS
 from protocol.l import format_levels, parse_levels
 from referee.deadlines import Deadlines
-from referee.settings import FIRST_YEAR, LAST_YEAR, PRESS_LEVELS, PROTOCOLS, GameSettings
+from referee.settings import FIRST_YEAR, LAST_YEAR, PRESS_LEVELS, PROTOCOLS, STAND_IN_AFTER_MAX, GameSettings
 
 
 def _not_a_bool(value: object) -> object:
@@ -73,6 +82,9 @@ def normalise_l_levels(value: str) -> str:
 
 
 LLevels = Annotated[str, Field(max_length=64), AfterValidator(normalise_l_levels)]
+#: A seat spec of a bot the server plays (``dumbbot``, ``hana:revenger``): which ones exist is the
+#: server's house's to say (:mod:`server.bot_seats`).
+SeatSpec = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][!-~]*$")]
 """An L level list, kept in its canonical text."""
 
 
@@ -172,6 +184,29 @@ class GameCreate(Body):
         " A name of a power's token and a colon (FRA:) keeps the power for any NME name beginning so, as AiClient"
         " bots started with -rFRA:PASSCODE join: not a secret, so only for servers whose players are known",
     )
+    bots: dict[PowerName, SeatSpec] = Field(
+        default_factory=lambda: dict(_DEFAULT.bots),
+        description="powers the server's own bots play from the start (seat specs: dumbbot, randomnegotiator, ...);"
+        " a game whose other seats all have bots starts as soon as its people join",
+    )
+    stand_in: SeatSpec | None = Field(
+        default=_DEFAULT.stand_in,
+        description="the bot that plays a person's seat while its player is away (null: nobody; the seat is in"
+        " civil disorder), until the player comes back",
+    )
+    stand_in_after: float = Field(
+        default=_DEFAULT.stand_in_after,
+        ge=1,
+        le=STAND_IN_AFTER_MAX,
+        description="seconds a player is away before the stand-in plays the seat",
+    )
+
+    @model_validator(mode="after")
+    def _kept_or_bot(self) -> GameCreate:
+        both = sorted(set(self.reserved) & set(self.bots))
+        if both:
+            raise ValueError(f"{', '.join(FULL_NAMES[p] for p in both)}: kept for a player and given to a bot")
+        return self
 
     @classmethod
     def of(cls, settings: GameSettings) -> GameCreate:
@@ -193,6 +228,24 @@ class GameCreate(Body):
         return tuple(kind for kind in PHASE_KINDS.values() if kind in value)  # type: ignore[misc]
 
 
+class AgainstBots(Body):
+    """The body of ``POST /api/games/against-bots``: a game of one person against the server's bots."""
+
+    power: PowerName | None = Field(default=None, description="the power the person plays (null: one drawn)")
+    bot: SeatSpec | None = Field(default=None, description="the bot of the six other seats (null: the server's choice)")
+    name: str = Field(default="", max_length=100)
+    year_limit: int | None = Field(default=_DEFAULT.year_limit, ge=FIRST_YEAR, le=LAST_YEAR)
+
+
+class AgainstBotsCreated(Body):
+    """The answer: the game, the person's power and the name that takes its seat (``NME``)."""
+
+    id: str
+    power: PowerName
+    name: str = Field(description="the secret name the person joins with: whoever sends it takes the seat")
+    bot: str
+
+
 class PlayerInfo(Body):
     """One power of a game as the public sees it."""
 
@@ -201,6 +254,8 @@ class PlayerInfo(Body):
     connected: bool = Field(description="that player is connected now")
     civil_disorder: bool = False
     eliminated: bool = False
+    bot: str | None = Field(default=None, description="the server's bot given this seat")
+    stand_in: str | None = Field(default=None, description="the server's bot playing it while its player is away")
 
 
 class GameResult(Body):
@@ -283,6 +338,8 @@ class ClientConfig(Body):
     nego_url: str | None = Field(default=None, description="the negotiation server's URL, if there is one")
     daide_path: str = Field(default="/daide", description="the websocket path of the DAIDE endpoint")
     daide_port: int | None = Field(default=None, description="the port of the DAIDE binary TCP listener")
+    house_bots: list[str] = Field(default_factory=list, description="the bots this server plays (none: no house)")
+    house_default: str | None = Field(default=None, description="the bot a game against bots gets by default")
     version: str = ""
 
 

@@ -8,7 +8,8 @@
   and the public position); ``GET /api/games/{id}/history`` (each phase played: the orders
   given by power in the short notation, such as ``A PAR - BUR``, without the orders that
   defaulted; each unit's result words; the public position after); ``POST /api/games``
-  with ``Authorization: Bearer <admin token>``; ``GET /api/schema`` (the JSON schemas of the bodies), ``GET /api/openapi.json`` (the
+  with ``Authorization: Bearer <admin token>``; ``POST /api/games/against-bots`` (anyone's game
+  against the server's bots, see :mod:`server.bot_seats`); ``GET /api/schema`` (the JSON schemas of the bodies), ``GET /api/openapi.json`` (the
   OpenAPI 3.1 document).
 - ``/``: the web page and its endpoints (see :mod:`server.web_api`).
 - ``/internal/feed``: the negotiation server's websocket, with ``Authorization: Bearer
@@ -39,6 +40,8 @@ from engine import standard_map
 from formats import FormatError, mila
 from server import export, web_api
 from server.api_models import (
+    AgainstBots,
+    AgainstBotsCreated,
     ClientConfig,
     GameCreate,
     GameCreated,
@@ -50,6 +53,7 @@ from server.api_models import (
     openapi,
 )
 from server.bodies import BodyError, error_response, parse_json, read_body, read_raw
+from server.bot_seats import TooManyBotGames
 from server.feed import AuthRequest, DeliverRequest, parse_request
 from server.metrics import CONTENT_TYPE
 from server.service import GameService, GameUnavailable
@@ -82,7 +86,14 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         return PlainTextResponse(service.metrics.render(), media_type=CONTENT_TYPE)
 
     async def config(request: Request) -> Response:
-        body = ClientConfig(nego_url=settings.nego_url, daide_port=settings.daide_port, version=_version())
+        house = service.bot_seats.house
+        body = ClientConfig(
+            nego_url=settings.nego_url,
+            daide_port=settings.daide_port,
+            version=_version(),
+            house_bots=list(house.bots) if house is not None else [],
+            house_default=house.default_bot if house is not None else None,
+        )
         return JSONResponse(body.model_dump(mode="json"))
 
     async def schema(request: Request) -> Response:
@@ -152,8 +163,27 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         create = await read_body(request, GameCreate)
         if isinstance(create, JSONResponse):
             return create
+        why = service.bot_seats.refuse(create)
+        if why is not None:
+            return error_response(422, why)
         game = await service.create_game(create)
         return JSONResponse(GameCreated(id=game.id, settings=create).model_dump(mode="json"), status_code=201)
+
+    async def against_bots(request: Request) -> Response:
+        """Anyone's game against the server's bots (bounded: see :mod:`server.bot_seats`)."""
+        wanted = await read_body(request, AgainstBots)
+        if isinstance(wanted, JSONResponse):
+            return wanted
+        address = request.client.host if request.client else None
+        try:
+            game, power, name = await service.bot_seats.against_bots(wanted, address)
+        except TooManyBotGames as error:
+            return error_response(429, str(error))
+        except ValueError as error:
+            return error_response(422, str(error))
+        bot = next(iter(game.create.bots.values()))
+        created = AgainstBotsCreated(id=game.id, power=power, name=name, bot=bot)
+        return JSONResponse(created.model_dump(mode="json"), status_code=201)
 
     async def daide(websocket: WebSocket) -> None:
         requested = websocket.query_params.get("game")
@@ -215,6 +245,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         Route("/api/games", list_games, methods=["GET"]),
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/games/import", import_game, methods=["POST"]),
+        Route("/api/games/against-bots", against_bots, methods=["POST"]),
         Route("/api/games/{game_id}", get_game),
         Route("/api/games/{game_id}/history", get_history),
         Route("/api/games/{game_id}/export", export_game),
@@ -222,6 +253,7 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         WebSocketRoute("/internal/feed", feed),
         *web_api.routes(service),
     ]
+
     async def unavailable(request: Request, exc: Exception) -> Response:
         return error_response(503, f"{exc} cannot be read now: its store failed; try again")
 

@@ -20,14 +20,17 @@ from protocol.daide.framing import IM_TIMEOUT
 from referee.settings import PROTOCOLS, year_limit_text
 from server.api_models import GameCreate
 from server.app import create_app
+from server.bot_seats import House
 from server.daide_tcp import DaideTcpListener
 from server.retention import RetentionTask, start_retention
 from server.service import GameService
 from server.settings import (
     GAME_LIMIT_OPTIONS,
     LIMIT_OPTIONS,
+    OPEN_GAME_STAND_IN,
     RETENTION_OPTIONS,
     ServerSettings,
+    SettingsError,
     add_game_limit_arguments,
     add_limit_arguments,
     add_retention_arguments,
@@ -36,7 +39,10 @@ from server.settings import (
 from server.store import SCHEMA_VERSION, Store
 from server.web import configure_logging, run_app, run_command
 
-__all__ = ["add_serve_arguments", "configure_logging", "run", "serve"]
+__all__ = ["HouseFactory", "add_serve_arguments", "configure_logging", "run", "serve"]
+
+#: What makes the server's house, once its service and settings exist.
+HouseFactory = Callable[[GameService, ServerSettings], House]
 
 
 async def serve(
@@ -46,9 +52,12 @@ async def serve(
     *,
     daide_ready: Callable[[str, int], None] | None = None,
     daide_im_timeout: float = IM_TIMEOUT,
+    house: HouseFactory | None = None,
 ) -> None:
     """Run the server until it is told to stop (a signal, or ``stop`` being set).
 
+    ``house`` makes what plays the server's own bots (:mod:`server.bot_seats`; ``detente
+    serve`` gives :class:`detente.house.BotHouse`); without one, games may name no bots.
     A port that cannot be bound (HTTP or DAIDE) raises ``OSError``.
     """
     logger = structlog.get_logger("detente.server")
@@ -57,6 +66,7 @@ async def serve(
         logger.info("store migrated", db=str(settings.db), from_version=store.migrated_from, to_version=SCHEMA_VERSION)
     listener: DaideTcpListener | None = None
     retention: RetentionTask | None = None
+    service: GameService | None = None
     try:
         service = GameService(
             store,
@@ -67,6 +77,11 @@ async def serve(
             deserted_after=settings.deserted_after,
             open_games_per_hour=settings.open_games_per_hour,
         )
+        if house is not None:
+            service.bot_seats.house = house(service, settings)
+            why = service.bot_seats.refuse(settings.open_game())
+            if why is not None:
+                raise SettingsError(f"--stand-in: {why}")
         retention = start_retention(
             store, settings.retention_policy(), settings.export_dir, settings.retention_interval
         )
@@ -102,8 +117,19 @@ async def serve(
             if ready is not None:
                 ready(host, port)
 
-        await run_app(app, settings.host, settings.port, listening, stop, started, make_room=service.shed, holds_seat=service.holds_seat)
+        await run_app(
+            app,
+            settings.host,
+            settings.port,
+            listening,
+            stop,
+            started,
+            make_room=service.shed,
+            holds_seat=service.holds_seat,
+        )
     finally:
+        if house is not None and service is not None and service.bot_seats.house is not None:
+            await service.bot_seats.house.close()
         if retention is not None:
             await retention.stop()
         if listener is not None:
@@ -131,6 +157,16 @@ def add_serve_arguments(parser: Any) -> None:
     parser.add_argument("--deadlines", help=f"movement,retreat,adjustment seconds, or none ({game.deadlines.text()})")
     year_limit = year_limit_text(game.year_limit)
     parser.add_argument("--year-limit", dest="year_limit", help=f"last year of the open game, or none ({year_limit})")
+    parser.add_argument(
+        "--stand-in",
+        dest="stand_in",
+        help=f"the bot that plays the seat of a player who left an open game, or none ({OPEN_GAME_STAND_IN})",
+    )
+    parser.add_argument(
+        "--stand-in-after",
+        dest="stand_in_after",
+        help=f"seconds a player of an open game is away before the stand-in plays ({game.stand_in_after:.0f})",
+    )
     add_limit_arguments(parser)
     add_game_limit_arguments(parser)
     add_retention_arguments(parser)
@@ -150,20 +186,23 @@ _SERVE_KEYS = (
     "protocol",
     "deadlines",
     "year_limit",
+    "stand_in",
+    "stand_in_after",
     *LIMIT_OPTIONS,
     *GAME_LIMIT_OPTIONS,
     *RETENTION_OPTIONS,
 )
 
 
-def run(args: Any, env: Mapping[str, str] | None = None) -> int:
-    """``detente serve``: load the settings, print generated credentials once, serve."""
+def run(args: Any, env: Mapping[str, str] | None = None, house: HouseFactory | None = None) -> int:
+    """``detente serve``: load the settings, print generated credentials once, serve (with
+    ``house`` playing the server's bots)."""
     values = {key: getattr(args, key, None) for key in _SERVE_KEYS}
 
     async def serving(settings: ServerSettings, ready: Callable[[str, int], None]) -> None:
         def daide_ready(host: str, port: int) -> None:
             print(f"detente: DAIDE on tcp://{host}:{port}", flush=True)
 
-        await serve(settings, ready, daide_ready=daide_ready)
+        await serve(settings, ready, daide_ready=daide_ready, house=house)
 
     return run_command("serve", lambda: load_settings(values, dict(os.environ) if env is None else env), serving)

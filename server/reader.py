@@ -91,6 +91,8 @@ class GameReader:
                     connected=seat.connected,
                     civil_disorder=seat.civil_disorder,
                     eliminated=seat.eliminated,
+                    bot=seat.bot,
+                    stand_in=seat.stand_in,
                 )
                 for seat in view.seats
             ],
@@ -149,15 +151,18 @@ class GameReader:
             return None
         events = await asyncio.to_thread(self.store.events, game_id)
         names = [entry.phase for entry in phases]
-        press, adjudicated = [], 0
+        press, adjudicated, stand_ins = [], 0, []
         for event in events:  # press belongs to the phase being played: the next one to be adjudicated
             if event.kind == "adjudicate":
                 adjudicated += 1
             elif event.kind == "press":
                 phase = names[adjudicated] if adjudicated < len(names) else (info.phase or "")
                 press.append((phase, event.payload))
+            elif event.kind in ("stand_in", "returned"):
+                stand_ins.append((event.kind, event.payload))
         result = None if info.result is None else info.result.model_dump(mode="json")
-        return export.document(game_id, [entry.model_dump(mode="json") for entry in phases], press, result, private)
+        document = export.document(game_id, [e.model_dump(mode="json") for e in phases], press, result, private)
+        return document | {"stand_ins": export.stand_ins(stand_ins)}
 
 
 def result_of(outcome: Outcome) -> GameResult:

@@ -43,6 +43,7 @@ from referee.game import GameMaster, GameState
 from referee.lobby import Entry, Lobby, LobbyLimits
 from referee.notices import GameNotice
 from server.api_models import GameCreate
+from server.bot_seats import BotSeats, House
 from server.feed import Feed
 from server.health import StoreHealth
 from server.metrics import Metrics
@@ -130,6 +131,7 @@ class GameService:
         max_seats_per_network: int = MAX_SEATS_PER_NETWORK,
         deserted_after: float = DESERTED_AFTER,
         finished_grace: float = FINISHED_GRACE,
+        house: House | None = None,
     ) -> None:
         self.store = store
         self.open_settings = open_settings
@@ -154,6 +156,7 @@ class GameService:
         self._conn_ids = itertools.count(1)
         self._background: set[asyncio.Task[None]] = set()
         self.feed = Feed()
+        self.bot_seats = BotSeats(self, house)
         self.writer = Writer(store)
         self.health = StoreHealth(store)
         self.reader = GameReader(store, self.games, clock)
@@ -196,7 +199,7 @@ class GameService:
             log.info("game restored", game=stored.id, state=gm.state, phase=str(gm.position.phase), events=len(events))
             if gm.state == GameState.OVER:  # it ended but the server died before marking it finished
                 await self._finish(game)
-            await self._commit(game, gm.vacate(self.clock()))
+            await self.commit(game, gm.vacate(self.clock()))
         if self.lobby.limits.max_open_games > 0 and kept in self.games and self.games[kept].gm.open_seats:
             self.lobby.open_game = kept
         else:
@@ -204,6 +207,7 @@ class GameService:
 
     async def stop(self) -> None:
         """Cancel timers and close every connection (the store stays open: the caller owns it)."""
+        self.bot_seats.stopped = True
         if self._reopen is not None:
             self._reopen.cancel()
             self._reopen = None
@@ -236,7 +240,23 @@ class GameService:
         game = self.games[game_id] = Game(game_id, create, self.lobby.games[game_id])
         log.info("game created", game=game_id, name=create.name)
         self.feed.publish(self.game_frame(game))
+        self.bot_seats.call(game)
         return game
+
+    async def cancel(self, game: Game) -> None:
+        """End an unfinished game without a result (``cancelled``): it leaves memory, its
+        connections are closed, and the store keeps it finished so."""
+        async with game.lock:
+            if game.finished:
+                return
+            game.finished = True
+            gm = game.gm
+            phase = "forming" if gm.state is GameState.FORMING else str(gm.position.phase)
+            result = {"outcome": "cancelled", "powers": [], "phase": phase}
+            await asyncio.to_thread(self.store.finish, game.id, result, self.clock())
+            log.info("game cancelled", game=game.id, phase=phase)
+        self.bot_seats.cancelled(game.id)
+        self._evict(game.id)
 
     def game_frame(self, game: Game) -> dict[str, Any]:
         """The feed's ``game`` frame: a game's settings and where it stands."""
@@ -288,7 +308,7 @@ class GameService:
                 return None
             if game.stale and not await self._recover(game):
                 raise StoreError("the game's store cannot be read now")
-            if not await self._commit(game, game.gm.deliver(sender, recipients, message, self.clock(), request)):
+            if not await self.commit(game, game.gm.deliver(sender, recipients, message, self.clock(), request)):
                 raise StoreError("the press could not be stored")
         return reached
 
@@ -304,7 +324,7 @@ class GameService:
         async with game.lock:
             if game.stale and not await self._recover(game):
                 raise StoreError("the game's store cannot be read now")
-            if not await self._commit(game, game.gm.bind(phase, orders, self.clock(), request)):
+            if not await self.commit(game, game.gm.bind(phase, orders, self.clock(), request)):
                 raise StoreError("the binding could not be stored")
             if request is not None:
                 return request in game.gm.requests
@@ -320,7 +340,9 @@ class GameService:
             wait = self.lobby.needs_open_game(self.clock())
             if wait is None:
                 if self.lobby.open_game is None and self.lobby.limits.max_open_games > 0:
-                    log.warning("open games at the cap", open_games=self.open_games(), cap=self.lobby.limits.max_open_games)
+                    log.warning(
+                        "open games at the cap", open_games=self.open_games(), cap=self.lobby.limits.max_open_games
+                    )
                 return
             if wait > 0:  # the hour's count is full, or a game will be deserted then
                 self._retry_opening(wait)
@@ -381,7 +403,7 @@ class GameService:
             for other in route.charge:  # the same wrong passcode, tried at more than one seat
                 if other in self.games and isinstance(message, Iam):
                     async with self.games[other].lock:
-                        await self._commit(self.games[other], self.lobby.charge(conn.id, other, message, self.clock()))
+                        await self.commit(self.games[other], self.lobby.charge(conn.id, other, message, self.clock()))
             game = self.games[route.game]
             async with game.lock:
                 if await self._receive(conn, game, message):
@@ -411,7 +433,7 @@ class GameService:
             return False
         kind = type(message).__name__.upper() if isinstance(message, Value) else "unparsed"
         log.debug("message", game=game.id, power=self.lobby.power_of(conn.id), kind=kind, conn=conn.id)
-        if not await self._commit(game, step):
+        if not await self.commit(game, step):
             # the store refused it: nothing was acknowledged, and the game is back to what is stored
             conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")
             return True
@@ -429,7 +451,7 @@ class GameService:
         if game is None:
             return
         async with game.lock:
-            await self._commit(game, self.lobby.leave(conn.id, self.clock()))
+            await self.commit(game, self.lobby.leave(conn.id, self.clock()))
 
     async def disconnect(self, conn: Connection) -> None:
         """The transport lost ``conn``."""
@@ -443,7 +465,7 @@ class GameService:
             power = self.lobby.power_of(conn.id)
             if power is not None:
                 log.info("player left", game=game.id, power=power, conn=conn.id, dropped=conn.dropped)
-            await self._commit(game, self.lobby.disconnect(conn.id, self.clock()))
+            await self.commit(game, self.lobby.disconnect(conn.id, self.clock()))
         if game.for_strangers and self.open_game_id is None and self.lobby.empty(game.id):
             await self._open_if_room()  # the game may be deserted now, which leaves room for another
         self._evict_if_alone(game)
@@ -465,7 +487,7 @@ class GameService:
 
     # --- steps and deadlines ----------------------------------------------------------------
 
-    async def _commit(self, game: Game, step: Step) -> bool:
+    async def commit(self, game: Game, step: Step) -> bool:
         """Store the step's records, then perform its actions, then re-arm the deadline; whether
         the records were stored.
 
@@ -507,6 +529,7 @@ class GameService:
         if ended:
             await self._finish(game)
         self._arm(game)
+        self.bot_seats.call(game)
         if (game.id == self.open_game_id and not game.gm.open_seats) or (ended and game.for_strangers):
             await self._open_if_room()
         return True
@@ -617,4 +640,4 @@ class GameService:
         async with game.lock:
             if game.stale and not await self._recover(game):
                 return
-            await self._commit(game, game.gm.tick(self.clock()))
+            await self.commit(game, game.gm.tick(self.clock()))

@@ -28,6 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from referee.settings import parse_year_limit
 from server.api_models import DeadlinesBody, GameCreate
+
+#: The bot that stands in for a stranger who left an open game, unless ``--stand-in`` says otherwise.
+OPEN_GAME_STAND_IN = "dumbbot"
 from server.retention import Policy
 from server.web import Limits, default_allowed_hosts, origin_of
 
@@ -329,7 +332,10 @@ class ServerSettings(RetentionSettings, LimitSettings):
     nego_url: str | None = Field(default=None, description="the negotiation server's URL, told to the web page")
     # The games the server opens for strangers: the API's model and its defaults, not a list of
     # its own (--press-level, --l-levels, --protocol, --deadlines and --year-limit set them)
-    game: GameCreate = Field(default_factory=GameCreate, description="the settings of the games opened for strangers")
+    game: GameCreate = Field(
+        default_factory=lambda: GameCreate(stand_in=OPEN_GAME_STAND_IN),
+        description="the settings of the games opened for strangers",
+    )
     # What strangers may hold of it (the game server's own limits; the shared ones are above):
     max_open_games: int = Field(
         default=MAX_OPEN_GAMES,
@@ -401,6 +407,8 @@ GAME_OPTIONS = {
     "protocol": "--protocol",
     "deadlines": "--deadlines",
     "year_limit": "--year-limit",
+    "stand_in": "--stand-in",
+    "stand_in_after": "--stand-in-after",
 }
 """The settings of the open games (:attr:`ServerSettings.game`) ``detente serve`` takes, and their options."""
 
@@ -452,6 +460,14 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
             values["year_limit"] = parse_year_limit(values["year_limit"])
         except ValueError as exc:
             raise SettingsError(f"--year-limit: {exc}") from None
+    # a stranger's open game goes on without a player who left: a bot stands in (--stand-in none: nobody)
+    stand_in = values.get("stand_in", OPEN_GAME_STAND_IN)
+    values["stand_in"] = None if isinstance(stand_in, str) and stand_in.strip().lower() == "none" else stand_in
+    if isinstance(values.get("stand_in_after"), str):
+        try:
+            values["stand_in_after"] = float(values["stand_in_after"])
+        except ValueError:
+            raise SettingsError(f"--stand-in-after: not a number of seconds: {values['stand_in_after']!r}") from None
     for key in (
         "port",
         "daide_port",

@@ -863,6 +863,9 @@ def run_command(
 
     try:
         asyncio.run(serve(settings, ready))
+    except SettingsError as exc:  # one only the running server can check (a bot no house plays)
+        print(f"detente {name}: {exc}", file=sys.stderr)
+        return 2
     except StoreError as exc:
         print(f"detente {name}: {exc}", file=sys.stderr)
         return 1

@@ -191,7 +191,7 @@ def test_the_game_formats_read_and_write_json_over_the_engine_alone() -> None:
 
 
 #: The modules of ``detente`` that start servers, and may import ``server``.
-STARTS_SERVERS = {"detente.cli", "detente.play", "detente.daide_game", "detente.replay_command"}
+STARTS_SERVERS = {"detente.cli", "detente.play", "detente.daide_game", "detente.replay_command", "detente.house"}
 #: The modules that read (or tend) a server's store: through the store module alone, and the
 #: retention policy that works on it.
 READS_STORES = {"detente.report", "detente.store_command"}

@@ -25,6 +25,7 @@ from protocol.daide.messages import (
     session_adm,
 )
 from protocol.daide.orders import map_definition
+from referee.game import house
 from referee.game.seats import Verdict
 from referee.game.state import GameState
 from referee.players import Client, Player, Role
@@ -49,7 +50,8 @@ def nme(g: GameMaster, conn: str, msg: Nme, now: float) -> None:
     roster = g.seats.roster
     reserved = dict(g.settings.reserved)
     kept = kept_for(g, msg.name)
-    free = kept or [p for p in g.powers if p not in roster.players and p not in reserved]
+    bots = dict(g.settings.bots)
+    free = kept or [p for p in g.powers if p not in roster.players and p not in reserved and p not in bots]
     if g.state is not GameState.FORMING or not free:
         g.out.to(conn, Rej(msg))
         return
@@ -102,6 +104,7 @@ def _iam_session(g: GameMaster, conn: str, power: str | None, msg: Iam, now: flo
     if power is None or player is None:
         _refuse(g, conn, msg)
         return
+    house.returned(g, power, now)  # a stand-in leaves the seat to its player: not "taken over"
     older = g.seats.roster.connection_of.get(power)
     if older is not None:
         g.out.to(older, Adm(SERVER_NAME, TAKEN_OVER))
@@ -127,6 +130,7 @@ def guessed(g: GameMaster, power: str, passcode: int, address: str | None, now: 
 
 def _rejoin(g: GameMaster, conn: str, player: Player, now: float) -> None:
     """``conn`` plays ``player`` again; a new network for the seat is recorded (see seats)."""
+    house.returned(g, player.power, now)
     network = g.seats.network_of_conn(conn)
     if network is not None and g.seats.network.get(player.power) != network:
         g.out.record("rejoin", now, power=player.power, network=network)

@@ -45,6 +45,7 @@ from protocol.daide.messages import Ccd, Drw, Frm, Hlo, Mis, PressMessage, Slo, 
 from protocol.daide.parser import DaideSyntaxError, parse
 from referee.deadlines import remaining_seconds
 from referee.effects import Record, Step
+from referee.game import house
 from referee.game.board import Board
 from referee.game.book import OrderBook
 from referee.game.clock import Clock
@@ -136,7 +137,10 @@ class GameMaster:
         when a full game starts without its maps."""
         if self.state is GameState.FORMING:
             return self.clock.start_by
-        return self.clock.next_wake() if self.state is GameState.PLAYING else None
+        if self.state is not GameState.PLAYING:
+            return None
+        wakes = [t for t in (self.clock.next_wake(), house.next_call(self)) if t is not None]
+        return min(wakes, default=None)
 
     @property
     def open_seats(self) -> bool:
@@ -168,6 +172,18 @@ class GameMaster:
     def session(self, power: str, token: str) -> bool:
         """Whether ``token`` is the session token of ``power``'s player."""
         return self.seats.session_player(power, token) is not None
+
+    def people_present(self) -> bool:
+        """Whether a person (not the server's bot) plays a power of the game from a connection now."""
+        return any(house.present(self, p) for p in house.people(self))
+
+    def people_away_since(self) -> float | None:
+        """Since when none of the game's people has been connected: None while one is; the
+        game's creation if none ever was."""
+        if self.people_present():
+            return None
+        people = house.people(self)
+        return max((self.seats.absent_since[p] for p in people if p in self.seats.absent_since), default=self.created)
 
     def connected(self, powers: Iterable[str]) -> list[str]:
         """Those of ``powers`` whose player is connected."""
@@ -214,6 +230,7 @@ class GameMaster:
             else:
                 clock.start_by = None  # someone left meanwhile: the next full house sets it again
         if self.state is GameState.PLAYING:
+            house.due(self, now)
             for holder, seconds in clock.ringing(now):
                 self.out.to(self.roster.connection_of.get(holder, holder), Tme(seconds))
             if clock.due(now):
@@ -227,6 +244,20 @@ class GameMaster:
             for power in [p for p in self.roster.players if p not in self.roster.connection_of]:
                 self.out.record("leave", now, power=power)
                 self.seats.unseat(power)
+        elif self.state is GameState.PLAYING:  # away from now on: a stand-in's time counts from here
+            for power in [p for p in self.roster.players if p not in self.roster.connection_of]:
+                self.seats.absent_since.setdefault(power, now)
+        return self.out.step()
+
+    def house_wanted(self) -> list[tuple[str, str]]:
+        """The seats the server's own bots should play now, each with its bot (see
+        :mod:`referee.game.house`)."""
+        return house.wanted(self)
+
+    def house(self, conn: str, power: str, bot: str, now: float) -> Step:
+        """The server's connection ``conn`` plays ``power`` with ``bot``, if :meth:`house_wanted`
+        asks for it (else ``conn`` is closed): trusted, from the server's process, never a client."""
+        house.seat(self, conn, power, bot, now)
         return self.out.step()
 
     def shift_deadline(self, seconds: float, now: float) -> Step:
@@ -341,7 +372,15 @@ class GameMaster:
                 self.out.record("leave", now, power=client.power)
                 self.seats.unseat(client.power)
             elif self.state is GameState.PLAYING:
+                self.seats.absent_since.setdefault(client.power, now)
                 self.broadcast(Ccd(client.power))
+
+    def greet(self, conn: str, power: str) -> None:
+        """What a player joining a game under way must hear: its ``HLO``, the centres, the position."""
+        player = self.roster.players[power]
+        self.out.to(conn, Hlo(power, player.passcode, self.settings.variant()))
+        self.out.to(conn, self.board.sco())
+        self.out.to(conn, self.board.now())
 
     def join(self, conn: str | None, player: Player, at: float, network: str | None = None) -> None:
         self.seats.seat(conn, player, network)
@@ -383,6 +422,9 @@ class GameMaster:
         self.out.record("start", at)
         self.state = moved(self.state, Event.START)
         self.clock.start_by = None
+        if self._replay_starts is None:  # live: a player not connected is away from now
+            for power in [p for p in self.roster.players if p not in self.roster.connection_of]:
+                self.seats.absent_since.setdefault(power, at)
         for power, player in self.roster.players.items():
             self.out.to(
                 self.roster.connection_of.get(power),
@@ -443,7 +485,12 @@ class GameMaster:
             self.end(Drw())
         self.out.notify(
             ResultsNotice(
-                self.game_id, str(before.phase), dict(done.adjudicated), dict(done.unit_results), before_json, after_json
+                self.game_id,
+                str(before.phase),
+                dict(done.adjudicated),
+                dict(done.unit_results),
+                before_json,
+                after_json,
             )
         )
         if self.state is GameState.PLAYING:
@@ -452,4 +499,3 @@ class GameMaster:
         self._send_tme(at)
         if self.state is GameState.PLAYING:
             self._notify_phase()
-

@@ -75,6 +75,11 @@ class Seats:
         self.adm_buckets: dict[str, Bucket] = {}
         self.maps: set[str] = set()  # connections that answered MAP
         self.guesses = Guesses()  # by power (strangers) and power + "@own": never recorded
+        # the house (referee.game.house): who stands in for whom (recorded), since when each
+        # person's player has been away and which seats wait for a stand-in (memory)
+        self.stood_in: dict[str, str] = {}  # power -> the bot standing in for its player
+        self.absent_since: dict[str, float] = {}
+        self.wanted: set[str] = set()
 
     # --- connections ------------------------------------------------------------------------
 
@@ -114,6 +119,9 @@ class Seats:
     def seat(self, conn: str | None, player: Player, network: str | None = None) -> None:
         """``player`` in its seat, played by ``conn`` if connected; ``network`` as recorded."""
         self.roster.seat(conn, player)
+        if conn is not None:
+            self.absent_since.pop(player.power, None)
+            self.wanted.discard(player.power)
         if network is not None:
             self.network[player.power] = network
         address = self.address_of.get(conn) if conn is not None else None
@@ -137,7 +145,7 @@ class Seats:
         own = address is not None and self.last_address.get(power) == address
         key, limit = (f"{power}@own", self.OWN_GUESSES) if own else (power, self.STRANGER_GUESSES)
         player = self.roster.players.get(power)
-        if player is None or power in self.roster.connection_of:
+        if player is None or (power in self.roster.connection_of and power not in self.stood_in):
             return Verdict.UNCHECKED, key
         known = self.network.get(power)
         if known is not None and network_of(address) != known:

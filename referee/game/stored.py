@@ -36,6 +36,8 @@ POWER_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "gof": (_POWER, ()),
     "draw": (_POWER, ()),
     "alarm": (_POWER, ()),
+    "stand_in": (_POWER, ()),
+    "returned": (_POWER, ()),
     "adjudicate": ((), ("given", "orders")),
     "binding": ((), ("orders",)),
 }

@@ -27,8 +27,10 @@ class SeatView:
     power: str
     taken: bool
     connected: bool
-    civil_disorder: bool  # taken, playing, not connected, not out
+    civil_disorder: bool  # taken, playing, nobody connected for it (no stand-in either), not out
     eliminated: bool
+    bot: str | None = None  # the server's bot given this seat (a game against bots)
+    stand_in: str | None = None  # the server's bot playing it while its player is away
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,16 +70,19 @@ def view_of(g: GameMaster) -> GameView:
     """Where ``g`` stands, as one frozen value."""
     roster, eliminated, state = g.roster, g.eliminated, g.state
     playing = state is GameState.PLAYING
+    bots, stood_in = dict(g.settings.bots), g.seats.stood_in
     seats = tuple(
         SeatView(
             power,
             taken=power in roster.players,
-            connected=power in roster.connection_of,
+            connected=power in roster.connection_of and power not in stood_in,
             civil_disorder=playing
             and power in roster.players
             and power not in roster.connection_of
             and power not in eliminated,
             eliminated=power in eliminated,
+            bot=bots.get(power),
+            stand_in=stood_in.get(power),
         )
         for power in g.powers
     )

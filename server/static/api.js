@@ -27,6 +27,8 @@ const rendered = new Map(); // "viewer|l" -> Promise<string>: incoming L is rend
 export const api = {
   config: () => call("GET", "/api/config"),
   games: () => call("GET", "/api/games"),
+  /** A game of this person against the server's bots: {id, power, name, bot}; `name` takes the seat. */
+  againstBots: (body) => call("POST", "/api/games/against-bots", body),
   game: (id) => call("GET", `/api/games/${encodeURIComponent(id)}`),
   history: (id) => call("GET", `/api/games/${encodeURIComponent(id)}/history`),
   /** The game's messages the public may read (all of them for a game imported as public), oldest first. */

@@ -359,6 +359,10 @@ export class GameView {
     if (name !== "detente") return;
     if (text.startsWith("session ") && !this.power) {
       this.session = text.slice("session ".length);
+    } else if (text.includes(" is played by ") || text.startsWith("the player of ")) {
+      // a bot of the server stands in for an absent player, or the player is back: everyone is told
+      alerts.notice(text.charAt(0).toUpperCase() + text.slice(1) + ".");
+      this.refresh();
     } else if (text.startsWith(TAKEN_OVER)) {
       this.replaced = true;
       if (this.chat) this.chat.close();
@@ -585,13 +589,23 @@ export class GameView {
       POWERS.map((p) => {
         const centres = (position.centers[FULL[p]] || []).length;
         const units = (position.units[FULL[p]] || []).length;
-        const out = players.get(p)?.eliminated;
+        const seat = players.get(p) || {};
+        const out = seat.eliminated;
+        // who plays the power, when it is not a person: shown to everyone, as the server says it
+        const who = seat.stand_in ? `played by ${seat.stand_in} while its player is away` : seat.bot ? `played by the bot ${seat.bot}` : "";
         return h(
           "span",
-          { class: ["power-chip", `power-${p}`, out && "eliminated", p === this.power && "me"], "data-power": p },
+          {
+            class: ["power-chip", `power-${p}`, out && "eliminated", p === this.power && "me", seat.stand_in && "stand-in", seat.bot && "bot"],
+            "data-power": p,
+            "data-stand-in": seat.stand_in || null,
+            "data-bot": seat.bot || null,
+            title: who || null,
+          },
           h("span", { class: `dot power-${p}` }),
           `${nameOf(p)} ${centres}`,
           h("small", {}, out ? " out" : ` · ${units}u`),
+          seat.stand_in ? h("small", { class: "who" }, ` · stand-in: ${seat.stand_in}`) : seat.bot ? h("small", { class: "who" }, " · bot") : null,
         );
       }),
     );

@@ -2,7 +2,7 @@
 
 import { api } from "./api.js";
 import { fill, h } from "./dom.js";
-import { phaseName } from "./powers.js";
+import { FULL, POWERS, nameOf, phaseName } from "./powers.js";
 
 const NAME_KEY = "detente.name";
 
@@ -37,6 +37,7 @@ export class Lobby {
     this.root = root;
     this.config = config;
     this.timer = null;
+    this.against = { power: "", bot: config.house_default || "", error: "", busy: false };
   }
 
   async show() {
@@ -78,11 +79,59 @@ export class Lobby {
         h("p", {}, "Play Diplomacy and negotiate in plain English. ", this.config.nego_url ? "" : "(There is no negotiation server: press is off.)"),
         h("label", { class: "name" }, "Your name ", nameInput),
       ),
+      this.againstBots(),
       this.table("Open games", byStatus.forming, "forming"),
       this.table("Games in play", byStatus.playing, "playing"),
       this.table("Finished games", byStatus.finished.slice(0, 20), "finished"),
     );
     if (focused) nameInput.focus();
+  }
+
+  /** "Play against bots": one click makes a game of this person against six bots of the server
+   * and takes its seat (the server keeps the power for a secret name it gives back). */
+  againstBots() {
+    const bots = this.config.house_bots || [];
+    if (!bots.length) return null;
+    const a = this.against;
+    const powerSelect = h(
+      "select",
+      { id: "against-power", onchange: (event) => (a.power = event.target.value) },
+      h("option", { value: "", selected: a.power === "" }, "drawn at random"),
+      POWERS.map((p) => h("option", { value: FULL[p], selected: a.power === FULL[p] }, nameOf(p))),
+    );
+    const botSelect = h(
+      "select",
+      { id: "against-bot", onchange: (event) => (a.bot = event.target.value) },
+      bots.map((b) => h("option", { value: b, selected: a.bot === b }, b)),
+    );
+    return h(
+      "section",
+      { class: "against-bots" },
+      h("h2", {}, "Play against bots"),
+      h("p", {}, "You against six bots of this server. No deadlines: each phase waits for you."),
+      h("div", { class: "controls" },
+        h("label", {}, "Your power ", powerSelect),
+        h("label", {}, "Bots ", botSelect),
+        h("button", { type: "button", id: "play-against-bots", class: "button join", disabled: a.busy, onclick: () => this.playAgainstBots() }, "Play against bots"),
+      ),
+      a.error ? h("p", { class: "bad", id: "against-error" }, a.error) : null,
+    );
+  }
+
+  async playAgainstBots() {
+    const a = this.against;
+    a.busy = true;
+    a.error = "";
+    await this.render();
+    try {
+      const made = await api.againstBots({ power: a.power || null, bot: a.bot || null });
+      a.busy = false;
+      window.location.hash = `#/game/${encodeURIComponent(made.id)}?as=player&name=${encodeURIComponent(made.name)}`;
+    } catch (error) {
+      a.busy = false;
+      a.error = `No game against bots: ${error.message}`;
+      await this.render();
+    }
   }
 
   table(title, games, status) {
@@ -98,12 +147,13 @@ export class Lobby {
       actions.push(link(`#/game/${game.id}?as=observer`, status === "finished" ? "Review" : "Watch", "watch"));
       const s = game.settings;
       const deadline = s.deadlines ? `${s.deadlines.movement}s a move` : "no deadlines";
+      const standIn = s.stand_in ? `; ${s.stand_in} stands in after ${minutes(s.stand_in_after)} away` : "";
       return h(
         "tr",
         { "data-game": game.id },
         h("td", {}, h("strong", {}, game.settings.name || "(no name)"), h("div", { class: "id" }, game.id)),
         h("td", {}, status === "forming" ? `${taken} of 7 seats taken` : phaseName(game.phase) || game.phase || ""),
-        h("td", {}, `${s.protocol} press, L ${s.l_levels}${s.binding ? ", binding" : ""}; ${deadline}`),
+        h("td", {}, `${s.protocol} press, L ${s.l_levels}${s.binding ? ", binding" : ""}; ${deadline}${standIn}`),
         h("td", {}, h("div", { class: "actions" }, actions)),
       );
     });
@@ -116,6 +166,10 @@ export class Lobby {
         : h("p", { class: "empty" }, "None."),
     );
   }
+}
+
+function minutes(seconds) {
+  return seconds < 120 ? `${Math.round(seconds)} s` : `${Math.round(seconds / 60)} min`;
 }
 
 function link(href, text, kind) {

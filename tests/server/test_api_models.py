@@ -44,9 +44,18 @@ def test_game_create_defaults() -> None:
         "deadlines": {"movement": 60.0, "retreat": 30.0, "adjustment": 30.0},
         "year_limit": GameSettings().year_limit,
         "reserved": {},
+        "bots": {},
+        "stand_in": None,
+        "stand_in_after": GameSettings().stand_in_after,
     }
     with pytest.raises(ValidationError):
         GameCreate.model_validate({"reserved": {"ATLANTIS": "alice"}})
+    with pytest.raises(ValidationError, match="kept for a player and given to a bot"):
+        GameCreate.model_validate({"reserved": {"FRANCE": "me"}, "bots": {"fra": "dumbbot"}})
+    with pytest.raises(ValidationError):
+        GameCreate.model_validate({"stand_in": "x" * 201})
+    with pytest.raises(ValidationError):
+        GameCreate.model_validate({"stand_in_after": 0})
 
 
 def test_game_create_full_body() -> None:
@@ -200,6 +209,8 @@ def test_client_config_and_error_body() -> None:
         "daide_path": "/daide",
         "daide_port": None,
         "version": "",
+        "house_bots": [],
+        "house_default": None,
     }
     assert ErrorBody(error="bad order").model_dump(exclude_none=True) == {"error": "bad order"}
     assert ErrorBody(error="x", line=2, column=5).line == 2
@@ -259,6 +270,9 @@ def test_game_create_and_the_referee_settings_convert_into_each_other_field_for_
         deadlines=Deadlines(120, 60.5, 30),
         year_limit=None,
         reserved=(("ENG", "bob"), ("FRA", "alice")),
+        bots=(("GER", "dumbbot"), ("ITA", "holdbot")),
+        stand_in="randombot",
+        stand_in_after=42.5,
     )
     default = GameSettings()
     fields = [f.name for f in dataclasses.fields(GameSettings)]

@@ -13,6 +13,7 @@ from referee.settings import GameSettings
 from server.api_models import DeadlinesBody, GameCreate
 from server.nego.settings import load_nego_settings
 from server.settings import (
+    OPEN_GAME_STAND_IN,
     ADMIN_TOKEN_ENV,
     ADMIN_TOKEN_FILE,
     SECRET_ENV,
@@ -35,8 +36,14 @@ def test_defaults(tmp_path: Path) -> None:
     game = settings.game
     assert (game.press_level, game.l_levels, game.protocol) == (0, "1-8", "free")
     assert game.deadlines == DeadlinesBody(movement=60, retreat=30, adjustment=30)
-    assert game.year_limit == GameSettings().year_limit and game == GameCreate()  # the API's, not a list of its own
+    assert game.year_limit == GameSettings().year_limit
+    # the API's defaults, not a list of its own, but for a stranger who leaves: a bot stands in
+    assert game == GameCreate(stand_in=OPEN_GAME_STAND_IN) and game.stand_in_after == GameSettings().stand_in_after
     assert settings.nego_url is None
+    none, _ = load_settings({"data_dir": tmp_path, "stand_in": "None", "stand_in_after": "60"}, {})
+    assert (none.game.stand_in, none.game.stand_in_after) == (None, 60.0)
+    with pytest.raises(SettingsError, match="--stand-in-after"):
+        load_settings({"data_dir": tmp_path, "stand_in_after": "0"}, {})
 
 
 def test_default_data_directory_is_relative_to_the_working_directory(

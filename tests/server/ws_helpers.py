@@ -17,7 +17,7 @@ import websockets
 from protocol.daide.framing import IM_TIMEOUT
 from protocol.daide.messages import Adm, DaideUnit, Hlo, Hold, Now, Sub
 from protocol.daide.parser import parse
-from server.main import serve
+from server.main import HouseFactory, serve
 from server.settings import load_settings
 
 TIMEOUT = 15.0
@@ -42,9 +42,12 @@ class Running:
 
 
 @contextlib.asynccontextmanager
-async def running_server(tmp_path: Path, im_timeout: float = IM_TIMEOUT, **values: Any) -> AsyncIterator[Running]:
+async def running_server(
+    tmp_path: Path, im_timeout: float = IM_TIMEOUT, house: HouseFactory | None = None, **values: Any
+) -> AsyncIterator[Running]:
     """A real server (uvicorn and the DAIDE listener) on free loopback ports, stopped after;
-    ``values`` are settings besides the test's own (limits, allowed hosts, ...)."""
+    ``values`` are settings besides the test's own (limits, allowed hosts, ...); ``house``
+    plays its bots."""
     db = tmp_path / "d.sqlite3"
     settings, _ = load_settings(
         {
@@ -69,6 +72,7 @@ async def running_server(tmp_path: Path, im_timeout: float = IM_TIMEOUT, **value
             stop,
             daide_ready=lambda host, port: daide.set_result(port),
             daide_im_timeout=im_timeout,
+            house=house,
         )
     )
     port = await asyncio.wait_for(started, TIMEOUT)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from server.main import serve
+from server.main import HouseFactory, serve
 from server.nego.main import serve_nego
 from server.nego.settings import load_nego_settings
 from server.settings import load_settings
@@ -48,8 +48,9 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def running_web(tmp_path: Path, nego: bool = True) -> AsyncIterator[Web]:
-    """A game server serving the page (and, with ``nego``, a negotiation server following it), stopped after."""
+async def running_web(tmp_path: Path, nego: bool = True, house: HouseFactory | None = None) -> AsyncIterator[Web]:
+    """A game server serving the page (and, with ``nego``, a negotiation server following it), stopped
+    after; ``house`` plays the server's bots."""
     nego_port = free_port() if nego else None
     values: dict[str, Any] = {
         "port": 0,
@@ -65,7 +66,7 @@ async def running_web(tmp_path: Path, nego: bool = True) -> AsyncIterator[Web]:
     loop = asyncio.get_running_loop()
     started: asyncio.Future[int] = loop.create_future()
     stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, lambda host, port: started.set_result(port), stop))
+    task = asyncio.create_task(serve(settings, lambda host, port: started.set_result(port), stop, house=house))
     port = await asyncio.wait_for(started, TIMEOUT)
     try:
         if nego_port is None:
