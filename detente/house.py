@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import urllib.parse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -53,7 +54,7 @@ class BotHouse:
 
     def __init__(self, service: GameService, nego_url: str | None = None, seed: int | None = None) -> None:
         self.service = service
-        self.nego_url = nego_url
+        self.nego_url = nego_socket_url(nego_url) if nego_url else None
         self.default_bot = DEFAULT_BOT if nego_url else DEFAULT_SILENT_BOT
         self.bots = tuple(sorted(BOTS))
         self.rng = random.Random(seed)
@@ -106,6 +107,19 @@ class BotHouse:
             if link is not None:
                 await link.close()
             await self.service.disconnect(conn)
+
+
+def nego_socket_url(url: str) -> str:
+    """The ``/nego`` websocket of the negotiation server at ``url`` (``--nego-url``: http(s) or
+    ws(s), with or without ``/nego``), as the page reads it too.
+
+    >>> nego_socket_url("http://127.0.0.1:8701"), nego_socket_url("wss://example.org/x/nego")
+    ('ws://127.0.0.1:8701/nego', 'wss://example.org/x/nego')
+    """
+    parts = urllib.parse.urlsplit(url)
+    scheme = {"http": "ws", "https": "wss"}.get(parts.scheme, parts.scheme)
+    path = parts.path if parts.path.endswith("/nego") else parts.path.rstrip("/") + "/nego"
+    return urllib.parse.urlunsplit(parts._replace(scheme=scheme, path=path))
 
 
 class _Player:

@@ -86,7 +86,9 @@ class GameSettings:
     ``bots`` gives powers to the server's own bots from the start (pairs of power and seat
     spec, sorted: see :mod:`referee.game.house`); ``stand_in`` names the bot that plays a
     person's seat once its player has been away ``stand_in_after`` seconds, until the player
-    comes back (None: nobody stands in; the seat is in civil disorder).
+    comes back (None: nobody stands in; the seat is in civil disorder); ``fill_with`` names
+    the bot given every seat still empty (and kept for nobody) once a person has joined and
+    ``fill_after`` seconds have passed since the last join (None: the game waits for people).
 
     Each field's default here is the setting's one default, which the API, the servers and
     the commands read (``GameSettings().year_limit``) instead of stating their own.
@@ -106,6 +108,8 @@ class GameSettings:
     bots: tuple[tuple[str, str], ...] = ()
     stand_in: str | None = None
     stand_in_after: float = 300.0
+    fill_with: str | None = None
+    fill_after: float = 300.0
 
     def __post_init__(self) -> None:
         if isinstance(self.press_level, bool) or self.press_level not in PRESS_LEVELS:
@@ -121,10 +125,11 @@ class GameSettings:
         check_year_limit(self.year_limit)
         if set(dict(self.bots)) & set(dict(self.reserved)):
             raise ValueError("a power is either kept for a player or given to a bot, not both")
-        if not 0 < self.stand_in_after <= STAND_IN_AFTER_MAX:
-            raise ValueError(
-                f"a stand-in comes after more than 0 and at most {STAND_IN_AFTER_MAX:.0f} seconds; not {self.stand_in_after!r}"
-            )
+        for name, seconds in (("a stand-in", self.stand_in_after), ("a bot for an empty seat", self.fill_after)):
+            if not 0 < seconds <= STAND_IN_AFTER_MAX:
+                raise ValueError(
+                    f"{name} comes after more than 0 and at most {STAND_IN_AFTER_MAX:.0f} seconds; not {seconds!r}"
+                )
         object.__setattr__(self, "bots", tuple(sorted(self.bots)))
         canonical = format_levels(parse_levels(self.l_levels))  # ValueError when it is no level list
         object.__setattr__(self, "l_levels", canonical)
@@ -158,6 +163,8 @@ class GameSettings:
             "bots": {_FULL_NAMES[p]: bot for p, bot in self.bots},
             "stand_in": self.stand_in,
             "stand_in_after": self.stand_in_after,
+            "fill_with": self.fill_with,
+            "fill_after": self.fill_after,
         }
 
     @classmethod
@@ -177,6 +184,8 @@ class GameSettings:
             bots=tuple((_power(p), str(bot)) for p, bot in dict(data.get("bots") or {}).items()),
             stand_in=None if data.get("stand_in") is None else str(data["stand_in"]),
             stand_in_after=float(data.get("stand_in_after", defaults.stand_in_after)),
+            fill_with=None if data.get("fill_with") is None else str(data["fill_with"]),
+            fill_after=float(data.get("fill_after", defaults.fill_after)),
         )
 
 

@@ -201,6 +201,13 @@ class GameCreate(Body):
         description="seconds a player is away before the stand-in plays the seat",
     )
 
+    fill_with: SeatSpec | None = Field(
+        default=_DEFAULT.fill_with,
+        description="the bot given every seat still empty (and kept for nobody) fill_after seconds after the last"
+        " person joined (null: the game waits for people)",
+    )
+    fill_after: float = Field(default=_DEFAULT.fill_after, ge=1, le=STAND_IN_AFTER_MAX)
+
     @model_validator(mode="after")
     def _kept_or_bot(self) -> GameCreate:
         both = sorted(set(self.reserved) & set(self.bots))
@@ -372,6 +379,8 @@ def history_entry(orders: Mapping[str, Sequence[str]], adjudication: Adjudicatio
 API_MODELS: tuple[type[BaseModel], ...] = (
     GameCreate,
     GameCreated,
+    AgainstBots,
+    AgainstBotsCreated,
     GameInfo,
     GameList,
     GameDetail,
@@ -426,6 +435,21 @@ def openapi(version: str = "") -> dict[str, Any]:
                         "422": _answer("settings that cannot be used", ErrorBody),
                     },
                 },
+            },
+            "/api/games/against-bots": {
+                "post": {
+                    "summary": "a game of one person against the server's bots (anyone; bounded)",
+                    "requestBody": {
+                        "required": False,
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AgainstBots"}}},
+                    },
+                    "responses": {
+                        "201": _answer("the game, the power and the name that takes its seat", AgainstBotsCreated),
+                        "400": _answer("not JSON: the line and column of the problem", ErrorBody),
+                        "422": _answer("a bot this server does not play, or a power of no map", ErrorBody),
+                        "429": _answer("no room for another game against bots now", ErrorBody),
+                    },
+                }
             },
             "/api/games/{game_id}": {
                 "get": {

@@ -19,6 +19,7 @@ are not kept: after a restart only the server's bound counts them).
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from typing import TYPE_CHECKING, Protocol
 
@@ -87,12 +88,13 @@ class BotSeats:
         self._calling: set[tuple[str, str]] = set()  # (game, power) asked of the house, not seated yet
         self._networks: dict[str, str | None] = {}  # game against bots -> the network that made it
         self.stopped = False  # the server is stopping: no bot is seated any more
+        self._making = asyncio.Lock()  # one game against bots made at a time: the bounds hold under a crowd
 
     def refuse(self, create: GameCreate) -> str | None:
         """Why a game of these settings cannot be played here (a bot no house plays), or None."""
-        specs = [*create.bots.values(), *([create.stand_in] if create.stand_in else [])]
+        specs = [*create.bots.values(), *(s for s in (create.stand_in, create.fill_with) if s is not None)]
         if specs and self.house is None:
-            return f"{NO_HOUSE}: bots and stand_in must be left out"
+            return f"{NO_HOUSE}: bots, stand_in and fill_with must be left out"
         for spec in specs:
             assert self.house is not None
             why = self.house.check(spec)
@@ -139,7 +141,6 @@ class BotSeats:
             raise ValueError(NO_HOUSE)
         bot = request.bot or self.house.default_bot
         network = network_of(address)
-        await self._make_room(network)
         power = request.power or service.rng.choice(standard_map().powers)
         secret = secrets.token_urlsafe(16)
         create = GameCreate(
@@ -149,11 +150,13 @@ class BotSeats:
             reserved={power: secret},
             bots={p: bot for p in standard_map().powers if p != power},
         )
-        why = self.refuse(create)
+        why = self.refuse(create)  # a bad request is told so, whether or not there is room
         if why is not None:
             raise ValueError(why)
-        game = await service.create_game(create, BOT_GAME_PREFIX)
-        self._networks[game.id] = network
+        async with self._making:
+            await self._make_room(network)
+            game = await service.create_game(create, BOT_GAME_PREFIX)
+            self._networks[game.id] = network
         log.info("game against bots", game=game.id, power=power, bot=bot)
         return game, power, secret
 

@@ -27,6 +27,8 @@ from server.service import GameService
 from server.settings import (
     GAME_LIMIT_OPTIONS,
     LIMIT_OPTIONS,
+    OPEN_GAME_FILL_AFTER,
+    OPEN_GAME_FILL_WITH,
     OPEN_GAME_STAND_IN,
     RETENTION_OPTIONS,
     ServerSettings,
@@ -81,7 +83,7 @@ async def serve(
             service.bot_seats.house = house(service, settings)
             why = service.bot_seats.refuse(settings.open_game())
             if why is not None:
-                raise SettingsError(f"--stand-in: {why}")
+                raise SettingsError(f"--stand-in or --fill-with: {why}")
         retention = start_retention(
             store, settings.retention_policy(), settings.export_dir, settings.retention_interval
         )
@@ -167,6 +169,15 @@ def add_serve_arguments(parser: Any) -> None:
         dest="stand_in_after",
         help=f"seconds a player of an open game is away before the stand-in plays ({game.stand_in_after:.0f})",
     )
+    parser.add_argument(
+        "--fill-with",
+        dest="fill_with",
+        help=f"the bot given the seats an open game still has empty --fill-after seconds after its last join,"
+        f" or none ({OPEN_GAME_FILL_WITH})",
+    )
+    parser.add_argument(
+        "--fill-after", dest="fill_after", help=f"seconds, see --fill-with ({OPEN_GAME_FILL_AFTER:.0f})"
+    )
     add_limit_arguments(parser)
     add_game_limit_arguments(parser)
     add_retention_arguments(parser)
@@ -188,6 +199,8 @@ _SERVE_KEYS = (
     "year_limit",
     "stand_in",
     "stand_in_after",
+    "fill_with",
+    "fill_after",
     *LIMIT_OPTIONS,
     *GAME_LIMIT_OPTIONS,
     *RETENTION_OPTIONS,

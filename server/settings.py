@@ -31,6 +31,10 @@ from server.api_models import DeadlinesBody, GameCreate
 
 #: The bot that stands in for a stranger who left an open game, unless ``--stand-in`` says otherwise.
 OPEN_GAME_STAND_IN = "dumbbot"
+#: The bot given the seats of an open game still empty :data:`OPEN_GAME_FILL_AFTER` seconds after
+#: its last stranger joined, unless ``--fill-with`` says otherwise: strangers are not kept waiting.
+OPEN_GAME_FILL_WITH = "dumbbot"
+OPEN_GAME_FILL_AFTER = 600.0
 from server.retention import Policy
 from server.web import Limits, default_allowed_hosts, origin_of
 
@@ -333,7 +337,9 @@ class ServerSettings(RetentionSettings, LimitSettings):
     # The games the server opens for strangers: the API's model and its defaults, not a list of
     # its own (--press-level, --l-levels, --protocol, --deadlines and --year-limit set them)
     game: GameCreate = Field(
-        default_factory=lambda: GameCreate(stand_in=OPEN_GAME_STAND_IN),
+        default_factory=lambda: GameCreate(
+            stand_in=OPEN_GAME_STAND_IN, fill_with=OPEN_GAME_FILL_WITH, fill_after=OPEN_GAME_FILL_AFTER
+        ),
         description="the settings of the games opened for strangers",
     )
     # What strangers may hold of it (the game server's own limits; the shared ones are above):
@@ -409,6 +415,8 @@ GAME_OPTIONS = {
     "year_limit": "--year-limit",
     "stand_in": "--stand-in",
     "stand_in_after": "--stand-in-after",
+    "fill_with": "--fill-with",
+    "fill_after": "--fill-after",
 }
 """The settings of the open games (:attr:`ServerSettings.game`) ``detente serve`` takes, and their options."""
 
@@ -460,14 +468,18 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
             values["year_limit"] = parse_year_limit(values["year_limit"])
         except ValueError as exc:
             raise SettingsError(f"--year-limit: {exc}") from None
-    # a stranger's open game goes on without a player who left: a bot stands in (--stand-in none: nobody)
-    stand_in = values.get("stand_in", OPEN_GAME_STAND_IN)
-    values["stand_in"] = None if isinstance(stand_in, str) and stand_in.strip().lower() == "none" else stand_in
-    if isinstance(values.get("stand_in_after"), str):
-        try:
-            values["stand_in_after"] = float(values["stand_in_after"])
-        except ValueError:
-            raise SettingsError(f"--stand-in-after: not a number of seconds: {values['stand_in_after']!r}") from None
+    # a stranger's open game goes on without a player who left, and starts without those who never
+    # came: bots stand in and fill the empty seats (--stand-in none, --fill-with none: nobody)
+    for key, default in (("stand_in", OPEN_GAME_STAND_IN), ("fill_with", OPEN_GAME_FILL_WITH)):
+        bot = values.get(key, default)
+        values[key] = None if isinstance(bot, str) and bot.strip().lower() == "none" else bot
+    values.setdefault("fill_after", OPEN_GAME_FILL_AFTER)
+    for key in ("stand_in_after", "fill_after"):
+        if isinstance(values.get(key), str):
+            try:
+                values[key] = float(values[key])
+            except ValueError:
+                raise SettingsError(f"{_OPTIONS[key]}: not a number of seconds: {values[key]!r}") from None
     for key in (
         "port",
         "daide_port",

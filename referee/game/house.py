@@ -1,7 +1,9 @@
 """The house: the server's own bots, in the seats given to them and standing in for absent players.
 
 A game names its bots in its settings. ``bots`` gives powers to them from the start (a game
-made to be played against bots); ``stand_in`` names the bot that plays a person's seat once
+made to be played against bots); ``fill_with`` gives them the seats still empty ``fill_after``
+seconds after the last person joined (a game that would wait for ever for its last
+players); ``stand_in`` names the bot that plays a person's seat once
 its player has been away ``stand_in_after`` seconds, until the player comes back (civil
 disorder as webDiplomacy and diplicity handle it: the game goes on, and the seat is the
 player's again the moment the player is). The game master runs no bot. It says which seats
@@ -21,7 +23,8 @@ When a stand-in comes
 
 What is kept
     A bot's seat is a player like any other: its ``join`` record names the bot's spec and
-    :data:`HOUSE_VERSION`. A stand-in is recorded as ``stand_in`` (the power, the bot, the
+    :data:`HOUSE_VERSION`; seats filled are recorded as ``fill`` (the powers and their bot),
+    before their bots join. A stand-in is recorded as ``stand_in`` (the power, the bot, the
     phase) when it takes the seat, and ``returned`` (the power, the phase) when the player
     is back: the history says who played each phase, and a restart brings the stand-in back
     (:func:`wanted` asks for it again). Everyone is told both, by the server's ``ADM`` to
@@ -38,17 +41,36 @@ from referee.game.state import GameState
 if TYPE_CHECKING:
     from referee.game.master import GameMaster
 
-__all__ = ["HOUSE_VERSION", "PLAYER_BACK", "due", "next_call", "returned", "seat", "wanted"]
+__all__ = [
+    "HOUSE_VERSION",
+    "PLAYER_BACK",
+    "bots_of",
+    "due",
+    "fill",
+    "fill_due",
+    "next_call",
+    "returned",
+    "seat",
+    "tell_back",
+    "wanted",
+]
 
 HOUSE_VERSION = "detente-house"
 """The ``NME`` version recorded for a bot the server plays in a seat given to it."""
 PLAYER_BACK = "your player is back"
 """The ``ADM`` text a stand-in gets before its ``OFF`` when the seat's player returns."""
+PLAYED_YOURS = "played your seat while you were away; the orders it gave this phase stand until you change them"
+"""What the returning player is told (after the stand-in's name)."""
+
+
+def bots_of(g: GameMaster) -> dict[str, str]:
+    """The powers given to bots, each with its bot: by the settings, or filled (see :func:`fill`)."""
+    return dict(g.settings.bots) | g.seats.filled
 
 
 def people(g: GameMaster) -> list[str]:
     """The powers of the game's people: those not given to a bot."""
-    bots = dict(g.settings.bots)
+    bots = bots_of(g)
     return [p for p in g.roster.players if p not in bots]
 
 
@@ -61,7 +83,7 @@ def wanted(g: GameMaster) -> list[tuple[str, str]]:
     """The seats the house should play now, each with its bot: the bots' seats not taken (or
     not connected, once the game has started), the stand-ins recorded but not connected
     (after a restart), and the people's seats wanted (see the module)."""
-    bots, seats, connected = dict(g.settings.bots), g.seats, g.roster.connection_of
+    bots, seats, connected = bots_of(g), g.seats, g.roster.connection_of
     if g.state is GameState.FORMING:
         return [(p, b) for p, b in sorted(bots.items()) if p not in g.roster.players]
     if g.state is not GameState.PLAYING:
@@ -100,6 +122,33 @@ def due(g: GameMaster, now: float) -> None:
             g.seats.wanted.add(power)
 
 
+def _empty(g: GameMaster) -> list[str]:
+    """The seats no player holds, kept for nobody and given to no bot."""
+    kept, bots = dict(g.settings.reserved), bots_of(g)
+    return [p for p in g.powers if p not in g.roster.players and p not in kept and p not in bots]
+
+
+def fill_due(g: GameMaster) -> float | None:
+    """When a forming game's empty seats get bots: ``fill_after`` seconds after its last join,
+    once a person has joined (None: not, or never)."""
+    if g.settings.fill_with is None or g.state is not GameState.FORMING or g.seats.last_join is None:
+        return None
+    if not people(g) or not _empty(g):
+        return None
+    return g.seats.last_join + g.settings.fill_after
+
+
+def fill(g: GameMaster, now: float) -> None:
+    """Give the empty seats to ``fill_with`` if it is time (recorded ``fill``); the people are told."""
+    when, bot = fill_due(g), g.settings.fill_with
+    if when is None or when > now or bot is None:
+        return
+    given = dict.fromkeys(_empty(g), bot)
+    g.out.record("fill", now, bots=given)
+    g.seats.filled.update(given)
+    g.broadcast(Adm(SERVER_NAME, f"{len(given)} empty seats are played by {bot}: the game starts"))
+
+
 def seat(g: GameMaster, conn: str, power: str, bot: str, now: float) -> bool:
     """The house's connection ``conn`` plays ``power`` with ``bot``, if :func:`wanted` asks for
     that; whether it does (else ``conn`` is closed)."""
@@ -117,7 +166,7 @@ def seat(g: GameMaster, conn: str, power: str, bot: str, now: float) -> bool:
         g.out.to(conn, session_adm(token))  # a negotiating bot opens the negotiation with it
         g.join(conn, player, now)
         return True
-    if power not in dict(g.settings.bots) and power not in g.seats.stood_in:
+    if power not in bots_of(g) and power not in g.seats.stood_in:
         g.out.record("stand_in", now, power=power, bot=bot, phase=str(g.position.phase))
         g.seats.stood_in[power] = bot
         name = g.map.power_names[power].title()
@@ -128,10 +177,11 @@ def seat(g: GameMaster, conn: str, power: str, bot: str, now: float) -> bool:
     return True
 
 
-def returned(g: GameMaster, power: str, now: float) -> None:
-    """``power``'s player is back: its stand-in, if any, is told, closed and recorded gone."""
+def returned(g: GameMaster, power: str, now: float) -> str | None:
+    """``power``'s player is back: its stand-in, if any, is told, closed and recorded gone; the
+    stand-in's bot (tell the player with :func:`tell_back`), or None."""
     if power not in g.seats.stood_in:
-        return
+        return None
     conn = g.roster.connection_of.get(power)
     if conn is not None:
         g.out.to(conn, Adm(SERVER_NAME, PLAYER_BACK))
@@ -143,3 +193,10 @@ def returned(g: GameMaster, power: str, now: float) -> None:
     g.out.record("returned", now, power=power, phase=str(g.position.phase))
     name = g.map.power_names[power].title()
     g.broadcast(Adm(SERVER_NAME, f"the player of {name} is back; {bot} no longer plays it"))
+    return bot
+
+
+def tell_back(g: GameMaster, conn: str, bot: str | None) -> None:
+    """Tell the player back on ``conn`` that ``bot`` stood in (nothing if none did)."""
+    if bot is not None:
+        g.out.to(conn, Adm(SERVER_NAME, f"{bot} {PLAYED_YOURS}"))

@@ -50,7 +50,7 @@ def nme(g: GameMaster, conn: str, msg: Nme, now: float) -> None:
     roster = g.seats.roster
     reserved = dict(g.settings.reserved)
     kept = kept_for(g, msg.name)
-    bots = dict(g.settings.bots)
+    bots = house.bots_of(g)
     free = kept or [p for p in g.powers if p not in roster.players and p not in reserved and p not in bots]
     if g.state is not GameState.FORMING or not free:
         g.out.to(conn, Rej(msg))
@@ -89,8 +89,9 @@ def iam(g: GameMaster, conn: str, msg: Iam, now: float) -> None:
     if not guessed(g, power, msg.passcode, g.seats.address_of.get(conn), now):
         _refuse(g, conn, msg)
         return
-    _rejoin(g, conn, g.seats.roster.players[power], now)
+    stood_in = _rejoin(g, conn, g.seats.roster.players[power], now)
     g.out.to(conn, Yes(msg))
+    house.tell_back(g, conn, stood_in)
     if g.state is GameState.PLAYING:
         g.broadcast(Not(Ccd(msg.power)), exclude=conn)
 
@@ -104,7 +105,7 @@ def _iam_session(g: GameMaster, conn: str, power: str | None, msg: Iam, now: flo
     if power is None or player is None:
         _refuse(g, conn, msg)
         return
-    house.returned(g, power, now)  # a stand-in leaves the seat to its player: not "taken over"
+    stood_in = house.returned(g, power, now)  # a stand-in leaves the seat to its player: not "taken over"
     older = g.seats.roster.connection_of.get(power)
     if older is not None:
         g.out.to(older, Adm(SERVER_NAME, TAKEN_OVER))
@@ -114,6 +115,7 @@ def _iam_session(g: GameMaster, conn: str, power: str | None, msg: Iam, now: flo
         g.clock.alarms.pop(older, None)
     _rejoin(g, conn, player, now)
     g.out.to(conn, Yes(msg))
+    house.tell_back(g, conn, stood_in)
     if g.state is GameState.PLAYING and older is None:
         g.broadcast(Not(Ccd(msg.power)), exclude=conn)
 
@@ -128,13 +130,15 @@ def guessed(g: GameMaster, power: str, passcode: int, address: str | None, now: 
     return verdict is Verdict.TAKE
 
 
-def _rejoin(g: GameMaster, conn: str, player: Player, now: float) -> None:
-    """``conn`` plays ``player`` again; a new network for the seat is recorded (see seats)."""
-    house.returned(g, player.power, now)
+def _rejoin(g: GameMaster, conn: str, player: Player, now: float) -> str | None:
+    """``conn`` plays ``player`` again; a new network for the seat is recorded (see seats). The
+    bot that stood in for the player, if one did."""
+    stood_in = house.returned(g, player.power, now)
     network = g.seats.network_of_conn(conn)
     if network is not None and g.seats.network.get(player.power) != network:
         g.out.record("rejoin", now, power=player.power, network=network)
     g.seats.seat(conn, player, network)
+    return stood_in
 
 
 def _refuse(g: GameMaster, conn: str, msg: Iam) -> None:

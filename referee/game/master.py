@@ -136,7 +136,8 @@ class GameMaster:
         """When to call :meth:`tick` next, if ever: the deadline, an earlier ``TME`` alarm, or
         when a full game starts without its maps."""
         if self.state is GameState.FORMING:
-            return self.clock.start_by
+            wakes = [t for t in (self.clock.start_by, house.fill_due(self)) if t is not None]
+            return min(wakes, default=None)
         if self.state is not GameState.PLAYING:
             return None
         wakes = [t for t in (self.clock.next_wake(), house.next_call(self)) if t is not None]
@@ -224,6 +225,8 @@ class GameMaster:
         """Time passes: start a full game whose players were given :attr:`MAP_WAIT` to answer
         their map, ring the alarms due, or process the phase if its deadline is reached."""
         clock = self.clock
+        if self.state is GameState.FORMING:
+            house.fill(self, now)
         if self.state is GameState.FORMING and clock.start_by is not None and now >= clock.start_by:
             if len(self.roster.players) == len(self.powers):
                 self.start(now)
@@ -384,6 +387,7 @@ class GameMaster:
 
     def join(self, conn: str | None, player: Player, at: float, network: str | None = None) -> None:
         self.seats.seat(conn, player, network)
+        self.seats.last_join = at
         if len(self.roster.players) < len(self.powers):
             return
         if self._replay_starts is None and self.MAP_WAIT is None:

@@ -87,6 +87,7 @@ RECORDS: Mapping[str, Callable[[GameMaster, Mapping[str, Any], float], None]] = 
     "admin": _nothing,
     "stand_in": lambda g, p, at: g.seats.stood_in.__setitem__(p["power"], p["bot"]),
     "returned": lambda g, p, at: g.seats.stood_in.pop(p["power"], None),
+    "fill": lambda g, p, at: g.seats.filled.update(p["bots"]),
 }
 
 

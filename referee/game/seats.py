@@ -80,6 +80,8 @@ class Seats:
         self.stood_in: dict[str, str] = {}  # power -> the bot standing in for its player
         self.absent_since: dict[str, float] = {}
         self.wanted: set[str] = set()
+        self.filled: dict[str, str] = {}  # power -> the bot given the seat left empty (recorded)
+        self.last_join: float | None = None  # when a player last joined (the records' times)
 
     # --- connections ------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ POWER_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "alarm": (_POWER, ()),
     "stand_in": (_POWER, ()),
     "returned": (_POWER, ()),
+    "fill": ((), ("bots",)),
     "adjudicate": ((), ("given", "orders")),
     "binding": ((), ("orders",)),
 }

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from engine.position import PHASE_KINDS
 from protocol.daide.messages import Drw, Slo
+from referee.game import house
 from referee.game.state import GameState
 from referee.players import Role
 from referee.settings import GameSettings
@@ -70,7 +71,7 @@ def view_of(g: GameMaster) -> GameView:
     """Where ``g`` stands, as one frozen value."""
     roster, eliminated, state = g.roster, g.eliminated, g.state
     playing = state is GameState.PLAYING
-    bots, stood_in = dict(g.settings.bots), g.seats.stood_in
+    bots, stood_in = house.bots_of(g), g.seats.stood_in
     seats = tuple(
         SeatView(
             power,

@@ -359,6 +359,10 @@ export class GameView {
     if (name !== "detente") return;
     if (text.startsWith("session ") && !this.power) {
       this.session = text.slice("session ".length);
+    } else if (text.includes(" played your seat while you were away")) {
+      // the truth about the orders in the book: kept up through the greeting that follows
+      this.backNote = `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+      this.setBanner(this.backNote);
     } else if (text.includes(" is played by ") || text.startsWith("the player of ")) {
       // a bot of the server stands in for an absent player, or the player is back: everyone is told
       alerts.notice(text.charAt(0).toUpperCase() + text.slice(1) + ".");
@@ -389,7 +393,7 @@ export class GameView {
     if (this.wants) history.replaceState(null, "", `#/game/${this.id}`);
     this.wants = null;
     clearInterval(this.formingTimer);
-    this.setBanner("");
+    this.setBanner(this.backNote || "");
     this.powerEl.textContent = nameOf(this.power);
     this.powerEl.dataset.power = this.power;
     this.powerEl.className = `power-badge power-${this.power}`;

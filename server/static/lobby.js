@@ -147,7 +147,9 @@ export class Lobby {
       actions.push(link(`#/game/${game.id}?as=observer`, status === "finished" ? "Review" : "Watch", "watch"));
       const s = game.settings;
       const deadline = s.deadlines ? `${s.deadlines.movement}s a move` : "no deadlines";
-      const standIn = s.stand_in ? `; ${s.stand_in} stands in after ${minutes(s.stand_in_after)} away` : "";
+      const standIn =
+        (s.stand_in ? `; ${s.stand_in} stands in after ${minutes(s.stand_in_after)} away` : "") +
+        (s.fill_with && status === "forming" ? `; empty seats go to ${s.fill_with} ${minutes(s.fill_after)} after the last join` : "");
       return h(
         "tr",
         { "data-game": game.id },

@@ -22,7 +22,14 @@ from detente.tournament import Tournament
 from referee.deadlines import Deadlines
 from referee.settings import GameSettings, year_limit_text
 from server.api_models import SERVER_DEADLINES, GameCreate
-from server.settings import GAME_OPTIONS, ServerSettings, load_settings
+from server.settings import (
+    GAME_OPTIONS,
+    OPEN_GAME_FILL_AFTER,
+    OPEN_GAME_FILL_WITH,
+    OPEN_GAME_STAND_IN,
+    ServerSettings,
+    load_settings,
+)
 
 REQUIRED = {
     "run": ["--bots", "holdbot", "--games", "1", "--out", "x"],
@@ -80,7 +87,10 @@ def test_every_default_of_the_api_and_the_commands_is_the_models(tmp_path: Path)
     # the one exception, named once: a game on a server has deadlines unless its creator says null
     assert api.deadlines == SERVER_DEADLINES != model.deadlines
     assert dataclasses.replace(api, deadlines=model.deadlines) == model
-    assert serve_game(tmp_path) == GameCreate()
+    # and the other, for strangers: bots stand in for a player who left and fill the seats nobody came to
+    assert serve_game(tmp_path) == GameCreate(
+        stand_in=OPEN_GAME_STAND_IN, fill_with=OPEN_GAME_FILL_WITH, fill_after=OPEN_GAME_FILL_AFTER
+    )
     for name in COMMANDS:
         assert command_settings(name) == GameSettings(name="x"), name
     for name in ("run", "tournament"):

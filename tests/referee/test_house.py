@@ -86,7 +86,11 @@ def test_a_stand_in_orders_for_the_power_and_leaves_when_its_player_comes_back()
     assert str(gm.position.phase) == "F1901M"  # the stand-in's orders were France's
     gm.connect("back", 20.0)
     step = gm.receive("back", f"IAM (FRA) ({passcode})", 20.0)  # the passcode: the stand-in is no player
-    assert texts(step, "back") == [f"YES (IAM (FRA) ({passcode}))"]
+    assert texts(step, "back") == [
+        f"YES (IAM (FRA) ({passcode}))",
+        "ADM ('detente') ('dumbbot played your seat while you were away; the orders it gave this phase stand until"
+        " you change them')",
+    ]
     assert [s.message for s in step.sends if s.to == "s"][:2] == [Adm("detente", PLAYER_BACK), Off()]
     assert [r.kind for r in step.records] == ["returned"]
     view = {s.power: s for s in gm.view().seats}["FRA"]
@@ -111,3 +115,34 @@ def test_an_eliminated_power_is_never_stood_in_for() -> None:
     gm.disconnect(conns["FRA"], 0.0)
     gm.tick(5.0)
     assert gm.house_wanted() == []
+
+
+def test_the_seats_still_empty_after_the_last_join_get_bots_and_the_game_starts() -> None:
+    settings = GameSettings(fill_with="holdbot", fill_after=10.0, reserved=(("TUR", "kept"),))
+    gm = GameMaster("g1", settings, now=0.0, rng=random.Random(2))
+    assert gm.next_deadline is None  # nobody came: nothing to fill for
+    records: list[Record] = []
+    for name, at in (("ann", 0.0), ("bob", 5.0)):
+        gm.connect(name, at)
+        records += gm.receive(name, f"NME ('{name}') ('1.0')", at).records
+    assert gm.next_deadline == 15.0  # from the last join
+    assert gm.tick(14.0).records == ()
+    step = gm.tick(15.0)
+    [fill] = step.records
+    empty = sorted(set(gm.powers) - set(gm.roster.players) - {"TUR"})
+    assert fill.kind == "fill" and sorted(fill.payload["bots"]) == sorted(gm.map.power_names[p] for p in empty)
+    assert "TUR" not in fill.payload["bots"].values()  # a seat kept for a name is not a bot's
+    assert [t for t in texts(step, "ann") if t.startswith("ADM")] == [
+        "ADM ('detente') ('4 empty seats are played by holdbot: the game starts')"
+    ]
+    assert gm.house_wanted() == [(p, "holdbot") for p in empty]
+    records += step.records
+    again = GameMaster.replay("g1", settings, 0.0, records)
+    assert again.house_wanted() == gm.house_wanted()  # the fill is kept: a restart seats the same bots
+    for i, power in enumerate(empty):
+        gm.house(f"h{i}", power, "holdbot", 15.0)
+    view = {s.power: s for s in gm.view().seats}
+    assert [view[p].bot for p in empty] == ["holdbot"] * 4 and view["TUR"].bot is None
+    gm.connect("kept", 16.0)
+    gm.receive("kept", "NME ('kept') ('1.0')", 16.0)
+    assert gm.state.value == "playing"

@@ -47,6 +47,8 @@ def test_game_create_defaults() -> None:
         "bots": {},
         "stand_in": None,
         "stand_in_after": GameSettings().stand_in_after,
+        "fill_with": None,
+        "fill_after": GameSettings().fill_after,
     }
     with pytest.raises(ValidationError):
         GameCreate.model_validate({"reserved": {"ATLANTIS": "alice"}})
@@ -240,6 +242,7 @@ def test_the_openapi_document_names_every_path_and_resolves_every_reference() ->
     assert document["openapi"].startswith("3.1")
     assert set(document["paths"]) == {
         "/api/games",
+        "/api/games/against-bots",
         "/api/games/{game_id}",
         "/api/games/{game_id}/history",
         "/api/config",
@@ -273,6 +276,8 @@ def test_game_create_and_the_referee_settings_convert_into_each_other_field_for_
         bots=(("GER", "dumbbot"), ("ITA", "holdbot")),
         stand_in="randombot",
         stand_in_after=42.5,
+        fill_with="holdbot",
+        fill_after=7.0,
     )
     default = GameSettings()
     fields = [f.name for f in dataclasses.fields(GameSettings)]

@@ -18,6 +18,7 @@ from typing import Any
 
 from detente.house import BotHouse
 from server.bot_seats import BotSeats
+from tests.server.nego_helpers import NegoClient, Pair, running_nego
 from tests.server.ws_helpers import TIMEOUT, TOKEN, DaideClient, http, running_server
 
 SERVICES: list[Any] = []  # the services of the servers the tests started, as their house saw them
@@ -224,3 +225,53 @@ async def test_a_stand_in_comes_back_with_the_server_and_still_ends_with_the_pla
         assert kinds == ["stand_in", "returned"]  # the stand-in said once, not again after the restart
         for client in (again, back):
             await client.close()
+
+
+async def test_a_stranger_in_the_open_game_is_not_kept_waiting_for_players_who_never_come(tmp_path: Path) -> None:
+    async with running_server(tmp_path, house=_house, fill_with="holdbot", fill_after="1") as server:
+        stranger = await DaideClient.open(server.ws)  # no game named: the open game
+        await stranger.join("stranger")
+        said = await stranger.expect("ADM ('detente') ('6 empty seats are played by holdbot")
+        assert "the game starts" in said
+        await stranger.hello()
+        now = await stranger.expect("NOW")
+        sub, _ = stranger.holds(now)
+        await stranger.send(sub)
+        assert "(FAL 1901)" in await stranger.expect("NOW")
+        status, games = await http("GET", f"{server.http}/api/games")
+        by_status = {g["status"]: g["id"] for g in games["games"]}
+        assert set(by_status) == {"playing", "forming"}  # the stranger's game plays; a new one is open
+        playing = await _info(server.http, by_status["playing"])
+        assert sorted(p["bot"] or "" for p in playing["players"]) == [""] + ["holdbot"] * 6
+        await stranger.close()
+
+
+async def test_the_bots_of_a_game_against_bots_negotiate_with_the_person(tmp_path: Path) -> None:
+    houses: list[BotHouse] = []
+
+    def house(service: Any, settings: Any) -> BotHouse:
+        houses.append(BotHouse(service, None, seed=2))
+        return houses[-1]
+
+    async with (
+        running_server(tmp_path, house=house) as server,
+        running_nego(server, tmp_path / "nego.sqlite3") as nego_port,
+    ):
+        houses[-1].nego_url = f"ws://127.0.0.1:{nego_port}/nego"  # known once it runs: before any bot plays
+        status, made = await http(
+            "POST", f"{server.http}/api/games/against-bots", {"power": "FRA", "bot": "always-accept"}
+        )
+        assert status == 201, made
+        person = await DaideClient.open(f"{server.ws}?game={made['id']}")
+        await person.join(made["name"])
+        await person.hello()
+        assert person.session is not None
+        talk = await NegoClient.open(Pair(server, nego_port), made["id"], "FRA", person.session)
+        await talk.expect("welcome")
+        proposal = "propose(fra, [eng], Agree([eng fra], pce([eng fra])))"
+        assert (await talk.say(proposal))["type"] == "ack"
+        answer = await talk.expect("message", **{"from": "ENG"})
+        assert answer["text"] == "accept(eng, [fra], Agree([eng fra], pce([eng fra])))"
+        assert (await talk.expect("confirmed"))["type"] == "confirmed"  # the notary confirms the deal
+        await talk.close()
+        await person.close()

@@ -13,6 +13,8 @@ from referee.settings import GameSettings
 from server.api_models import DeadlinesBody, GameCreate
 from server.nego.settings import load_nego_settings
 from server.settings import (
+    OPEN_GAME_FILL_AFTER,
+    OPEN_GAME_FILL_WITH,
     OPEN_GAME_STAND_IN,
     ADMIN_TOKEN_ENV,
     ADMIN_TOKEN_FILE,
@@ -38,10 +40,18 @@ def test_defaults(tmp_path: Path) -> None:
     assert game.deadlines == DeadlinesBody(movement=60, retreat=30, adjustment=30)
     assert game.year_limit == GameSettings().year_limit
     # the API's defaults, not a list of its own, but for a stranger who leaves: a bot stands in
-    assert game == GameCreate(stand_in=OPEN_GAME_STAND_IN) and game.stand_in_after == GameSettings().stand_in_after
+    assert game == GameCreate(stand_in=OPEN_GAME_STAND_IN, fill_with=OPEN_GAME_FILL_WITH, fill_after=OPEN_GAME_FILL_AFTER)
+    assert game.stand_in_after == GameSettings().stand_in_after
     assert settings.nego_url is None
-    none, _ = load_settings({"data_dir": tmp_path, "stand_in": "None", "stand_in_after": "60"}, {})
-    assert (none.game.stand_in, none.game.stand_in_after) == (None, 60.0)
+    none, _ = load_settings(
+        {"data_dir": tmp_path, "stand_in": "None", "stand_in_after": "60", "fill_with": "none", "fill_after": "30"}, {}
+    )
+    assert (none.game.stand_in, none.game.stand_in_after, none.game.fill_with, none.game.fill_after) == (
+        None,
+        60.0,
+        None,
+        30.0,
+    )
     with pytest.raises(SettingsError, match="--stand-in-after"):
         load_settings({"data_dir": tmp_path, "stand_in_after": "0"}, {})
 

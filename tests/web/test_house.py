@@ -33,11 +33,12 @@ def _house(service: Any, settings: Any) -> BotHouse:
 
 
 async def submit_holding(page: Page) -> None:
-    """Submit with no order given: the page asks first, and the units hold."""
+    """Submit with no order given: the page asks first, and the units hold. (The bots have
+    ordered already, so the phase may end at once: the caller waits for the next phase, not
+    for "All your orders are in", which may be up for no time at all.)"""
     await page.click("#submit-orders")
     await expect(page.locator("#submit-prompt")).to_be_visible()
     await page.click("#submit-holding")
-    await expect(page.locator("#mis")).to_contain_text("All your orders are in")
 
 
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
@@ -85,27 +86,37 @@ async def test_a_bot_stands_in_for_a_player_who_left_and_gives_the_seat_back(tmp
         status, made = await http("POST", f"{web.http}/api/games", body, token=TOKEN)
         assert status == 201, made
         game = made["id"]
-        france = await DaideClient.open(f"{web.ws}?game={game}")
-        await france.join("france")
-        page, errors = await open_page(browser, phone=True)
-        await page.goto(f"{web.http}/#/game/{game}?as=player&name=england")
-        await expect(page.locator("#power")).to_have_attribute("data-power", "ENG")
-        await expect(page.locator("#phase")).to_have_attribute("data-phase", "S1901M")
-        chip = page.locator('.power-chip[data-power="FRA"]')
+        england = await DaideClient.open(f"{web.ws}?game={game}")  # the other person, over DAIDE
+        await england.join("england")
+        player, errors = await open_page(browser, phone=True)  # France, on a phone
+        await player.goto(f"{web.http}/#/game/{game}?as=player&name=france")
+        await expect(player.locator("#power")).to_have_attribute("data-power", "FRA")
+        await expect(player.locator("#phase")).to_have_attribute("data-phase", "S1901M")
+        watcher, watcher_errors = await open_page(browser)  # anyone, watching on a desktop
+        await watcher.goto(f"{web.http}/#/game/{game}?as=observer")
+        chip = watcher.locator('.power-chip[data-power="FRA"]')
+        await expect(chip).to_contain_text("France")
         await expect(chip).not_to_have_attribute("data-stand-in", re.compile("."))
 
-        await france.close()  # France's player goes away
-        await expect(page.locator("#toast")).to_contain_text("France is played by holdbot until its player returns")
+        context = player.context
+        await player.close()  # France's player closes the page and goes away
+        await expect(watcher.locator("#toast")).to_contain_text("France is played by holdbot until its player returns")
         await expect(chip).to_have_attribute("data-stand-in", "holdbot")
         await expect(chip).to_contain_text("stand-in: holdbot")
-        await shoot(page, "stand-in-phone")
-        await submit_holding(page)
-        await expect(page.locator("#phase")).to_have_attribute("data-phase", "F1901M")  # the stand-in ordered
+        await shoot(watcher, "stand-in-observer")
+        await england.expect("ADM ('detente') ('France is played by holdbot")
+        await england.hello()
+        now = await england.expect("NOW")
+        sub, _ = england.holds(now)
+        await england.send(sub)
+        await expect(watcher.locator("#phase")).to_have_attribute("data-phase", "F1901M")  # the stand-in ordered
 
-        back = await DaideClient.open(f"{web.ws}?game={game}")
-        await back.send(f"IAM (FRA) ('{france.session}')")
-        await back.expect("YES (IAM")
-        await expect(page.locator("#toast")).to_contain_text("The player of France is back")
+        back = await context.new_page()  # the same browser: its seat is kept, and comes back with IAM
+        await back.goto(f"{web.http}/#/game/{game}")
+        await expect(back.locator("#power")).to_have_attribute("data-power", "FRA")
+        await expect(back.locator("#banner")).to_contain_text("Holdbot played your seat while you were away")
+        await expect(watcher.locator("#toast")).to_contain_text("The player of France is back")
         await expect(chip).not_to_have_attribute("data-stand-in", re.compile("."))
-        await back.close()
-        assert errors == []
+        await shoot(back, "stand-in-back-phone")
+        await england.close()
+        assert errors == [] and watcher_errors == []
