@@ -298,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from detente.house import BotHouse
         from server.main import run
 
-        return run(args, house=lambda service, settings: BotHouse(service, settings.nego_url))
+        return run(args, house=lambda service, settings: BotHouse(service, settings.bots_nego_url))
     if args.command == "nego":
         from server.nego.main import run_nego
 

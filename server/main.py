@@ -79,6 +79,8 @@ async def serve(
             deserted_after=settings.deserted_after,
             open_games_per_hour=settings.open_games_per_hour,
         )
+        service.bot_seats.MAX_GAMES = settings.max_bot_games
+        service.bot_seats.PER_NETWORK = settings.bot_games_per_network
         if house is not None:
             service.bot_seats.house = house(service, settings)
             why = service.bot_seats.refuse(settings.open_game())
@@ -149,6 +151,11 @@ def add_serve_arguments(parser: Any) -> None:
     parser.add_argument("--admin-token", dest="admin_token", help="the API's admin token (or DETENTE_ADMIN_TOKEN)")
     parser.add_argument("--secret", help="the negotiation server's shared secret (or DETENTE_SECRET)")
     parser.add_argument("--nego-url", dest="nego_url", help="the negotiation server's URL, for the web page")
+    parser.add_argument(
+        "--house-nego-url",
+        dest="house_nego_url",
+        help="the negotiation server's URL for the server's own bots, where it differs (default: --nego-url)",
+    )
     # not given is None: load_settings leaves those to the open games' defaults, which the help reads
     game = GameCreate().settings()
     parser.add_argument(
@@ -192,6 +199,7 @@ _SERVE_KEYS = (
     "admin_token",
     "secret",
     "nego_url",
+    "house_nego_url",
     "press_level",
     "l_levels",
     "protocol",

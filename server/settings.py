@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from referee.settings import parse_year_limit
 from server.api_models import DeadlinesBody, GameCreate
+from server.bot_seats import BotSeats
 
 #: The bot that stands in for a stranger who left an open game, unless ``--stand-in`` says otherwise.
 OPEN_GAME_STAND_IN = "dumbbot"
@@ -334,6 +335,16 @@ class ServerSettings(RetentionSettings, LimitSettings):
     admin_token: str = Field(min_length=1, repr=False)
     secret: str = Field(min_length=1, repr=False)
     nego_url: str | None = Field(default=None, description="the negotiation server's URL, told to the web page")
+    house_nego_url: str | None = Field(
+        default=None,
+        description="the negotiation server's URL as this server reaches it, for its own bots (default: nego_url;"
+        " another where the page and the server see it at different addresses, as in a compose network)",
+    )
+
+    @property
+    def bots_nego_url(self) -> str | None:
+        """Where the server's own bots find the negotiation server."""
+        return self.house_nego_url or self.nego_url
     # The games the server opens for strangers: the API's model and its defaults, not a list of
     # its own (--press-level, --l-levels, --protocol, --deadlines and --year-limit set them)
     game: GameCreate = Field(
@@ -356,6 +367,19 @@ class ServerSettings(RetentionSettings, LimitSettings):
         le=1_000_000,
         description="seats one client address may take with NME in the unfinished games opened for strangers "
         "(REJ beyond)",
+    )
+    max_bot_games: int = Field(
+        default=BotSeats.MAX_GAMES,
+        ge=0,
+        le=100_000,
+        description="games against the server's bots (POST /api/games/against-bots) unfinished at once; at the cap"
+        " the one left longest is cancelled if its player has been away an hour (a minute if never joined), else 429",
+    )
+    bot_games_per_network: int = Field(
+        default=BotSeats.PER_NETWORK,
+        ge=0,
+        le=10_000,
+        description="games against bots unfinished at once made from one network (a /24, a /64); 429 beyond",
     )
     deserted_after: float = Field(
         default=DESERTED_AFTER,
@@ -397,6 +421,8 @@ GAME_LIMIT_OPTIONS = {
     "max_seats_per_address": "--max-seats-per-address",
     "max_seats_per_network": "--max-seats-per-network",
     "deserted_after": "--deserted-after",
+    "max_bot_games": "--max-bot-games",
+    "bot_games_per_network": "--bot-games-per-network",
     "open_games_per_hour": "--open-games-per-hour",
 }
 """The limits only the game server takes (on the games opened for strangers), and their options."""
@@ -429,6 +455,7 @@ _OPTIONS = {
     "admin_token": "--admin-token",
     "secret": "--secret",
     "nego_url": "--nego-url",
+    "house_nego_url": "--house-nego-url",
     **GAME_OPTIONS,
     **LIMIT_OPTIONS,
     **GAME_LIMIT_OPTIONS,

@@ -22,6 +22,7 @@ development environment (the pins of everything ``pip install .`` installs there
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import re
@@ -274,10 +275,11 @@ def test_the_image_serves_games_by_default_as_the_game_service_does() -> None:
     command = json.loads(instruction("CMD"))
     args = parse(command)
     # the stack's game service is the image's command, told where the stack's negotiation
-    # server is published for the page (the image alone has none)
+    # server is published for the page (the image alone has none), and where its own bots
+    # reach it inside the stack's network (by its service name)
     served = compose()["services"]["game"]["command"]
     assert served[: len(command)] == command
-    assert served[len(command) :] == ["--nego-url", "http://127.0.0.1:8701"]
+    assert served[len(command) :] == ["--nego-url", "http://127.0.0.1:8701", "--house-nego-url", "ws://nego:8701/nego"]
     assert {args.port, args.daide_port} <= {int(port) for port in instruction("EXPOSE").split()}
     options, _, test = instruction("HEALTHCHECK").partition(" CMD ")
     assert options.startswith("--")
@@ -701,6 +703,28 @@ def finished_game(port: int) -> dict[str, Any] | None:
     return next((game for game in games if game["status"] == "finished" and game["result"]), None)
 
 
+async def against_bots(http_port: int, nego_port: int) -> None:
+    """A game against bots through the published ports: the person joins over the websocket,
+    proposes peace to England on ``/nego``, and the bot playing England accepts."""
+    from tests.server.nego_helpers import NegoClient, Pair
+    from tests.server.ws_helpers import DaideClient, Running, http
+
+    base = f"http://127.0.0.1:{http_port}"
+    status, made = await http("POST", f"{base}/api/games/against-bots", {"power": "FRA", "bot": "always-accept"})
+    assert status == 201, made
+    person = await DaideClient.open(f"ws://127.0.0.1:{http_port}/daide?game={made['id']}")
+    await person.join(made["name"])
+    await person.hello()
+    assert person.session is not None
+    talk = await NegoClient.open(Pair(Running(http_port, 0, Path()), nego_port), made["id"], "FRA", person.session)
+    await talk.expect("welcome")
+    assert (await talk.say("propose(fra, [eng], Agree([eng fra], pce([eng fra])))"))["type"] == "ack"
+    answer = await talk.expect("message", **{"from": "ENG"})
+    assert answer["text"] == "accept(eng, [fra], Agree([eng fra], pce([eng fra])))"
+    await talk.close()
+    await person.close()
+
+
 def test_the_stack_plays_keeps_its_games_over_down_and_up_and_stops_at_once(
     engine: dict[str, str], image: str, tmp_path: Path
 ) -> None:
@@ -724,6 +748,9 @@ def test_the_stack_plays_keeps_its_games_over_down_and_up_and_stops_at_once(
             return lines if len(lines) >= 7 else None
 
         assert len(poll(endings, "seven bots telling how their game ended", 60, stack.budget)) >= 7
+
+        # a person plays against the server's own bots, which negotiate inside the stack's network
+        asyncio.run(against_bots(stack.ports["http"], stack.ports["nego"]))
 
         containers = stack.containers()
         by_service = {name: service(container) for name, container in containers.items()}

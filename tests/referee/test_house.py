@@ -7,7 +7,7 @@ import random
 from protocol.daide.messages import Adm, Hlo, Now, Off
 from referee.effects import Close, Record
 from referee.game import GameMaster
-from referee.game.house import HOUSE_VERSION, PLAYER_BACK
+from referee.game.house import HOUSE_VERSION, PLAYED_YOURS, PLAYER_BACK
 from referee.settings import GameSettings
 from tests.referee.test_game_master import random_orders, texts
 
@@ -88,8 +88,7 @@ def test_a_stand_in_orders_for_the_power_and_leaves_when_its_player_comes_back()
     step = gm.receive("back", f"IAM (FRA) ({passcode})", 20.0)  # the passcode: the stand-in is no player
     assert texts(step, "back") == [
         f"YES (IAM (FRA) ({passcode}))",
-        "ADM ('detente') ('dumbbot played your seat while you were away; the orders it gave this phase stand until"
-        " you change them')",
+        f"ADM ('detente') ('dumbbot {PLAYED_YOURS}')",
     ]
     assert [s.message for s in step.sends if s.to == "s"][:2] == [Adm("detente", PLAYER_BACK), Off()]
     assert [r.kind for r in step.records] == ["returned"]

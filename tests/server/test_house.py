@@ -238,7 +238,7 @@ async def test_a_stranger_in_the_open_game_is_not_kept_waiting_for_players_who_n
         sub, _ = stranger.holds(now)
         await stranger.send(sub)
         assert "(FAL 1901)" in await stranger.expect("NOW")
-        status, games = await http("GET", f"{server.http}/api/games")
+        _, games = await http("GET", f"{server.http}/api/games")
         by_status = {g["status"]: g["id"] for g in games["games"]}
         assert set(by_status) == {"playing", "forming"}  # the stranger's game plays; a new one is open
         playing = await _info(server.http, by_status["playing"])
