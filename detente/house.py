@@ -44,6 +44,9 @@ DEFAULT_BOT = "randomnegotiator"
 DEFAULT_SILENT_BOT = "dumbbot"
 MAX_FAILURES = 3
 """Times a bot may fail in one seat before the house stops seating bots there."""
+NEGO_RETRIES = 100_000
+"""Connections to the negotiation server in a row that may fail before a bot stops trying (one
+every 5 s at most: about six days)."""
 
 T = TypeVar("T")
 log = structlog.get_logger("detente.house")
@@ -93,7 +96,9 @@ class BotHouse:
         game = self.service.games.get(game_id)
         own_seat = game is not None and power in game.create.bots
         session = BotSession(make_bot(bot, seed, game=game_id, seat=power))
-        link = NegoLink(session, self.nego_url) if own_seat and session.bot.negotiates and self.nego_url else None
+        # as long as the server runs: a negotiation server that starts later, or again, is found again
+        wanted = own_seat and session.bot.negotiates and self.nego_url
+        link = NegoLink(session, self.nego_url, retries=NEGO_RETRIES) if wanted and self.nego_url else None
         player = _Player(self.service, conn, session, link)
         try:
             await player.run()

@@ -23,7 +23,8 @@ When a stand-in comes
 
 What is kept
     A bot's seat is a player like any other: its ``join`` record names the bot's spec and
-    :data:`HOUSE_VERSION`; seats filled are recorded as ``fill`` (the powers and their bot),
+    :data:`HOUSE_VERSION`; a bot seated again in its seat (after a restart) is given a new
+    session token, recorded as ``session`` (its digest); seats filled are recorded as ``fill`` (the powers and their bot),
     before their bots join. A stand-in is recorded as ``stand_in`` (the power, the bot, the
     phase) when it takes the seat, and ``returned`` (the power, the phase) when the player
     is back: the history says who played each phase, and a restart brings the stand-in back
@@ -35,8 +36,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dataclasses import replace
+
 from protocol.daide.messages import SERVER_NAME, Adm, MapMessage, Off, session_adm
 from referee.game.state import GameState
+from referee.players import new_session_token, session_digest
 
 if TYPE_CHECKING:
     from referee.game.master import GameMaster
@@ -171,6 +175,13 @@ def seat(g: GameMaster, conn: str, power: str, bot: str, now: float) -> bool:
         g.seats.stood_in[power] = bot
         name = g.map.power_names[power].title()
         g.broadcast(Adm(SERVER_NAME, f"{name} is played by {bot} until its player returns"))
+    elif power in bots_of(g):
+        # a bot's seat played again (after a restart): its new bot gets a new session token, the
+        # one way into the negotiation server (only digests are kept, so the old one is lost)
+        token = new_session_token()
+        player = replace(player, session=session_digest(token))
+        g.out.record("session", now, power=power, session=player.session)
+        g.out.to(conn, session_adm(token))
     g.seats.wanted.discard(power)
     g.seats.roster.seat(conn, player)
     g.greet(conn, power)

@@ -7,6 +7,7 @@ anyone (nobody is connected during a replay). Press and admin records change not
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from protocol.daide.messages import Drw, Order, Sub
@@ -88,6 +89,9 @@ RECORDS: Mapping[str, Callable[[GameMaster, Mapping[str, Any], float], None]] = 
     "stand_in": lambda g, p, at: g.seats.stood_in.__setitem__(p["power"], p["bot"]),
     "returned": lambda g, p, at: g.seats.stood_in.pop(p["power"], None),
     "fill": lambda g, p, at: g.seats.filled.update(p["bots"]),
+    "session": lambda g, p, at: g.roster.players.__setitem__(
+        p["power"], replace(g.roster.players[p["power"]], session=p["session"])
+    ),
 }
 
 

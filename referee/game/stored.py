@@ -39,6 +39,7 @@ POWER_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "stand_in": (_POWER, ()),
     "returned": (_POWER, ()),
     "fill": ((), ("bots",)),
+    "session": (_POWER, ()),
     "adjudicate": ((), ("given", "orders")),
     "binding": ((), ("orders",)),
 }

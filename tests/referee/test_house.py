@@ -145,3 +145,17 @@ def test_the_seats_still_empty_after_the_last_join_get_bots_and_the_game_starts(
     gm.connect("kept", 16.0)
     gm.receive("kept", "NME ('kept') ('1.0')", 16.0)
     assert gm.state.value == "playing"
+
+
+def test_a_bot_seated_again_gets_a_new_session_token_which_a_replay_keeps() -> None:
+    gm, conns, records = two_people()
+    old = gm.roster.players["AUS"].session
+    gm.disconnect(conns["AUS"], 2.0)  # the house's bot went (a restart, a bot that failed)
+    assert ("AUS", "holdbot") in gm.house_wanted()
+    step = gm.house("again", "AUS", "holdbot", 3.0)
+    [record] = step.records
+    assert record.kind == "session" and record.payload["session"] != old
+    adm = next(s.message for s in step.sends if s.to == "again" and isinstance(s.message, Adm))
+    assert adm.session is not None and gm.session("AUS", adm.session)  # the new token opens the seat
+    again = GameMaster.replay("g1", gm.settings, 0.0, [*records, *step.records])
+    assert again.session("AUS", adm.session)

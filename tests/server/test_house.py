@@ -20,6 +20,7 @@ from detente.house import BotHouse
 from server.bot_seats import BotSeats
 from tests.server.nego_helpers import NegoClient, Pair, running_nego
 from tests.server.ws_helpers import TIMEOUT, TOKEN, DaideClient, http, running_server
+from tests.web.helpers import free_port
 
 SERVICES: list[Any] = []  # the services of the servers the tests started, as their house saw them
 
@@ -275,3 +276,46 @@ async def test_the_bots_of_a_game_against_bots_negotiate_with_the_person(tmp_pat
         assert (await talk.expect("confirmed"))["type"] == "confirmed"  # the notary confirms the deal
         await talk.close()
         await person.close()
+
+
+async def test_the_bots_of_a_game_against_bots_negotiate_again_after_a_restart(tmp_path: Path) -> None:
+    nego_port = free_port()  # known before either server starts: the bots come back with the game server
+
+    def house(service: Any, settings: Any) -> BotHouse:
+        return BotHouse(service, f"ws://127.0.0.1:{nego_port}/nego", seed=2)
+
+    async with (
+        running_server(tmp_path, house=house) as server,
+        running_nego(server, tmp_path / "nego.sqlite3", port=nego_port),
+    ):
+        status, made = await http(
+            "POST", f"{server.http}/api/games/against-bots", {"power": "FRA", "bot": "always-accept"}
+        )
+        assert status == 201, made
+        person = await DaideClient.open(f"{server.ws}?game={made['id']}")
+        await person.join(made["name"])
+        await person.hello()
+        assert person.session is not None
+        talk = await NegoClient.open(Pair(server, nego_port), made["id"], "FRA", person.session)
+        await talk.expect("welcome")
+        assert (await talk.say("propose(fra, [eng], Agree([eng fra], pce([eng fra])))"))["type"] == "ack"
+        await talk.expect("message", **{"from": "ENG"})
+        await talk.close()
+        await person.close()
+    async with (
+        running_server(tmp_path, house=house) as server,  # the same stores: the game and its bots come back
+        running_nego(server, tmp_path / "nego.sqlite3", port=nego_port),
+    ):
+        back = await DaideClient.open(f"{server.ws}?game={made['id']}")
+        await back.send(f"IAM (FRA) ('{person.session}')")
+        await back.expect("YES (IAM")
+        talk = await NegoClient.open(Pair(server, nego_port), made["id"], "FRA", person.session)
+        welcome = await talk.expect("welcome")
+        mail = [await talk.expect("message") for _ in range(welcome["mail"])]
+        assert [m["from"] for m in mail] == ["FRA", "ENG"]  # the first proposal and its answer, once each
+        proposal = "propose(fra, [eng], Agree([eng fra], dmz([eng], [nth])))"
+        assert (await talk.say(proposal))["type"] == "ack"
+        answer = await talk.expect("message", **{"from": "ENG"})  # the bot of after the restart answers
+        assert answer["text"] == "accept(eng, [fra], Agree([eng fra], dmz([eng], [nth])))"
+        await talk.close()
+        await back.close()
