@@ -34,9 +34,8 @@ What is kept
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from protocol.daide.messages import SERVER_NAME, Adm, MapMessage, Off, session_adm
 from referee.game.state import GameState
