@@ -181,18 +181,21 @@ class NegoLink:
                 unseen = self._unseen()
                 self._ready.set()
                 for message in unseen:
-                    await self._given(message)
+                    await self._given(message, live=False)
             return
         await self._given(frame)
 
-    async def _given(self, frame: dict[str, Any]) -> None:
+    async def _given(self, frame: dict[str, Any], live: bool = True) -> None:
         bot, position = self.session.bot, self.session.position
         if position is None:
             return
         if frame["type"] == "error":
             self.errors.append(frame)
         if frame["type"] == "message":
-            self._seen = max(self._seen, int(frame.get("seq") or 0))
+            seq = int(frame.get("seq") or 0)
+            if live and seq and seq <= self._seen:
+                return  # handed already (live, or in the mail of a welcome): each message once, by its seq
+            self._seen = max(self._seen, seq)
             try:
                 message = parse(frame["text"])
             except LError:

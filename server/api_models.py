@@ -35,6 +35,7 @@ from engine import Adjudication, Position, Power, standard_map
 from engine.position import PHASE_KINDS
 from protocol.l import format_levels, parse_levels
 from referee.deadlines import Deadlines
+from referee.game import StandIn
 from referee.settings import FIRST_YEAR, LAST_YEAR, PRESS_LEVELS, PROTOCOLS, STAND_IN_AFTER_MAX, GameSettings
 
 
@@ -332,11 +333,26 @@ class HistoryEntry(Body):
     position: GamePosition = Field(description="the position after the phase")
 
 
+class StandInInfo(Body):
+    """A bot of the server that played a person's seat while its player was away."""
+
+    power: PowerName
+    bot: str
+    since: str = Field(description="the phase it came in")
+    until: str | None = Field(default=None, description="the phase its player came back in (null: not yet)")
+
+    @classmethod
+    def of(cls, span: StandIn) -> StandInInfo:
+        return cls(power=span.power, bot=span.bot, since=span.start, until=span.until)
+
+
 class GameHistory(Body):
-    """The body of ``GET /api/games/{id}/history``: the phases played, oldest first."""
+    """The body of ``GET /api/games/{id}/history``: the phases played, oldest first, and who
+    stood in for whom (public: everyone was told)."""
 
     id: str
     phases: list[HistoryEntry]
+    stand_ins: list[StandInInfo] = Field(default_factory=list)
 
 
 class ClientConfig(Body):
@@ -387,6 +403,7 @@ API_MODELS: tuple[type[BaseModel], ...] = (
     GamePosition,
     GameHistory,
     HistoryEntry,
+    StandInInfo,
     ClientConfig,
     ErrorBody,
 )

@@ -120,7 +120,8 @@ def create_app(service: GameService, settings: ServerSettings, manage_service: b
         phases = await service.reader.history(game_id)
         if phases is None:
             return error_response(404, f"no game {game_id!r}")
-        return JSONResponse(GameHistory(id=game_id, phases=phases).model_dump(mode="json"))
+        stand_ins = await service.reader.stand_ins(game_id)
+        return JSONResponse(GameHistory(id=game_id, phases=phases, stand_ins=stand_ins).model_dump(mode="json"))
 
     async def export_game(request: Request) -> Response:
         """The game as a file of the field's formats: ``?format=mila`` (the default) or ``detente``."""

@@ -17,7 +17,7 @@ from protocol.daide.messages import Snd
 from protocol.daide.parser import DaideSyntaxError, parse
 from server.api_models import FULL_NAMES
 
-__all__ = ["FORMATS", "document", "stand_ins"]
+__all__ = ["FORMATS", "document"]
 
 FORMATS = ("mila", "detente")
 POWERS = frozenset(FULL_NAMES.values())  # as the documents name them
@@ -65,23 +65,3 @@ def document(
         "messages": messages,
     }
 
-
-def stand_ins(records: Iterable[tuple[str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
-    """Who stood in for whom, from the store's ``stand_in`` and ``returned`` records in order:
-    each stand-in's power, bot, the phase it came in and the one its player came back in
-    (None: it played on to the end). Public: everyone was told.
-
-    >>> stand_ins([("stand_in", {"power": "FRANCE", "bot": "dumbbot", "phase": "S1902M"}),
-    ...            ("returned", {"power": "FRANCE", "phase": "F1903M"})])
-    [{'power': 'FRANCE', 'bot': 'dumbbot', 'from': 'S1902M', 'until': 'F1903M'}]
-    """
-    out: list[dict[str, Any]] = []
-    for kind, record in records:
-        if kind == "stand_in":
-            out.append({"power": record["power"], "bot": record["bot"], "from": record["phase"], "until": None})
-            continue
-        for entry in reversed(out):
-            if entry["power"] == record["power"] and entry["until"] is None:
-                entry["until"] = record["phase"]
-                break
-    return out

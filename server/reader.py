@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from engine import Position
-from referee.game import GameMaster, GameState, Outcome
+from referee.game import GameMaster, GameState, Outcome, StandIns
 from server import archive, export
 from server.api_models import (
     FULL_NAMES,
@@ -25,6 +25,7 @@ from server.api_models import (
     GameStatus,
     HistoryEntry,
     PlayerInfo,
+    StandInInfo,
     history_entry,
 )
 from server.store import Store
@@ -128,6 +129,15 @@ class GameReader:
         gm = await asyncio.to_thread(_replayed, stored, events)  # a store of an earlier version
         return _history(gm)
 
+    async def stand_ins(self, game_id: str) -> list[StandInInfo]:
+        """Every bot that stood in for a player of the game, oldest first."""
+        game = self._live(game_id)
+        if game is not None:
+            return [StandInInfo.of(span) for span in game.gm.view().stand_ins]
+        events = await asyncio.to_thread(self.store.events, game_id)
+        # the store names the power in full: the API's power field reads any spelling
+        return [StandInInfo.of(span) for span in StandIns.of((e.kind, e.payload) for e in events).spans]
+
     async def import_game(self, document: Mapping[str, Any], name: str, public: bool = False) -> str:
         """A finished game made of a game file (a détente game document): recorded in the store,
         served like any finished game, never replayed (:func:`server.archive.imported`). Its id."""
@@ -151,18 +161,17 @@ class GameReader:
             return None
         events = await asyncio.to_thread(self.store.events, game_id)
         names = [entry.phase for entry in phases]
-        press, adjudicated, stand_ins = [], 0, []
+        press, adjudicated = [], 0
         for event in events:  # press belongs to the phase being played: the next one to be adjudicated
             if event.kind == "adjudicate":
                 adjudicated += 1
             elif event.kind == "press":
                 phase = names[adjudicated] if adjudicated < len(names) else (info.phase or "")
                 press.append((phase, event.payload))
-            elif event.kind in ("stand_in", "returned"):
-                stand_ins.append((event.kind, event.payload))
         result = None if info.result is None else info.result.model_dump(mode="json")
         document = export.document(game_id, [e.model_dump(mode="json") for e in phases], press, result, private)
-        return document | {"stand_ins": export.stand_ins(stand_ins)}
+        stand_ins = [s.model_dump(mode="json") for s in await self.stand_ins(game_id)]
+        return document | {"stand_ins": stand_ins}
 
 
 def result_of(outcome: Outcome) -> GameResult:

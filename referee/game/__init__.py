@@ -5,7 +5,19 @@
 """
 
 from referee.game.master import GameMaster
+from referee.game.seats import StandIn, StandIns
 from referee.game.state import GameState, Mismatch, Submitted, Turned
 from referee.game.view import GameView, Outcome, SeatView
 
-__all__ = ["GameMaster", "GameState", "GameView", "Mismatch", "Outcome", "SeatView", "Submitted", "Turned"]
+__all__ = [
+    "GameMaster",
+    "GameState",
+    "GameView",
+    "Mismatch",
+    "Outcome",
+    "SeatView",
+    "StandIn",
+    "StandIns",
+    "Submitted",
+    "Turned",
+]

@@ -171,7 +171,7 @@ def seat(g: GameMaster, conn: str, power: str, bot: str, now: float) -> bool:
         return True
     if power not in bots_of(g) and power not in g.seats.stood_in:
         g.out.record("stand_in", now, power=power, bot=bot, phase=str(g.position.phase))
-        g.seats.stood_in[power] = bot
+        g.seats.stand_ins.began(power, bot, str(g.position.phase))
         name = g.map.power_names[power].title()
         g.broadcast(Adm(SERVER_NAME, f"{name} is played by {bot} until its player returns"))
     elif power in bots_of(g):
@@ -199,7 +199,7 @@ def returned(g: GameMaster, power: str, now: float) -> str | None:
         g.close(conn)
         g.seats.roster.leave(conn)  # not a disconnection: the seat is its player's again
         g.clock.alarms.pop(conn, None)
-    bot = g.seats.stood_in.pop(power)
+    bot = g.seats.stand_ins.ended(power, str(g.position.phase))
     g.out.record("returned", now, power=power, phase=str(g.position.phase))
     name = g.map.power_names[power].title()
     g.broadcast(Adm(SERVER_NAME, f"the player of {name} is back; {bot} no longer plays it"))

@@ -86,8 +86,8 @@ RECORDS: Mapping[str, Callable[[GameMaster, Mapping[str, Any], float], None]] = 
     "shift": lambda g, p, at: g.clock.shift(float(p["seconds"])),
     "guess": lambda g, p, at: g.seats.charge(p["key"], at),
     "admin": _nothing,
-    "stand_in": lambda g, p, at: g.seats.stood_in.__setitem__(p["power"], p["bot"]),
-    "returned": lambda g, p, at: g.seats.stood_in.pop(p["power"], None),
+    "stand_in": lambda g, p, at: g.seats.stand_ins.apply("stand_in", p),
+    "returned": lambda g, p, at: g.seats.stand_ins.apply("returned", p),
     "fill": lambda g, p, at: g.seats.filled.update(p["bots"]),
     "session": lambda g, p, at: g.roster.players.__setitem__(
         p["power"], replace(g.roster.players[p["power"]], session=p["session"])

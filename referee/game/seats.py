@@ -37,15 +37,17 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from enum import Enum
+from typing import Any
 
 from referee.bucket import Bucket
 from referee.guesses import Guesses
 from referee.networks import network_of
 from referee.players import Client, Player, Role, Roster, draw_passcode, new_session_token, session_digest
 
-__all__ = ["Seats", "Verdict"]
+__all__ = ["Seats", "StandIn", "StandIns", "Verdict"]
 
 
 class Verdict(Enum):
@@ -54,6 +56,56 @@ class Verdict(Enum):
     TAKE = "take"  # checked, right: the seat is its
     WRONG = "wrong"  # checked, wrong: counted against the seat
     UNCHECKED = "unchecked"  # not checked: a seat taken, connected, locked, or another network
+
+
+@dataclass(frozen=True, slots=True)
+class StandIn:
+    """A bot that stood in for a power's player: from the phase it came in, until the one the
+    player came back in (None: not yet)."""
+
+    power: str
+    bot: str
+    start: str
+    until: str | None = None
+
+
+@dataclass
+class StandIns:
+    """The bots standing in for players now (power -> bot), and every stand-in of a game, oldest
+    first: kept live by :mod:`referee.game.house`, and read back from the ``stand_in`` and
+    ``returned`` records (:meth:`of`)."""
+
+    now: dict[str, str] = field(default_factory=dict)
+    spans: list[StandIn] = field(default_factory=list)
+
+    def began(self, power: str, bot: str, phase: str) -> None:
+        """``bot`` stands in for ``power``'s player from ``phase``."""
+        self.now[power] = bot
+        self.spans.append(StandIn(power, bot, phase))
+
+    def ended(self, power: str, phase: str) -> str | None:
+        """``power``'s player is back in ``phase``; the bot that stood in, if one did."""
+        bot = self.now.pop(power, None)
+        for i in range(len(self.spans) - 1, -1, -1):
+            if self.spans[i].power == power and self.spans[i].until is None:
+                self.spans[i] = replace(self.spans[i], until=phase)
+                break
+        return bot
+
+    def apply(self, kind: str, payload: Mapping[str, Any]) -> None:
+        """A ``stand_in`` or ``returned`` record read back (any other kind changes nothing)."""
+        if kind == "stand_in":
+            self.began(payload["power"], payload["bot"], payload["phase"])
+        elif kind == "returned":
+            self.ended(payload["power"], payload["phase"])
+
+    @classmethod
+    def of(cls, records: Iterable[tuple[str, Mapping[str, Any]]]) -> StandIns:
+        """The stand-ins that ``records`` (kind and payload, in order) tell of."""
+        out = cls()
+        for kind, payload in records:
+            out.apply(kind, payload)
+        return out
 
 
 class Seats:
@@ -77,7 +129,8 @@ class Seats:
         self.guesses = Guesses()  # by power (strangers) and power + "@own": never recorded
         # the house (referee.game.house): who stands in for whom (recorded), since when each
         # person's player has been away and which seats wait for a stand-in (memory)
-        self.stood_in: dict[str, str] = {}  # power -> the bot standing in for its player
+        self.stand_ins = StandIns()  # who stands in now, and who ever did (recorded)
+        self.stood_in = self.stand_ins.now  # power -> the bot standing in for its player
         self.absent_since: dict[str, float] = {}
         self.wanted: set[str] = set()
         self.filled: dict[str, str] = {}  # power -> the bot given the seat left empty (recorded)
@@ -171,3 +224,4 @@ class Seats:
     def role(self, conn: str) -> Role:
         client = self.roster.clients.get(conn)
         return Role.NEW if client is None else client.role
+

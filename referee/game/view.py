@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from engine.position import PHASE_KINDS
 from protocol.daide.messages import Drw, Slo
 from referee.game import house
+from referee.game.seats import StandIn
 from referee.game.state import GameState
 from referee.players import Role
 from referee.settings import GameSettings
@@ -55,6 +56,7 @@ class GameView:
     seats: tuple[SeatView, ...]
     observers: int
     outcome: Outcome | None  # once over
+    stand_ins: tuple[StandIn, ...] = ()  # every bot that stood in for a player, oldest first
 
 
 def outcome_of(g: GameMaster) -> Outcome:
@@ -100,4 +102,5 @@ def view_of(g: GameMaster) -> GameView:
         seats,
         sum(1 for c in roster.clients.values() if c.role is Role.OBSERVER),
         outcome_of(g) if state is GameState.OVER else None,
+        tuple(g.seats.stand_ins.spans),
     )

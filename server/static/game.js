@@ -532,6 +532,7 @@ export class GameView {
     this.legal = legal;
     const live = this.view === null;
     this.history = history.phases;
+    this.standIns = history.stand_ins || [];
     const phase = detail.position ? detail.position.phase : null;
     const over = detail.status === "finished";
     if (this.orders.phase !== phase || !this.legal !== !this.orders.legal || this.orders.over !== over) {
@@ -689,7 +690,7 @@ export class GameView {
       const hiddenAt = localStorage.getItem(`detente.results.hidden.${this.id}`);
       const hidden = hiddenAt !== null && n > 0 && hiddenAt === this.history[n - 1].phase;
       this.results.show(
-        shown.map((i) => ({ entry: this.history[i], ...this.ordersOf(this.history[i], this.before(i)) })),
+        shown.map((i) => ({ entry: this.history[i], ...this.ordersOf(this.history[i], this.before(i)), standIns: this.standInsAt(i) })),
         { live: true, hidden },
       );
     } else {
@@ -699,10 +700,24 @@ export class GameView {
       this.board.show({ position: before, orders, marks: dislodged });
       this.sliderLabel.textContent = `${phaseName(entry.phase)}: orders and results`;
       this.liveButton.disabled = false;
-      this.results.show([{ entry, orders, dislodged }]);
+      this.results.show([{ entry, orders, dislodged, standIns: this.standInsAt(this.view) }]);
     }
     this.root.classList.toggle("past", this.view !== null);
     this.showSaid();
+  }
+
+  /** The bots that stood in during history entry `index`: power token -> bot. A stand-in that came
+   * in or left during a phase played part of it, and is named for it. */
+  standInsAt(index) {
+    const at = (phase) => {
+      const i = this.history.findIndex((e) => e.phase === phase);
+      return i < 0 ? this.history.length : i; // the phase being played
+    };
+    const out = {};
+    for (const s of this.standIns || []) {
+      if (at(s.since) <= index && (s.until === null || index <= at(s.until))) out[abbr(s.power)] = s.bot;
+    }
+    return out;
   }
 
   /** A finished game's messages of the phase shown (the last one played when none is chosen), for

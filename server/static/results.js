@@ -89,7 +89,7 @@ export class ResultsPanel {
     for (const item of items) this.root.append(this.phase(item, items.length > 1));
   }
 
-  phase({ entry, orders, dislodged }, titled) {
+  phase({ entry, orders, dislodged, standIns = {} }, titled) {
     const byPower = new Map(POWERS.map((p) => [p, []]));
     for (const o of orders) {
       const p = abbr(o.power);
@@ -127,8 +127,14 @@ export class ResultsPanel {
       blocks.push(
         h(
           "div",
-          { class: ["power-results", `power-${power}`], "data-power": power },
-          h("h3", {}, h("span", { class: `dot power-${power}` }), nameOf(power)),
+          { class: ["power-results", `power-${power}`], "data-power": power, "data-stand-in": standIns[power] || null },
+          h(
+            "h3",
+            {},
+            h("span", { class: `dot power-${power}` }),
+            nameOf(power),
+            standIns[power] ? h("small", { class: "who" }, `played by ${standIns[power]} while its player was away`) : null,
+          ),
           h("ul", {}, lines),
         ),
       );

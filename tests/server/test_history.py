@@ -15,8 +15,8 @@ async def test_history_of_one_phase(server: Running) -> None:
     listing = (await http("GET", f"{server.http}/api/games"))[1]["games"]
     gid = next(g["id"] for g in listing if g["status"] == "playing")
     forming = next(g["id"] for g in listing if g["status"] == "forming")
-    assert await http("GET", f"{server.http}/api/games/{forming}/history") == (200, {"id": forming, "phases": []})
-    assert await http("GET", f"{server.http}/api/games/{gid}/history") == (200, {"id": gid, "phases": []})
+    assert await http("GET", f"{server.http}/api/games/{forming}/history") == (200, {"id": forming, "phases": [], "stand_ins": []})
+    assert await http("GET", f"{server.http}/api/games/{gid}/history") == (200, {"id": gid, "phases": [], "stand_ins": []})
 
     # England moves a fleet (a phase ends when every order is in); France bounces two armies;
     # everyone else holds every unit

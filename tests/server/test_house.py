@@ -194,7 +194,10 @@ async def test_a_stand_in_plays_an_absent_players_seat_until_the_player_returns(
         ]
         status, document = await http("GET", f"{server.http}/api/games/{game}/export?format=detente")
         assert status == 200  # the file of the game says it too, to anyone
-        assert document["stand_ins"] == [{"power": "FRANCE", "bot": "holdbot", "from": "S1901M", "until": "F1901M"}]
+        spans = [{"power": "FRANCE", "bot": "holdbot", "since": "S1901M", "until": "F1901M"}]
+        assert document["stand_ins"] == spans
+        status, history = await http("GET", f"{server.http}/api/games/{game}/history")
+        assert status == 200 and history["stand_ins"] == spans  # where the page reads it
         for client in (england, back):
             await client.close()
 

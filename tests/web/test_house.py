@@ -110,6 +110,10 @@ async def test_a_bot_stands_in_for_a_player_who_left_and_gives_the_seat_back(tmp
         sub, _ = england.holds(now)
         await england.send(sub)
         await expect(watcher.locator("#phase")).to_have_attribute("data-phase", "F1901M")  # the stand-in ordered
+        spring = watcher.locator('#results .phase-results[data-phase="S1901M"] .power-results[data-power="FRA"]')
+        await expect(spring).to_have_attribute("data-stand-in", "holdbot")  # the results say who ordered
+        await expect(spring).to_contain_text("played by holdbot while its player was away")
+        await shoot(watcher, "stand-in-results")
 
         back = await context.new_page()  # the same browser: its seat is kept, and comes back with IAM
         await back.goto(f"{web.http}/#/game/{game}")
