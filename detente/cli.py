@@ -60,7 +60,7 @@ with _quiet_interrupts():
     )
     from detente import play as play_command
     from detente.cases import CaseError, adjudicate_json
-    from formats.jsonio import loads, write_stdout
+    from formats.jsonio import BeyondBounds, loads, write_stdout
 
 
 def _error(message: str, **where: int) -> int:
@@ -84,6 +84,8 @@ def adjudicate_command(source: str, indent: int | None = None) -> int:
         data = loads(text)
     except json.JSONDecodeError as error:
         return _error(f"invalid JSON: {error.msg}", line=error.lineno, column=error.colno)
+    except BeyondBounds as error:
+        return _error(f"invalid JSON: {error}")
     try:
         answer, errors = adjudicate_json(data, indent)
     except CaseError as error:

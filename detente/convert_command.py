@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 from formats import FORMATS, FormatError, detect, mila, onepass, read
-from formats.jsonio import dump_line, dumps, loads, write_stdout
+from formats.jsonio import BeyondBounds, dump_line, dumps, loads, write_stdout
 
 TARGETS = ("mila", "detente")
 
@@ -91,6 +91,8 @@ def parse_input(path: str, text: bytes) -> Any:
         return loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"invalid JSON in {name}: {error.msg}", line=error.lineno, column=error.colno) from None
+    except BeyondBounds as error:
+        raise InputError(f"invalid JSON in {name}: {error}") from None
     except UnicodeDecodeError as error:
         raise InputError(f"cannot read {name}: not UTF-8 text ({error.reason})") from None
 

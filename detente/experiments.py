@@ -28,6 +28,12 @@ What ``detente run --out DIR`` writes:
     estimates (``mean``, ``se``, ``n``, and ``low``, ``high``: the 95 % interval). The
     same table is printed. (Before ``games`` came in, ``se_centres`` was over plays.)
 
+``DIR/run.json``
+    what the run is (:meth:`Experiment.identity`: the slots, the games, the seed, the
+    settings...), written before the first game and removed once the run is done: an
+    unfinished run (stopped with Ctrl-C) is resumed by the same command (:func:`kept_lines`),
+    which keeps its finished games.
+
 ``DIR/manifest.json``
     what the run was made with (:mod:`detente.manifest`): the git commit (and whether the
     tree had changes), the package versions, each bot's class and constants, the seeds of the
@@ -54,7 +60,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
+import signal
 import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -77,12 +85,14 @@ from referee.record import GameRecord
 from referee.settings import GameSettings
 
 __all__ = [
+    "RUN_FILE",
     "BotSummary",
     "Experiment",
     "GameRunner",
     "Progress",
     "Score",
     "format_table",
+    "kept_lines",
     "rotation",
     "run_experiment",
     "score_game",
@@ -315,6 +325,20 @@ class Experiment:
             return None
         return replace(self.llm or LLMOptions(), log_dir=self.out / LLM_DIR)
 
+    def identity(self) -> dict[str, Any]:
+        """What makes the run's files what they are (not where they go, nor how many jobs play
+        them): a run is resumed only with the same."""
+        setups = self.setups()
+        return {
+            "slots": list(self.slots),
+            "games": self.games,
+            "seed": self.seed,
+            "settings": setups[0].to_json() if setups else {},
+            "rotate": self.rotate,
+            "powers": None if self.powers is None else [list(p) for p in self.powers],
+            "formats": list(self.formats),
+        }
+
     def setups(self) -> list[GameSetup]:
         seeds = seeds_for(self.seed, self.games)
         powers: Sequence[tuple[str, ...] | None] = [None] * self.games
@@ -431,24 +455,57 @@ class Progress:
         return time.monotonic() - self.started
 
 
+RUN_FILE = "run.json"
+"""What a run is, written before its first game (see the module)."""
+
+
+def kept_lines(out: Path) -> list[dict[str, Any]]:
+    """The lines of an unfinished run's ``games.jsonl`` that a resume keeps: games 1, 2, ... in
+    order, up to the first missing or torn one (a line cut short by a stop)."""
+    kept: list[dict[str, Any]] = []
+    try:
+        text = (out / "games.jsonl").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return kept
+    for raw in text.splitlines():
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError:
+            break
+        if not isinstance(line, dict) or line.get("game") != len(kept) + 1:
+            break
+        kept.append(line)
+    return kept
+
+
 def run_experiment(
-    experiment: Experiment, progress: Callable[[int], None] | None = None, runner: GameRunner | None = None
+    experiment: Experiment,
+    progress: Callable[[int], None] | None = None,
+    runner: GameRunner | None = None,
+    kept: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """Play every game of ``experiment``, write ``DIR`` (see the module), return the summary.
 
     ``progress`` is told the number of games finished each time one finishes. ``runner``
     plays the games instead of ``experiment.jobs`` local processes; the files are written
-    here, the same as a local run's for the same seed.
+    here, the same as a local run's for the same seed. ``kept``: the lines of the games a
+    stopped run finished (:func:`kept_lines`), which are not played again.
     """
     out = experiment.out
     games_dir = out / "games"
     games_dir.mkdir(parents=True, exist_ok=True)
     setups = experiment.setups()
-    lines: list[dict[str, Any]] = []
-    with open(out / "games.jsonl", "w", encoding="utf-8") as jsonl:
-        for done, line in _played(experiment, setups, games_dir, runner):
+    (out / RUN_FILE).write_text(json.dumps(experiment.identity(), indent=1) + "\n", encoding="utf-8")
+    lines: list[dict[str, Any]] = [dict(line) for line in kept]
+    # the kept lines, written again in full before the file is taken over (a torn line after
+    # them goes): a stop while this is written loses none of them
+    partial = out / "games.jsonl.partial"
+    partial.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines), encoding="utf-8")
+    os.replace(partial, out / "games.jsonl")
+    with open(out / "games.jsonl", "a", encoding="utf-8") as jsonl:
+        for done, line in _played(experiment, setups, games_dir, runner, start=len(lines)):
             if progress is not None:
-                progress(done)
+                progress(done + len(kept))
             if line is not None:
                 lines.append(line)
                 jsonl.write(json.dumps(line, separators=(",", ":")) + "\n")
@@ -469,32 +526,50 @@ def run_experiment(
         (out / USAGE_FILE).write_text(json.dumps(usage, indent=1) + "\n", encoding="utf-8")
         summary["llm"] = usage["seats"]
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    (out / RUN_FILE).unlink(missing_ok=True)  # finished: nothing to resume
     record = manifest(experiment.slots, experiment.seed, [s.seed for s in setups], summary["settings"], llm)
     (out / "manifest.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return summary
 
 
 def _played(
-    experiment: Experiment, setups: Sequence[GameSetup], games_dir: Path, runner: GameRunner | None
+    experiment: Experiment, setups: Sequence[GameSetup], games_dir: Path, runner: GameRunner | None, start: int = 0
 ) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """The games from game ``start + 1`` on, as :func:`_in_order` gives them."""
+    todo = setups[start:]
     if runner is not None:
         yield from _in_order(
-            (index, write_game(index + 1, record, games_dir, experiment.formats)) for index, record in runner(setups)
+            (index, write_game(start + index + 1, record, games_dir, experiment.formats))
+            for index, record in runner(todo)
         )
         return
     if experiment.jobs <= 1:
-        for n, setup in enumerate(setups, 1):
-            yield n, play_and_write(n, setup, games_dir, experiment.formats)
+        for n, setup in enumerate(todo, 1):
+            yield n, play_and_write(start + n, setup, games_dir, experiment.formats)
         return
-    pool = ProcessPoolExecutor(max_workers=experiment.jobs)
+    # the workers leave Ctrl-C to this process, which stops them: no traceback from each
+    pool = ProcessPoolExecutor(max_workers=experiment.jobs, initializer=_ignore_interrupts)
+    stopped = False
     try:
         futures = [
-            pool.submit(play_and_write, n, setup, games_dir, experiment.formats) for n, setup in enumerate(setups, 1)
+            pool.submit(play_and_write, start + n, setup, games_dir, experiment.formats)
+            for n, setup in enumerate(todo, 1)
         ]
         index = {future: i for i, future in enumerate(futures)}
         yield from _in_order((index[future], future.result()) for future in as_completed(futures))
+    except KeyboardInterrupt:
+        stopped = True
+        raise
     finally:
-        pool.shutdown(cancel_futures=True)  # a game that failed (or ^C) stops the games not yet begun
+        # a game that failed (or ^C) stops the games not yet begun; ^C those being played too
+        workers = list(getattr(pool, "_processes", {}).values()) if stopped else []
+        pool.shutdown(wait=not stopped, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def new_seed() -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import sys
 from pathlib import Path
@@ -22,11 +23,13 @@ from detente import game_options, llm_options, ray_runner
 from detente.daide_game import is_daide, program_of
 from detente.diplomacy import format_diplomacy, read_records, summarise_diplomacy
 from detente.experiments import (
+    RUN_FILE,
     Experiment,
     GameRunner,
     Progress,
     format_table,
     format_usage,
+    kept_lines,
     new_seed,
     run_experiment,
     slots_from,
@@ -66,7 +69,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     # in process there is no clock: no --deadlines
     game_options.add_arguments(parser, ("year_limit", "l_levels", "protocol", "binding", "rounds", "press_level"))
-    parser.add_argument("--out", required=True, type=Path, help="the directory to write (must hold no games.jsonl)")
+    parser.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        help="the directory to write (an unfinished run there, stopped with Ctrl-C, is resumed by the same options)",
+    )
     parser.add_argument(
         "--format",
         dest="formats",
@@ -77,6 +85,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " MILA's saved-game JSON (repeatable)",
     )
     llm_options.add_arguments(parser)
+
+
+def _seed(asked: int | None, resumed: dict[str, object] | None) -> int:
+    """The run's seed: the one asked for, else the unfinished run's (a resume), else a new one."""
+    if asked is not None:
+        return asked
+    stored = resumed.get("seed") if resumed else None
+    return stored if isinstance(stored, int) else new_seed()
+
+
+def resumable(out: Path) -> dict[str, object] | str | None:
+    """What ``out`` holds: nothing of a run (None), an unfinished run to resume (what it is), or
+    why it cannot be used (one line)."""
+    if not (out / "games.jsonl").exists():
+        return None
+    if (out / "summary.json").exists() or not (out / RUN_FILE).exists():
+        return f"{out} already holds a finished run (games.jsonl): choose another --out or remove it"
+    try:
+        identity = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return f"{out}/{RUN_FILE} cannot be read: choose another --out or remove it"
+    return identity if isinstance(identity, dict) else f"{out}/{RUN_FILE} is not a run: choose another --out"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,8 +136,9 @@ def run(args: argparse.Namespace) -> int:
         return fail("--games must be at least 1")
     if args.jobs < 1:
         return fail("--jobs must be at least 1")
-    if (args.out / "games.jsonl").exists():
-        return fail(f"{args.out} already holds games.jsonl: choose another --out or remove it")
+    resumed = resumable(args.out)
+    if isinstance(resumed, str):
+        return fail(resumed)
     if args.ray is not None:
         try:
             ray_runner.import_ray()
@@ -116,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     experiment = Experiment(
         slots=slots,
         games=args.games,
-        seed=args.seed if args.seed is not None else new_seed(),
+        seed=_seed(args.seed, resumed),
         out=args.out,
         jobs=min(args.jobs, args.games),
         settings=settings,
@@ -131,9 +162,27 @@ def run(args: argparse.Namespace) -> int:
         address = None if args.ray == LOCAL else args.ray
         runner = functools.partial(ray_runner.games_on_ray, address=address, num_cpus=experiment.jobs)
         where = f"Ray at {address}" if address is not None else f"a local Ray cluster of {experiment.jobs} CPUs"
+    kept: list[dict[str, object]] = []
+    if resumed:
+        if resumed != experiment.identity():
+            differs = ", ".join(k for k in experiment.identity() if experiment.identity()[k] != resumed.get(k))
+            return fail(
+                f"{args.out} holds an unfinished run with other options ({differs} differ): give the same options"
+                " to resume it, or another --out"
+            )
+        kept = kept_lines(args.out)
+        print(f"detente run: resuming {args.out}: {len(kept)} of {experiment.games} games kept", file=sys.stderr)
     bar = Progress(experiment.games, sys.stderr, enabled=sys.stderr.isatty())
     try:
-        summary = run_experiment(experiment, bar.update, runner)
+        summary = run_experiment(experiment, bar.update, runner, kept)
+    except KeyboardInterrupt:
+        bar.close()
+        done = len(kept_lines(args.out))
+        print(
+            f"detente run: stopped; {done} of {experiment.games} games kept in {args.out}: the same command resumes",
+            file=sys.stderr,
+        )
+        return 130
     except ConnectionError as error:
         if runner is None:
             raise

@@ -36,17 +36,42 @@ try:
 except ImportError:  # pragma: no cover - orjson is a dependency; the standard library still works
     orjson = None  # type: ignore[assignment]
 
-__all__ = ["dump_bytes", "dump_line", "dumps", "loads", "write_stdout"]
+__all__ = ["BeyondBounds", "dump_bytes", "dump_line", "dumps", "loads", "write_stdout"]
+
+
+class BeyondBounds(ValueError):
+    """JSON that may be well formed but that is not read: nested too deeply, or a number with
+    more digits than Python converts (4,300), as the HTTP API refuses them too."""
 
 
 def loads(text: str | bytes) -> Any:
-    """Parse JSON text; :class:`json.JSONDecodeError` (line, column) when it is not JSON."""
+    """Parse JSON text; :class:`json.JSONDecodeError` (line, column) when it is not JSON,
+    :class:`BeyondBounds` when it is beyond what is read.
+
+    >>> loads("[" * 100_000 + "]" * 100_000)
+    Traceback (most recent call last):
+    ...
+    formats.jsonio.BeyondBounds: nested too deeply
+    >>> loads("9" * 5000)
+    Traceback (most recent call last):
+    ...
+    formats.jsonio.BeyondBounds: a number with too many digits
+    """
     if orjson is not None:
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
             pass  # the standard library reads it (NaN, big integers) or words the error
-    return json.loads(text)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise BeyondBounds("nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as error:  # int() over 4,300 digits
+        if "integer string conversion" in str(error):
+            raise BeyondBounds("a number with too many digits") from None
+        raise
 
 
 def dumps(data: Any, indent: int | None = None) -> str:

@@ -220,7 +220,7 @@ def test_detente_run_refuses_bad_options_and_an_old_output(tmp_path: Path, capsy
     assert run("--bots", "holdbot", "--games", "1", "--year-limit", "1901", "--jobs", "1", "--out", out) == 0
     capsys.readouterr()
     assert run("--bots", "holdbot", "--games", "1", "--out", out) == 2
-    assert "already holds games.jsonl" in capsys.readouterr().err
+    assert "already holds a finished run (games.jsonl)" in capsys.readouterr().err
 
 
 def test_the_same_seed_gives_the_same_files_whatever_the_hash_seed(tmp_path: Path) -> None:

@@ -1,0 +1,30 @@
+"""Hostile game files get one line and exit status 2 from every command that reads them (issue 29):
+the bounds of the HTTP API's import, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from detente.cli import main
+
+HOSTILE = {
+    "nested too deeply": "[" * 200_000 + "]" * 200_000,
+    "a number with too many digits": '{"id": ' + "9" * 200_000 + "}",
+}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["convert", "{}", "--to", "mila"], ["adjudicate", "{}"], ["replay", "{}", "--no-browser", "--port", "0"]],
+)
+@pytest.mark.parametrize("why", sorted(HOSTILE))
+def test_a_hostile_file_gets_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], why: str
+) -> None:
+    path = tmp_path / "hostile.json"
+    path.write_text(HOSTILE[why])
+    assert main([str(path) if part == "{}" else part for part in command]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and why in err and "Traceback" not in err
