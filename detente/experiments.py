@@ -204,6 +204,13 @@ PER_GAME: Mapping[str, Callable[[Mapping[str, Any]], float]] = {
     "win_rate": lambda s: s["win"],
     "rank": lambda s: s["rank"],
 }
+#: What each per-game figure can be, for intervals that stay inside (:class:`detente.stats.Estimate`):
+#: the bounds, and whether it is a proportion.
+PER_GAME_BOUNDS: Mapping[str, tuple[tuple[float, float], bool]] = {
+    "centres": ((0.0, 34.0), False),
+    "win_rate": ((0.0, 1.0), True),
+    "rank": ((1.0, 7.0), False),
+}
 
 
 def summarise(games: Iterable[Mapping[str, Any]]) -> list[BotSummary]:
@@ -223,7 +230,9 @@ def summarise(games: Iterable[Mapping[str, Any]]) -> list[BotSummary]:
             plays.setdefault(score["bot"], []).append(score)
     table = []
     for bot, scores in plays.items():
-        estimates = {name: estimate(per_game(lines, bot, value)) for name, value in PER_GAME.items()}
+        estimates = {
+            name: estimate(per_game(lines, bot, value), *PER_GAME_BOUNDS[name]) for name, value in PER_GAME.items()
+        }
         table.append(
             BotSummary(
                 bot,

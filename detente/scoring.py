@@ -143,8 +143,30 @@ def system_table(
     for bot in order:
         values = {system: per_game(lines, bot, lambda s, system=system: s[system]) for system in SYSTEMS}
         if values[SYSTEMS[0]]:
-            table[bot] = {system: estimate(v) for system, v in values.items()}
+            table[bot] = {system: bounded(system, v) for system, v in values.items()}
     return table
+
+
+#: What a score of each system can be: its least and most, and whether it is a proportion
+#: (mostly 0 or 1: Wilson's interval); see :class:`detente.stats.Estimate`.
+BOUNDS: Mapping[str, tuple[tuple[float, float], bool]] = {
+    "draw-size": ((0.0, 1.0), False),
+    "sum-of-squares": ((0.0, 1.0), False),
+    "centres": ((0.0, 34.0), False),
+    "rank": ((1.0, 7.0), False),
+    "win": ((0.0, 1.0), True),
+}
+
+
+def bounded(system: str, values: Iterable[float]) -> Estimate:
+    """The estimate of ``values`` of ``system``, its interval kept within what the system can be.
+
+    >>> e = bounded("draw-size", [0.0, 0.0, 0.0, 1.0])
+    >>> e.low, round(e.high, 3)
+    (0.0, 1.0)
+    """
+    limits, proportion = BOUNDS[system]
+    return estimate(values, limits, proportion)
 
 
 def interval_text(value: Estimate, digits: int = 2) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Comparison", "Estimate", "estimate", "paired", "per_game", "student_t_sf", "welch"]
@@ -31,11 +31,27 @@ LEVEL = 0.95
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """A mean over ``n`` independent values, its standard error and its 95 % interval (Student's t)."""
+    """A mean over ``n`` independent values, its standard error and its 95 % interval.
+
+    The interval is Student's t, kept within ``bounds`` (the least and most a value can be,
+    such as ranks 1 to 7) when there are bounds; for a ``proportion`` (a share of wins, values
+    from 0 to 1, mostly 0 or 1) it is Wilson's score interval on the mean, which stays inside
+    by construction and does not collapse at 0 or 1 as a normal interval does.
+
+    >>> never = estimate([0.0] * 10, bounds=(0.0, 1.0), proportion=True)
+    >>> round(never.low, 3), round(never.high, 3)
+    (0.0, 0.278)
+    >>> rank = estimate([1.0, 1.0, 1.0, 2.0], bounds=(1.0, 7.0))
+    >>> rank.low, round(rank.high, 3)
+    (1.0, 2.046)
+    """
 
     mean: float
     se: float | None
     n: int
+    # how the interval is drawn, not what is estimated: two estimates of the same values are equal
+    bounds: tuple[float, float] | None = field(default=None, compare=False)
+    proportion: bool = field(default=False, compare=False)
 
     @property
     def half_width(self) -> float | None:
@@ -45,11 +61,20 @@ class Estimate:
 
     @property
     def low(self) -> float:
-        return self.mean - (self.half_width or 0.0)
+        return self._interval()[0]
 
     @property
     def high(self) -> float:
-        return self.mean + (self.half_width or 0.0)
+        return self._interval()[1]
+
+    def _interval(self) -> tuple[float, float]:
+        if self.proportion and self.bounds is not None:
+            return _wilson(self.mean, self.n, self.bounds)
+        half = self.half_width or 0.0
+        low, high = self.mean - half, self.mean + half
+        if self.bounds is not None:
+            low, high = max(low, self.bounds[0]), min(high, self.bounds[1])
+        return low, high
 
     def __repr__(self) -> str:
         se = None if self.se is None else round(self.se, 4)
@@ -65,13 +90,28 @@ class Estimate:
         return {"mean": self.mean, "se": self.se, "n": self.n, "low": self.low, "high": self.high}
 
 
-def estimate(values: Iterable[float]) -> Estimate:
-    """The mean of ``values`` with its standard error (None for fewer than two values)."""
+def estimate(values: Iterable[float], bounds: tuple[float, float] | None = None, proportion: bool = False) -> Estimate:
+    """The mean of ``values`` with its standard error (None for fewer than two values); see
+    :class:`Estimate` for ``bounds`` and ``proportion``."""
     data = list(values)
     if not data:
         raise ValueError("no values to estimate from")
     se = statistics.stdev(data) / math.sqrt(len(data)) if len(data) > 1 else None
-    return Estimate(statistics.fmean(data), se, len(data))
+    return Estimate(statistics.fmean(data), se, len(data), bounds, proportion)
+
+
+def _wilson(mean: float, n: int, bounds: tuple[float, float]) -> tuple[float, float]:
+    """Wilson's 95 % score interval of a proportion ``mean`` of ``n``, on the scale of ``bounds``."""
+    low, high = bounds
+    p = min(1.0, max(0.0, (mean - low) / (high - low)))
+    z = _NORMAL_95
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return low + (high - low) * max(0.0, centre - half), low + (high - low) * min(1.0, centre + half)
+
+
+#: The two-sided 95 % quantile of the normal distribution.
+_NORMAL_95 = 1.959963984540054
 
 
 def per_game(

@@ -65,8 +65,8 @@ from bots.llm.config import LLMOptions
 from bots.llm.usage import summarise_usage
 from detente.diplomacy import read_records, summarise_diplomacy
 from detente.experiments import USAGE_FILE, Experiment, run_experiment
-from detente.scoring import DIGITS, SYSTEMS, format_system_table, grid, interval_text, scored_line
-from detente.stats import Comparison, Estimate, estimate, paired
+from detente.scoring import DIGITS, SYSTEMS, bounded, format_system_table, grid, interval_text, scored_line
+from detente.stats import Comparison, Estimate, paired
 from referee.settings import GameSettings
 
 __all__ = [
@@ -425,7 +425,7 @@ def analyse(directory: Path) -> Analysis:
         kinds = by_pair[lone_bot, field_bot]
         values = {s: per_seed(kinds, s, sorted(kinds)) for s in SYSTEMS}
         if values[SYSTEMS[0]]:
-            cross[lone_bot, field_bot] = {s: estimate(v.values()) for s, v in values.items()}
+            cross[lone_bot, field_bot] = {s: bounded(s, v.values()) for s, v in values.items()}
 
     lone_table: dict[str, dict[str, Estimate]] = {}
     for bot in order:
@@ -433,7 +433,7 @@ def analyse(directory: Path) -> Analysis:
         if not mine:
             continue
         lone_table[bot] = {
-            s: estimate(v for kinds in mine for v in per_seed(kinds, s, sorted(kinds)).values()) for s in SYSTEMS
+            s: bounded(s, (v for kinds in mine for v in per_seed(kinds, s, sorted(kinds)).values())) for s in SYSTEMS
         }
 
     pairs = []

@@ -83,7 +83,10 @@ def test_summary_per_bot() -> None:
     assert rand.se_centres == 0.0
     assert rand.se_win_rate == pytest.approx(0.125) and rand.se_rank == pytest.approx(0.125)  # 0 and 0.25; 2.5 and 2.25
     low, high = dumb.per_game["centres"].low, dumb.per_game["centres"].high
-    assert low == pytest.approx(8.0 - 12.706 * 2.0, abs=1e-3) and high == pytest.approx(8.0 + 12.706 * 2.0, abs=1e-3)
+    # Student's t with one degree of freedom, kept within 0 to 34 centres (it would reach -17.4)
+    assert low == 0.0 and high == pytest.approx(8.0 + 12.706 * 2.0, abs=1e-3)
+    win = dumb.per_game["win_rate"]  # a share of wins: Wilson's interval, inside 0 to 1
+    assert 0.0 <= win.low < 0.75 < win.high <= 1.0
     row = dumb.to_json()
     assert row["per_game"]["centres"] == {"mean": 8.0, "se": row["se_centres"], "n": 2, "low": low, "high": high}
     assert {"bot", "plays", "mean_centres", "se_centres", "wins", "win_rate", "mean_rank"} < row.keys()  # old keys kept
