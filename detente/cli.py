@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import json
 import signal
 import sys
@@ -276,10 +277,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """The line for the first option of ``argv`` that its command does not take, with the
+    closest it does ("did you mean"); None when every option is known (argparse says the rest)."""
+    chosen: argparse.ArgumentParser = parser
+    for token in argv:
+        if token == "--":
+            break
+        if not token.startswith("-"):
+            commands = next((a for a in chosen._actions if isinstance(a, argparse._SubParsersAction)), None)
+            if commands is not None and token in commands.choices:
+                chosen = commands.choices[token]
+            continue
+        if not token.startswith("--") or token == "--":
+            continue
+        name = token.split("=", 1)[0]
+        known = [o for a in chosen._actions for o in a.option_strings if o.startswith("--")]
+        if name in known or sum(o.startswith(name) for o in known) == 1:  # argparse takes a unique prefix
+            continue
+        near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        return f"{chosen.prog}: unknown option {name}{hint}; {chosen.prog} --help lists them"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     with _quiet_interrupts():  # building the parser loads the servers' modules
         parser = build_parser()
-        args = parser.parse_args(argv)
+        words = list(sys.argv[1:] if argv is None else argv)
+        unknown = unknown_option(parser, words)
+        if unknown is not None:
+            print(unknown, file=sys.stderr)
+            return 2
+        args = parser.parse_args(words)
     if args.command == "bot":
         return bot_command.run(args)
     if args.command == "run":

@@ -55,6 +55,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import difflib
 import errno
 import json
 import logging
@@ -116,7 +117,9 @@ def power_name(text: str) -> str:
         return Power.of(text).value
     except KeyError:
         names = ", ".join(p.english for p in Power)
-        raise argparse.ArgumentTypeError(f"{text!r} is not a power: one of {names} (or FRA, ENG, ...)") from None
+        near = difflib.get_close_matches(text.lower(), [p.english.lower() for p in Power], n=1)
+        hint = f" (did you mean {near[0].title()}?)" if near else ""
+        raise argparse.ArgumentTypeError(f"{text!r} is not a power{hint}: one of {names} (or FRA, ENG, ...)") from None
 
 
 def _port(text: str) -> int:
