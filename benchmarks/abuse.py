@@ -74,7 +74,6 @@ import math
 import os
 import random
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -91,7 +90,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketExce
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.machine import machine, print_header, start_clients  # noqa: E402
+from benchmarks.machine import commit, machine, print_header, start_clients  # noqa: E402
 from protocol.daide.messages import Adm, Hlo  # noqa: E402
 from protocol.daide.parser import parse  # noqa: E402
 
@@ -975,24 +974,6 @@ async def run_seat_attacks(attacks: list[str], sizes: Sizes, seed: int) -> list[
 
 
 # --- the figures: benchmarks/results/abuse.json, docs/results/abuse.md ---------------------------------
-
-
-def commit() -> str | None:
-    """The commit measured, ``-dirty`` when tracked files differ from it."""
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-        )
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return head.stdout.strip() + ("-dirty" if status.stdout.strip() else "")
 
 
 def finite(value: float, digits: int) -> float | None:

@@ -22,7 +22,6 @@ import argparse
 import datetime
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import describe, machine
+from benchmarks.machine import commit, describe, machine
 from bots.llm.bot import LLMBot
 from bots.llm.config import LLMConfig, LLMOptions
 from detente.experiments import Experiment, run_experiment, slots_from
@@ -82,15 +81,6 @@ def timed_hooks() -> tuple[list[float], Callable[[], None]]:
             setattr(LLMBot, name, function)
 
     return durations, restore
-
-
-def commit() -> str | None:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def main() -> int:

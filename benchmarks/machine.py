@@ -26,6 +26,22 @@ def machine() -> dict[str, Any]:
     }
 
 
+def commit() -> str | None:
+    """The commit measured, ``-dirty`` when tracked files differ from it (None outside a checkout)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True, check=True
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head.stdout.strip() + ("-dirty" if status.stdout.strip() else "")
+
+
 def describe() -> str:
     """One line: ``2 cores, AMD EPYC; Linux-...``."""
     info = machine()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import importlib
 import json
 import signal
 import sys
@@ -49,19 +50,6 @@ def _quiet_interrupts() -> Iterator[None]:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-with _quiet_interrupts():
-    from detente import (
-        bot_command,
-        convert_command,
-        replay_command,
-        report_command,
-        run_command,
-        store_command,
-        tournament_command,
-    )
-    from detente import play as play_command
-    from detente.cases import CaseError, adjudicate_json
-    from formats.jsonio import BeyondBounds, loads, write_stdout
 
 
 def _error(message: str, **where: int) -> int:
@@ -71,6 +59,9 @@ def _error(message: str, **where: int) -> int:
 
 
 def adjudicate_command(source: str, indent: int | None = None) -> int:
+    from detente.cases import CaseError, adjudicate_json
+    from formats.jsonio import BeyondBounds, loads, write_stdout
+
     try:
         if source == "-":
             text = sys.stdin.read()
@@ -144,36 +135,107 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``detente`` command line: every subcommand and its options (each with a one-line
-    description, and its defaults and choices in ``--help``)."""
-    parser = argparse.ArgumentParser(
-        prog="detente", description="The Diplomacy negotiation testbed.", formatter_class=HelpFormatter
-    )
-    parser.add_argument("--version", action=_Version, help="the version and the engine core")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    def command(name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
-        return commands.add_parser(name, help=help, description=description or help, formatter_class=HelpFormatter)
-
-    adjudicate = commands.add_parser(
-        "adjudicate",
-        formatter_class=HelpFormatter,
-        help="play adjudication cases (JSON) and print the positions after each turn",
-        description="Read one case or a list of cases from FILE ('-' for standard input, "
+#: Each command: its one-line help, its description, and where its options are added (a
+#: module's function, imported only when the command is built: ``detente --help`` loads none).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "adjudicate": (
+        "play adjudication cases (JSON) and print the positions after each turn",
+        "Read one case or a list of cases from FILE ('-' for standard input, "
         "'example' for the example shipped with detente) and print the positions after each turn.",
-    )
-    adjudicate.add_argument("file", metavar="FILE|-", help="a file of cases, - for standard input, or example")
-    adjudicate.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces (default: compact)")
-
-    check = commands.add_parser(
-        "check",
-        formatter_class=HelpFormatter,
-        help="check L or DAIDE messages: print their level and normal form, or the error",
-        description="Check one message, or with '-' one message per line of standard input "
+        "detente.cli:adjudicate_arguments",
+    ),
+    "check": (
+        "check L or DAIDE messages: print their level and normal form, or the error",
+        "Check one message, or with '-' one message per line of standard input "
         "(one answer per line). Exit status 0 when every message is valid.",
-    )
-    languages = check.add_subparsers(dest="language", required=True)
+        "detente.cli:check_arguments",
+    ),
+    "serve": (
+        "run the game server (DAIDE over websockets, JSON API)",
+        "Run the game server until interrupted. It prints 'listening on http://HOST:PORT' "
+        "once it accepts connections, and any credentials it generated.",
+        "server.main:add_serve_arguments",
+    ),
+    "nego": (
+        "run the negotiation server (L over websockets), following a game server",
+        "Run the negotiation server until interrupted. It prints 'listening on http://HOST:PORT' "
+        "once it accepts connections, and any credentials it generated.",
+        "server.nego.main:add_nego_arguments",
+    ),
+    "bot": (
+        "play one bot in a game of a server (DAIDE over websockets)",
+        "Play one bot in a game of a game server (DAIDE over websockets) to its end, and print how it ended.",
+        "detente.bot_command:add_arguments",
+    ),
+    "run": (
+        "play many in-process games between bots; a summary per bot",
+        "Play many games between bots in this machine's processes (or on Ray) and write them, "
+        "with a summary per bot, to a directory.",
+        "detente.run_command:add_arguments",
+    ),
+    "tournament": (
+        "every bot alone against six of every other: ratings, cross-play, paired comparisons",
+        "Play, for each ordered pair of bots, one against six (and with --setups 1v6,6v1 six against one),"
+        " each set-up a detente run directory under --out; print OpenSkill ratings, the cross-play matrix"
+        " and paired comparisons with 95 % intervals per game.",
+        "detente.tournament_command:add_arguments",
+    ),
+    "convert": (
+        "convert a game between detente's JSON and MILA's saved-game JSON (Cicero/dipcc games read too)",
+        "Convert a game: IN's format (detente, MILA saved game, Cicero/dipcc) is detected; --to names the"
+        " format written. Phases whose recorded outcome DATC v3.0 adjudicates differently are kept and marked.",
+        "detente.convert_command:add_arguments",
+    ),
+    "replay": (
+        "show any game file (detente, MILA, Cicero/dipcc) in the web page, read-only",
+        "Serve a game file read-only in the web page: its history, orders, results and messages."
+        " A server starts on loopback with a temporary store; Ctrl-C stops it.",
+        "detente.replay_command:add_arguments",
+    ),
+    "play": (
+        "play in the browser against six bots: both servers, the bots and your page in one process",
+        "Play in the browser against six bots: both servers, the bots and your page in one process. "
+        "Ctrl-C stops it; run it again in the same directory to resume the game.",
+        "detente.play:add_arguments",
+    ),
+    "report": (
+        "one HTML page of charts: detente run directories or a game server database",
+        "Write one self-contained HTML page of charts from detente run directories or a game server database.",
+        "detente.report_command:add_arguments",
+    ),
+    "store": (
+        "the servers' stores: check, backup, restore, prune (retention)",
+        "Check, back up, restore or prune a server's SQLite store.",
+        "detente.store_command:add_arguments",
+    ),
+}
+
+#: Where each command runs (a module's function of ``args``), imported when it is chosen.
+RUNS: dict[str, str] = {
+    "bot": "detente.bot_command:run",
+    "run": "detente.run_command:run",
+    "tournament": "detente.tournament_command:run",
+    "convert": "detente.convert_command:run",
+    "replay": "detente.replay_command:run",
+    "play": "detente.play:run",
+    "report": "detente.report_command:run",
+    "store": "detente.store_command:run",
+    "nego": "server.nego.main:run_nego",
+}
+
+
+def _load(where: str) -> Any:
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def adjudicate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE|-", help="a file of cases, - for standard input, or example")
+    parser.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces (default: compact)")
+
+
+def check_arguments(parser: argparse.ArgumentParser) -> None:
+    languages = parser.add_subparsers(dest="language", required=True)
     check_l = languages.add_parser(
         "l", help="the L negotiation language", description="Check L messages.", formatter_class=HelpFormatter
     )
@@ -188,92 +250,21 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--json", action="store_true", help="one JSON object per answer")
         sub.add_argument("text", metavar="TEXT|-")
 
-    serve = commands.add_parser(
-        "serve",
-        formatter_class=HelpFormatter,
-        help="run the game server (DAIDE over websockets, JSON API)",
-        description="Run the game server until interrupted. It prints 'listening on http://HOST:PORT' "
-        "once it accepts connections, and any credentials it generated.",
-    )
-    from server.main import add_serve_arguments
 
-    add_serve_arguments(serve)
-
-    nego = commands.add_parser(
-        "nego",
-        formatter_class=HelpFormatter,
-        help="run the negotiation server (L over websockets), following a game server",
-        description="Run the negotiation server until interrupted. It prints 'listening on http://HOST:PORT' "
-        "once it accepts connections, and any credentials it generated.",
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``detente`` command line: every subcommand and its options (each with a one-line
+    description, and its defaults and choices in ``--help``). With ``only``, the options of
+    that command alone are added (the others are listed with their help): what ``main`` builds,
+    so that a command loads only its own modules."""
+    parser = argparse.ArgumentParser(
+        prog="detente", description="The Diplomacy negotiation testbed.", formatter_class=HelpFormatter
     )
-    from server.nego.main import add_nego_arguments
-
-    add_nego_arguments(nego)
-
-    bot_command.add_arguments(
-        command(
-            "bot",
-            "play one bot in a game of a server (DAIDE over websockets)",
-            "Play one bot in a game of a game server (DAIDE over websockets) to its end, and print how it ended.",
-        )
-    )
-    run_command.add_arguments(
-        command(
-            "run",
-            "play many in-process games between bots; a summary per bot",
-            "Play many games between bots in this machine's processes (or on Ray) and write them, "
-            "with a summary per bot, to a directory.",
-        )
-    )
-    tournament_command.add_arguments(
-        command(
-            "tournament",
-            "every bot alone against six of every other: ratings, cross-play, paired comparisons",
-            "Play, for each ordered pair of bots, one against six (and with --setups 1v6,6v1 six against one),"
-            " each set-up a detente run directory under --out; print OpenSkill ratings, the cross-play matrix"
-            " and paired comparisons with 95 % intervals per game.",
-        )
-    )
-    convert_command.add_arguments(
-        command(
-            "convert",
-            "convert a game between detente's JSON and MILA's saved-game JSON (Cicero/dipcc games read too)",
-            "Convert a game: IN's format (detente, MILA saved game, Cicero/dipcc) is detected; --to names the"
-            " format written. Phases whose recorded outcome DATC v3.0 adjudicates differently are kept and marked.",
-        )
-    )
-    replay_command.add_arguments(
-        command(
-            "replay",
-            "show any game file (detente, MILA, Cicero/dipcc) in the web page, read-only",
-            "Serve a game file read-only in the web page: its history, orders, results and messages."
-            " A server starts on loopback with a temporary store; Ctrl-C stops it.",
-        )
-    )
-    play_command.add_arguments(
-        command(
-            "play",
-            "play in the browser against six bots: both servers, the bots and your page in one process",
-            "Play in the browser against six bots: both servers, the bots and your page in one process. "
-            "Ctrl-C stops it; run it again in the same directory to resume the game.",
-        )
-    )
-    report_command.add_arguments(
-        command(
-            "report",
-            "one HTML page of charts: detente run directories or a game server database",
-            "Write one self-contained HTML page of charts from detente run directories or a game server database.",
-        )
-    )
-    store_command.add_arguments(
-        commands.add_parser(
-            "store",
-            help="the servers' stores: check, backup, restore, prune (retention)",
-            description="Check, back up, restore or prune a server's SQLite store.",
-            formatter_class=HelpFormatter,
-        )
-    )
-
+    parser.add_argument("--version", action=_Version, help="the version and the engine core")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (help, description, arguments) in COMMANDS.items():
+        sub = commands.add_parser(name, help=help, description=description, formatter_class=HelpFormatter)
+        if only is None or only == name:
+            _load(arguments)(sub)
     return parser
 
 
@@ -301,54 +292,41 @@ def unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str 
     return None
 
 
+def _command_in(argv: Sequence[str]) -> str:
+    """The command ``argv`` names ("" for none: ``detente --help``, ``detente --version``)."""
+    return next((token for token in argv if not token.startswith("-")), "") if argv else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    with _quiet_interrupts():  # building the parser loads the servers' modules
-        parser = build_parser()
-        words = list(sys.argv[1:] if argv is None else argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    with _quiet_interrupts():  # building a command's parser loads its modules (the servers', for some)
+        chosen = _command_in(words)
+        parser = build_parser(only=chosen if chosen in COMMANDS else "")
         unknown = unknown_option(parser, words)
         if unknown is not None:
             print(unknown, file=sys.stderr)
             return 2
         args = parser.parse_args(words)
-    if args.command == "bot":
-        return bot_command.run(args)
-    if args.command == "run":
-        return run_command.run(args)
-    if args.command == "tournament":
-        return tournament_command.run(args)
-    if args.command == "convert":
-        return convert_command.run(args)
-    if args.command == "replay":
-        return replay_command.run(args)
-    if args.command == "play":
-        return play_command.run(args)
-    if args.command == "report":
-        return report_command.run(args)
-    if args.command == "store":
-        return store_command.run(args)
+        run = None if args.command in ("adjudicate", "check", "serve") else _load(RUNS[args.command])
+    if run is not None:
+        return int(run(args))
     if args.command == "serve":
         from detente.house import BotHouse
-        from server.main import run
+        from server.main import run as serve
 
-        return run(args, house=lambda service, settings: BotHouse(service, settings.bots_nego_url))
-    if args.command == "nego":
-        from server.nego.main import run_nego
-
-        return run_nego(args)
+        return serve(args, house=lambda service, settings: BotHouse(service, settings.bots_nego_url))
     if args.command == "adjudicate":
         return adjudicate_command(args.file, args.indent)
-    if args.command == "check":
-        from detente import check as checking
+    from detente import check as checking
 
-        if args.language == "l":
-            try:
-                checker = checking.l_checker(args.levels)
-            except ValueError as error:
-                parser.error(f"--levels: {error}")
-        else:
-            checker = checking.daide_checker()
-        return checking.run(checker, checking.messages_from(args.text), args.json, sys.stdout)
-    return 2  # pragma: no cover - argparse rejects unknown commands
+    if args.language == "l":
+        try:
+            checker = checking.l_checker(args.levels)
+        except ValueError as error:
+            parser.error(f"--levels: {error}")
+    else:
+        checker = checking.daide_checker()
+    return checking.run(checker, checking.messages_from(args.text), args.json, sys.stdout)
 
 
 if __name__ == "__main__":
