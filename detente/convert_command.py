@@ -110,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
             data = parse_input(args.input, text)
         except InputError as error:
             return error.report()
+        if isinstance(data, dict) and data.get("phases") == []:  # a game that never began: nothing to convert
+            return _error(f"{name}: no phase in this game: there is nothing to convert")
         try:
             converted, _, marked = convert(data, args.to, args.source)
         except FormatError as error:

@@ -28,3 +28,11 @@ def test_a_hostile_file_gets_one_line_and_status_2(
     assert main([str(path) if part == "{}" else part for part in command]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and why in err and "Traceback" not in err
+
+
+def test_a_game_without_a_phase_is_not_converted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text('{"id": "x", "phases": []}')
+    assert main(["convert", str(path), "--to", "mila"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "no phase in this game" in err and len(err.splitlines()) == 1
