@@ -170,8 +170,9 @@ class GameReader:
                 press.append((phase, event.payload))
         result = None if info.result is None else info.result.model_dump(mode="json")
         document = export.document(game_id, [e.model_dump(mode="json") for e in phases], press, result, private)
-        stand_ins = [s.model_dump(mode="json") for s in await self.stand_ins(game_id)]
-        return document | {"stand_ins": stand_ins}
+        # from the events read above, not read again: the store holds what the live game does
+        spans = StandIns.of((e.kind, e.payload) for e in events).spans
+        return document | {"stand_ins": [StandInInfo.of(s).model_dump(mode="json") for s in spans]}
 
 
 def result_of(outcome: Outcome) -> GameResult:

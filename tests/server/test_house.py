@@ -250,6 +250,19 @@ async def test_a_stranger_in_the_open_game_is_not_kept_waiting_for_players_who_n
         await stranger.close()
 
 
+async def against_accepting_bots(server: Any, nego_port: int) -> tuple[dict[str, Any], DaideClient, NegoClient]:
+    """A game of France against six always-accept bots, joined over DAIDE and welcomed on /nego."""
+    status, made = await http("POST", f"{server.http}/api/games/against-bots", {"power": "FRA", "bot": "always-accept"})
+    assert status == 201, made
+    person = await DaideClient.open(f"{server.ws}?game={made['id']}")
+    await person.join(made["name"])
+    await person.hello()
+    assert person.session is not None
+    talk = await NegoClient.open(Pair(server, nego_port), made["id"], "FRA", person.session)
+    await talk.expect("welcome")
+    return made, person, talk
+
+
 async def test_the_bots_of_a_game_against_bots_negotiate_with_the_person(tmp_path: Path) -> None:
     houses: list[BotHouse] = []
 
@@ -262,16 +275,7 @@ async def test_the_bots_of_a_game_against_bots_negotiate_with_the_person(tmp_pat
         running_nego(server, tmp_path / "nego.sqlite3") as nego_port,
     ):
         houses[-1].nego_url = f"ws://127.0.0.1:{nego_port}/nego"  # known once it runs: before any bot plays
-        status, made = await http(
-            "POST", f"{server.http}/api/games/against-bots", {"power": "FRA", "bot": "always-accept"}
-        )
-        assert status == 201, made
-        person = await DaideClient.open(f"{server.ws}?game={made['id']}")
-        await person.join(made["name"])
-        await person.hello()
-        assert person.session is not None
-        talk = await NegoClient.open(Pair(server, nego_port), made["id"], "FRA", person.session)
-        await talk.expect("welcome")
+        _, person, talk = await against_accepting_bots(server, nego_port)
         proposal = "propose(fra, [eng], Agree([eng fra], pce([eng fra])))"
         assert (await talk.say(proposal))["type"] == "ack"
         answer = await talk.expect("message", **{"from": "ENG"})
@@ -291,16 +295,7 @@ async def test_the_bots_of_a_game_against_bots_negotiate_again_after_a_restart(t
         running_server(tmp_path, house=house) as server,
         running_nego(server, tmp_path / "nego.sqlite3", port=nego_port),
     ):
-        status, made = await http(
-            "POST", f"{server.http}/api/games/against-bots", {"power": "FRA", "bot": "always-accept"}
-        )
-        assert status == 201, made
-        person = await DaideClient.open(f"{server.ws}?game={made['id']}")
-        await person.join(made["name"])
-        await person.hello()
-        assert person.session is not None
-        talk = await NegoClient.open(Pair(server, nego_port), made["id"], "FRA", person.session)
-        await talk.expect("welcome")
+        made, person, talk = await against_accepting_bots(server, nego_port)
         assert (await talk.say("propose(fra, [eng], Agree([eng fra], pce([eng fra])))"))["type"] == "ack"
         await talk.expect("message", **{"from": "ENG"})
         await talk.close()
