@@ -706,18 +706,10 @@ def finished_game(port: int) -> dict[str, Any] | None:
 async def against_bots(http_port: int, nego_port: int) -> None:
     """A game against bots through the published ports: the person joins over the websocket,
     proposes peace to England on ``/nego``, and the bot playing England accepts."""
-    from tests.server.nego_helpers import NegoClient, Pair
-    from tests.server.ws_helpers import DaideClient, Running, http
+    from tests.server.test_house import against_accepting_bots
+    from tests.server.ws_helpers import Running
 
-    base = f"http://127.0.0.1:{http_port}"
-    status, made = await http("POST", f"{base}/api/games/against-bots", {"power": "FRA", "bot": "always-accept"})
-    assert status == 201, made
-    person = await DaideClient.open(f"ws://127.0.0.1:{http_port}/daide?game={made['id']}")
-    await person.join(made["name"])
-    await person.hello()
-    assert person.session is not None
-    talk = await NegoClient.open(Pair(Running(http_port, 0, Path()), nego_port), made["id"], "FRA", person.session)
-    await talk.expect("welcome")
+    _, person, talk = await against_accepting_bots(Running(http_port, 0, Path()), nego_port)
     assert (await talk.say("propose(fra, [eng], Agree([eng fra], pce([eng fra])))"))["type"] == "ack"
     answer = await talk.expect("message", **{"from": "ENG"})
     assert answer["text"] == "accept(eng, [fra], Agree([eng fra], pce([eng fra])))"
