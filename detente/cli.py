@@ -5,11 +5,11 @@
 
 ``detente adjudicate FILE|-`` plays adjudication cases (``docs/adjudication-case.md``)
 and prints the positions after each turn as JSON. A file that is not JSON, or not
-cases, gets a JSON error on standard error (with line and column where the JSON
-itself is broken) and exit status 2; a bad order is never an error, only void. A case
-whose start position gives a dislodged unit a retreat option it could not take gets
-``null`` for its answer and one JSON error line per bad option on standard error; the
-other cases are answered, and the exit status is 2.
+cases, gets one line on standard error (with line and column where the JSON itself is
+broken; a JSON object instead with ``--json``) and exit status 2; a bad order is never an
+error, only void. A case whose start position gives a dislodged unit a retreat option it
+could not take gets ``null`` for its answer and one error line per bad option on standard
+error; the other cases are answered, and the exit status is 2.
 
 ``detente serve [--host H] [--port P] [--db FILE] ...`` runs the game server (see
 :mod:`server.main`); ``detente nego --game-server URL ...`` the negotiation server (see
@@ -52,15 +52,13 @@ def _quiet_interrupts() -> Iterator[None]:
 
 
 
-def _error(message: str, **where: int) -> int:
-    json.dump({"error": message, **where}, sys.stderr)
-    sys.stderr.write("\n")
-    return 2
-
-
-def adjudicate_command(source: str, indent: int | None = None) -> int:
+def adjudicate_command(source: str, indent: int | None = None, as_json: bool = False) -> int:
     from detente.cases import CaseError, adjudicate_json
+    from detente.errors import fail, line
     from formats.jsonio import BeyondBounds, loads, write_stdout
+
+    def _error(message: str, **where: int) -> int:
+        return fail("adjudicate", message, as_json=as_json, **where)
 
     try:
         if source == "-":
@@ -83,8 +81,8 @@ def adjudicate_command(source: str, indent: int | None = None) -> int:
     except CaseError as error:
         return _error(str(error))
     for error in errors:  # start positions that do not hold: those cases are null, the others answered
-        json.dump(error, sys.stderr)
-        sys.stderr.write("\n")
+        message, where = error["error"], {k: v for k, v in error.items() if k != "error"}
+        print(line("adjudicate", message, as_json=as_json, **where), file=sys.stderr)
     try:
         write_stdout(answer)
     except BrokenPipeError:  # the reader went away (``| head``): not our error
@@ -232,6 +230,9 @@ def _load(where: str) -> Any:
 def adjudicate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE|-", help="a file of cases, - for standard input, or example")
     parser.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces (default: compact)")
+    from detente.errors import add_json_option
+
+    add_json_option(parser)
 
 
 def check_arguments(parser: argparse.ArgumentParser) -> None:
@@ -316,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return serve(args, house=lambda service, settings: BotHouse(service, settings.bots_nego_url))
     if args.command == "adjudicate":
-        return adjudicate_command(args.file, args.indent)
+        return adjudicate_command(args.file, args.indent, args.json_errors)
     from detente import check as checking
 
     if args.language == "l":

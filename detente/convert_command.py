@@ -10,9 +10,11 @@ whose recorded outcome the engine does not reproduce keeps it and is marked (``n
 ``differences``; see :mod:`formats`). The number of such phases is said on
 standard error.
 
-Errors go to standard error as one line of JSON, with exit status 2: a file that cannot
-be read (``{"error": "cannot read IN: ..."}``), text that is not JSON (``{"error": "invalid
-JSON: ...", "line": L, "column": C}``), or JSON that is no game of a known format.
+Errors go to standard error as one line, with exit status 2 (with ``--json``, one JSON
+object: ``{"error": message}``, and ``"line"`` and ``"column"`` where the JSON is broken):
+a file that cannot be read (``detente convert: cannot read IN: ...``), text that is not JSON
+(``detente convert: invalid JSON in IN: ... (line L, column C)``), JSON past the bounds of
+the import endpoint, or JSON that is no game of a known format.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import json
 import sys
 from typing import Any
 
+from detente.errors import add_json_option, fail
 from formats import FORMATS, FormatError, detect, mila, onepass, read
 from formats.jsonio import BeyondBounds, dump_line, dumps, loads, write_stdout
 
@@ -36,11 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--from", dest="source", choices=FORMATS, help="the format of IN (default: detected from its content)"
     )
     parser.add_argument("--indent", type=int, metavar="N", help="indent the JSON by N spaces (default: compact)")
-
-
-def _error(message: str, **where: int) -> int:
-    sys.stderr.write(json.dumps({"error": message, **where}) + "\n")
-    return 2
+    add_json_option(parser)
 
 
 def convert(data: Any, to: str, source: str | None = None) -> tuple[dict[str, Any], str, int]:
@@ -59,8 +58,9 @@ class InputError(Exception):
         super().__init__(message)
         self.where = where
 
-    def report(self) -> int:
-        return _error(str(self), **self.where)
+    def report(self, command: str, as_json: bool = False) -> int:
+        """Say it on standard error (see :mod:`detente.errors`); exit status 2."""
+        return fail(command, str(self), as_json=as_json, **self.where)
 
 
 def read_input(path: str) -> Any:
@@ -99,17 +99,21 @@ def parse_input(path: str, text: bytes) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     name = shown(args.input)
+
+    def _error(message: str) -> int:
+        return fail("convert", message, as_json=args.json_errors)
+
     try:
         text = read_bytes(args.input)
     except InputError as error:
-        return error.report()
+        return error.report("convert", args.json_errors)
     # a MILA game to détente's compact document: in one pass of the compiled core, if it takes it
     output = onepass.game_line(text) if args.to == "detente" and args.indent is None and args.source in (None, "mila") else None
     if output is None:
         try:
             data = parse_input(args.input, text)
         except InputError as error:
-            return error.report()
+            return error.report("convert", args.json_errors)
         if isinstance(data, dict) and data.get("phases") == []:  # a game that never began: nothing to convert
             return _error(f"{name}: no phase in this game: there is nothing to convert")
         try:

@@ -22,7 +22,6 @@ its parts kept and broken, and the share broken where it had any.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 from detente.stats import estimate
 from detente.tables import columns
 from engine import standard_map
+from formats import jsonio
 
 __all__ = ["MEASURES", "estimate_text", "format_diplomacy", "read_records", "seat_counts", "summarise_diplomacy"]
 
@@ -110,7 +110,7 @@ def summarise_diplomacy(records: Iterable[Mapping[str, Any]]) -> list[dict[str, 
 def read_records(run: Path) -> list[dict[str, Any]]:
     """The full records of a ``detente run`` directory (``games/<n>.json``), in game order."""
     paths = sorted((run / "games").glob("*.json"), key=lambda p: (len(p.stem), p.stem))
-    return [json.loads(p.read_text(encoding="utf-8")) for p in paths if p.stem.isdigit()]
+    return [jsonio.loads(p.read_text(encoding="utf-8")) for p in paths if p.stem.isdigit()]
 
 
 def estimate_text(e: Mapping[str, Any] | None, digits: int = 2) -> str:

@@ -81,6 +81,7 @@ from detente.stats import Estimate, estimate, per_game
 from detente.tables import columns
 from engine import standard_map
 from engine.position import Phase
+from formats import jsonio
 from referee.record import GameRecord
 from referee.settings import GameSettings
 
@@ -478,8 +479,8 @@ def kept_lines(out: Path) -> list[dict[str, Any]]:
         return kept
     for raw in text.splitlines():
         try:
-            line = json.loads(raw)
-        except json.JSONDecodeError:
+            line = jsonio.loads(raw)
+        except (json.JSONDecodeError, jsonio.BeyondBounds):
             break
         if not isinstance(line, dict) or line.get("game") != len(kept) + 1:
             break

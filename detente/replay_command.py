@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
-import sys
 import tempfile
 import webbrowser
 from typing import Any
 
 from detente.convert_command import InputError, read_input
+from detente.errors import add_json_option, fail
 from formats import FormatError, read
 
 
@@ -28,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="the game: detente, MILA or Cicero/dipcc JSON (- for standard input)")
     parser.add_argument("--port", type=int, default=8700, help="the page's HTTP port (8700; 0 picks a free one)")
     parser.add_argument("--no-browser", dest="browser", action="store_false", help="print the page, do not open it")
+    add_json_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,17 +35,15 @@ def run(args: argparse.Namespace) -> int:
         data = read_input(args.file)
         read(data)  # refused here, in one line, rather than by the server
     except InputError as error:
-        return error.report()
+        return error.report("replay", args.json_errors)
     except (FormatError, KeyError, TypeError, ValueError) as error:
-        sys.stderr.write(json.dumps({"error": f"{args.file}: not a game this reads: {error}".splitlines()[0]}) + "\n")
-        return 2
+        return fail("replay", f"{args.file}: not a game this reads: {error}".splitlines()[0], as_json=args.json_errors)
     try:
         return asyncio.run(_serve(data, args))
     except KeyboardInterrupt:
         return 0
     except OSError as error:
-        sys.stderr.write(json.dumps({"error": f"cannot serve on port {args.port}: {error.strerror}"}) + "\n")
-        return 2
+        return fail("replay", f"cannot serve on port {args.port}: {error.strerror}", as_json=args.json_errors)
 
 
 async def _serve(data: Any, args: argparse.Namespace) -> int:

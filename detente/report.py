@@ -76,6 +76,7 @@ from detente.tournament import Analysis, TournamentError, analyse
 from engine import Position, standard_map
 from engine.orders import Order, OrderSyntaxError, parse_order
 from engine.powers import Power
+from formats import jsonio
 from protocol.daide import messages as dm
 from protocol.daide.parser import DaideSyntaxError, parse_press, press_level
 from protocol.daide.parser import parse as parse_daide
@@ -247,11 +248,11 @@ def _run_session(run: Path) -> Session:
         if not needed.is_file():
             raise ReportError(f"{run} is not a complete run directory: {needed.name} is missing")
     with _reading(summary_path, "a summary as detente run writes it"):
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        summary = jsonio.loads(summary_path.read_text(encoding="utf-8"))
         settings = dict(summary["settings"])
         slots = Counter(str(bot) for bot in summary["bots"])
     with _reading(lines_path, "one game a line as detente run writes them"):
-        lines = [json.loads(text) for text in lines_path.read_text(encoding="utf-8").splitlines() if text.strip()]
+        lines = [jsonio.loads(text) for text in lines_path.read_text(encoding="utf-8").splitlines() if text.strip()]
         for line in lines:
             missing = [key for key in LINE_KEYS if key not in line]
             if missing:
@@ -261,7 +262,7 @@ def _run_session(run: Path) -> Session:
     for line in lines:
         record_path = run / "games" / f"{line['game']}.json"
         with _reading(record_path, "a game record as detente run writes it"):
-            records.append(json.loads(record_path.read_text(encoding="utf-8")))
+            records.append(jsonio.loads(record_path.read_text(encoding="utf-8")))
             games.append(_run_game(line, records[-1]))
     if not games:
         raise ReportError(f"{run} holds no game")
@@ -271,7 +272,7 @@ def _run_session(run: Path) -> Session:
     seats: tuple[Mapping[str, Any], ...] = ()
     if usage_path.is_file():
         with _reading(usage_path, "the model seats' usage as detente run writes it"):
-            seats = tuple(summarise_usage(json.loads(usage_path.read_text(encoding="utf-8"))["games"]))
+            seats = tuple(summarise_usage(jsonio.loads(usage_path.read_text(encoding="utf-8"))["games"]))
     with _reading(run / "games", "game records as detente run writes them"):
         diplomacy = tuple(summarise_diplomacy(records))
     lineup = ", ".join(f"{bot} ×{count}" for bot, count in slots.items())

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import sys
 from pathlib import Path
@@ -34,6 +33,7 @@ from detente.experiments import (
     run_experiment,
     slots_from,
 )
+from formats import jsonio
 
 __all__ = ["add_arguments", "run"]
 
@@ -103,7 +103,7 @@ def resumable(out: Path) -> dict[str, object] | str | None:
     if (out / "summary.json").exists() or not (out / RUN_FILE).exists():
         return f"{out} already holds a finished run (games.jsonl): choose another --out or remove it"
     try:
-        identity = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+        identity = jsonio.loads((out / RUN_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return f"{out}/{RUN_FILE} cannot be read: choose another --out or remove it"
     return identity if isinstance(identity, dict) else f"{out}/{RUN_FILE} is not a run: choose another --out"

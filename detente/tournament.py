@@ -64,9 +64,10 @@ from bots.inprocess import ROUNDS
 from bots.llm.config import LLMOptions
 from bots.llm.usage import summarise_usage
 from detente.diplomacy import read_records, summarise_diplomacy
-from detente.experiments import USAGE_FILE, Experiment, run_experiment
+from detente.experiments import RUN_FILE, USAGE_FILE, Experiment, kept_lines, run_experiment
 from detente.scoring import DIGITS, SYSTEMS, bounded, format_system_table, grid, interval_text, scored_line
 from detente.stats import Comparison, Estimate, paired
+from formats import jsonio
 from referee.settings import GameSettings
 
 __all__ = [
@@ -222,19 +223,19 @@ def model_seats(out: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     for run in sorted(p for p in out.iterdir() if p.is_dir()):
         usage = run / USAGE_FILE
         if usage.is_file():
-            seats.extend(json.loads(usage.read_text(encoding="utf-8")).get("games", ()))
+            seats.extend(jsonio.loads(usage.read_text(encoding="utf-8")).get("games", ()))
         records.extend(read_records(run))
     return summarise_usage(seats), summarise_diplomacy(records)
 
 
-def _complete(setup: SetUp, tournament: Tournament) -> bool:
+def complete_setup(setup: SetUp, tournament: Tournament) -> bool:
     """Whether the directory of ``setup`` holds every game of it already (a tournament resumed)."""
     path = tournament.out / setup.name / "summary.json"
     if not path.is_file():
         return False
     try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+        summary = jsonio.loads(path.read_text(encoding="utf-8"))
+    except ValueError:  # not JSON, or beyond the bounds of what is read
         return False
     return (
         summary.get("games") == tournament.games
@@ -243,14 +244,25 @@ def _complete(setup: SetUp, tournament: Tournament) -> bool:
     )
 
 
+def _kept(experiment: Experiment) -> list[dict[str, Any]]:
+    """The games a stopped tournament finished in this set-up, in order: kept, not played again
+    (none when its directory holds no stopped run of this same set-up)."""
+    try:
+        before = jsonio.loads((experiment.out / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return kept_lines(experiment.out) if before == experiment.identity() else []
+
+
 def run_tournament(
     tournament: Tournament,
-    started: Callable[[int, SetUp], Callable[[int], None] | None] | None = None,
+    started: Callable[[int, SetUp, int], Callable[[int], None] | None] | None = None,
     finished: Callable[[int, SetUp, Mapping[str, Any] | None], None] | None = None,
 ) -> Analysis:
     """Play every set-up not yet complete, write ``tournament.json`` and ``results.json``, return the analysis.
 
-    ``started(i, setup)`` is told each set-up (0, 1, ...) before it plays and may return the
+    ``started(i, setup, kept)`` is told each set-up (0, 1, ...) before it plays, with the number
+    of its games a stopped tournament finished (kept, not played again), and may return the
     progress callback of its games; ``finished(i, setup, summary)`` after it (``summary`` None
     when the set-up was complete already).
     """
@@ -260,20 +272,22 @@ def run_tournament(
     path = out / "tournament.json"
     if path.exists():
         try:
-            before = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
+            before = jsonio.loads(path.read_text(encoding="utf-8"))
+        except ValueError:  # not JSON, or beyond the bounds of what is read
             before = None
         if before != description:
             raise TournamentError(f"{out} holds another tournament: choose another --out or remove it")
     else:
         path.write_text(json.dumps(description, indent=1) + "\n", encoding="utf-8")
     for i, setup in enumerate(tournament.set_ups()):
-        if _complete(setup, tournament):
+        if complete_setup(setup, tournament):
             if finished is not None:
                 finished(i, setup, None)
             continue
-        progress = started(i, setup) if started is not None else None
-        summary = run_experiment(tournament.experiment(setup), progress)
+        experiment = tournament.experiment(setup)
+        kept = _kept(experiment)
+        progress = started(i, setup, len(kept)) if started is not None else None
+        summary = run_experiment(experiment, progress, kept=kept)
         if finished is not None:
             finished(i, setup, summary)
     analysis = analyse(out)
@@ -369,7 +383,7 @@ def _openskill_version() -> str | None:
 def _lines(path: Path) -> list[dict[str, Any]]:
     """The games of one set-up, scored with every system."""
     text = path.read_text(encoding="utf-8")
-    return [scored_line(json.loads(line)) for line in text.splitlines() if line.strip()]
+    return [scored_line(jsonio.loads(line)) for line in text.splitlines() if line.strip()]
 
 
 def _lone_scores(lines: Sequence[Mapping[str, Any]], lone: str) -> dict[int, Mapping[str, Any]]:
@@ -390,11 +404,11 @@ def analyse(directory: Path) -> Analysis:
     """
     path = directory / "tournament.json"
     try:
-        description = json.loads(path.read_text(encoding="utf-8"))
+        description = jsonio.loads(path.read_text(encoding="utf-8"))
         setups = [SetUp(s["kind"], s["first"], s["second"]) for s in description["setups"]]
     except OSError as error:
         raise TournamentError(f"cannot read {path}: {error.strerror}") from None
-    except (json.JSONDecodeError, KeyError, TypeError) as error:
+    except (ValueError, KeyError, TypeError) as error:  # not JSON, beyond the bounds, or not this shape
         raise TournamentError(f"{path} is not a tournament as detente tournament writes it: {error}") from None
     played: dict[SetUp, list[dict[str, Any]]] = {}
     lone: dict[SetUp, dict[int, Mapping[str, Any]]] = {}

@@ -5,8 +5,10 @@
 :mod:`detente.tournament` one after the other (each one's games in ``--jobs`` processes), each
 into its own ``detente run`` directory under ``DIR``, says on standard error how each went,
 and prints the ratings, the scores of the lone seat, the cross-play matrix and the paired
-comparisons. Run again with the same options and ``--out``, it plays only the set-ups not yet
-complete. Bad options get one line on standard error and exit status 2.
+comparisons. Ctrl-C stops it at once with one line (exit status 130), every finished game
+kept; run again with the same options and ``--out``, it plays only the games not yet
+finished (the set-ups complete are kept whole, a set-up stopped half-way keeps its finished
+games in order). Bad options get one line on standard error and exit status 2.
 """
 
 from __future__ import annotations
@@ -24,7 +26,15 @@ from detente import game_options, llm_options
 from detente.diplomacy import format_diplomacy
 from detente.experiments import Progress, format_usage, new_seed
 from detente.scoring import SYSTEMS
-from detente.tournament import SetUp, Tournament, TournamentError, format_analysis, model_seats, run_tournament
+from detente.tournament import (
+    SetUp,
+    Tournament,
+    TournamentError,
+    complete_setup,
+    format_analysis,
+    model_seats,
+    run_tournament,
+)
 
 __all__ = ["add_arguments", "run"]
 
@@ -112,7 +122,13 @@ def run(args: argparse.Namespace) -> int:
     bars: dict[int, Progress] = {}
     clock = time.monotonic()
 
-    def started(i: int, setup: SetUp) -> Callable[[int], None]:
+    def started(i: int, setup: SetUp, kept: int) -> Callable[[int], None]:
+        if kept:
+            print(
+                f"detente tournament: set-up {i + 1}/{len(setups)} {setup.name}: resuming, {kept} of"
+                f" {tournament.games} games kept",
+                file=sys.stderr,
+            )
         bars[i] = Progress(tournament.games, sys.stderr, enabled=sys.stderr.isatty())
         return bars[i].update
 
@@ -132,6 +148,16 @@ def run(args: argparse.Namespace) -> int:
         analysis = run_tournament(tournament, started, finished)
     except TournamentError as error:
         return fail(str(error))
+    except KeyboardInterrupt:
+        for bar in bars.values():
+            bar.close()
+        complete = sum(1 for setup in setups if complete_setup(setup, tournament))
+        print(
+            f"detente tournament: stopped; {complete} of {len(setups)} set-ups complete and every finished game"
+            f" kept in {tournament.out}: the same command resumes",
+            file=sys.stderr,
+        )
+        return 130
     print(
         f"detente tournament: {len(setups)} set-ups of {tournament.games} games in {time.monotonic() - clock:.1f} s"
         f" ({tournament.jobs} jobs), seed {tournament.seed}; written to {tournament.out}",

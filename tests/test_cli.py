@@ -46,24 +46,32 @@ def test_the_shipped_example_runs() -> None:
     assert retreated["results"]["F TRI"] == ["bounce", "disband"]
 
 
-def test_broken_json_gets_an_error_with_line_and_column() -> None:
+def test_broken_json_gets_one_plain_line_with_line_and_column() -> None:
     run = detente("adjudicate", "-", stdin='{\n  "start": {,\n}')
     assert run.returncode == 2
-    error = json.loads(run.stderr)
+    assert run.stderr == "detente adjudicate: invalid JSON: Expecting property name enclosed in double quotes (line 2, column 13)\n"
+
+
+def test_with_json_the_error_is_a_json_object_in_utf_8() -> None:
+    run = detente("adjudicate", "--json", "-", stdin='{"start": {"phase": "ÉTÉ", "units": {}}, "turns": []}')
+    assert run.returncode == 2
+    assert "\\u" not in run.stderr and "ÉTÉ" in json.loads(run.stderr)["error"]
+    broken = detente("adjudicate", "--json", "-", stdin='{\n  "start": {,\n}')
+    error = json.loads(broken.stderr)
     assert (error["line"], error["column"]) == (2, 13)
-    assert "Traceback" not in run.stderr
 
 
 def test_a_case_of_the_wrong_shape_gets_an_error() -> None:
     run = detente("adjudicate", "-", stdin='{"start": {"phase": "SPRING", "units": {}}, "turns": []}')
     assert run.returncode == 2
-    assert "phase" in json.loads(run.stderr)["error"]
+    [line] = run.stderr.splitlines()
+    assert line.startswith("detente adjudicate: ") and "phase" in line
 
 
 def test_a_missing_file_gets_an_error(tmp_path: Path) -> None:
     run = detente("adjudicate", str(tmp_path / "nothing.json"))
     assert run.returncode == 2
-    assert "cannot read" in json.loads(run.stderr)["error"]
+    assert run.stderr.startswith(f"detente adjudicate: cannot read {tmp_path / 'nothing.json'}: ")
 
 
 def test_every_command_is_wired(tmp_path: Path) -> None:
@@ -92,7 +100,7 @@ def retreat_case(name: str, dislodged: str, power: str, retreats: list[str]) -> 
 
 
 def adjudicate_errors(*cases: dict) -> tuple[subprocess.CompletedProcess[str], list, list[dict]]:
-    run = detente("adjudicate", "-", stdin=json.dumps(list(cases)))
+    run = detente("adjudicate", "--json", "-", stdin=json.dumps(list(cases)))
     assert "Traceback" not in run.stderr
     return run, json.loads(run.stdout), [json.loads(line) for line in run.stderr.splitlines()]
 
@@ -154,6 +162,8 @@ def test_other_cases_are_still_answered_and_the_exit_status_is_2(tmp_path: Path)
     path.write_text(json.dumps([CASE, bad, good_retreat]))
     run = detente("adjudicate", str(path))
     assert run.returncode == 2
+    assert run.stderr == "detente adjudicate: case 1: dislodged A TRI: retreat option ADR is a sea: an army cannot go there\n"
+    run = detente("adjudicate", "--json", str(path))
     first, second, third = json.loads(run.stdout)
     assert first[0]["results"]["A PAR"] == ["bounce"]
     assert second is None

@@ -36,3 +36,18 @@ def test_a_game_without_a_phase_is_not_converted(tmp_path: Path, capsys: pytest.
     assert main(["convert", str(path), "--to", "mila"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "no phase in this game" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("why", sorted(HOSTILE))
+@pytest.mark.parametrize("name", ["games.jsonl", "summary.json"])
+def test_a_run_directory_with_a_hostile_file_gets_one_line_from_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], why: str, name: str
+) -> None:
+    run = tmp_path / "run"
+    assert main(["run", "--bots", "holdbot", "--games", "1", "--year-limit", "1901", "--out", str(run)]) == 0
+    (run / name).write_text(HOSTILE[why])
+    capsys.readouterr()
+    assert main(["report", str(run), "-o", str(tmp_path / "report.html")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and err.startswith(f"detente report: {run / name}")
+    assert "Traceback" not in err

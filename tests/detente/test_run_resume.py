@@ -1,5 +1,6 @@
-"""Ctrl-C in ``detente run`` stops at once with one line and keeps the finished games; the same
-command resumes, and the files are those of a run never stopped (issue 29). Budget: about 10 s."""
+"""Ctrl-C in ``detente run`` and ``detente tournament`` stops at once with one line and keeps the
+finished games; the same command resumes, and the files are those of a run never stopped
+(issue 29). Budget: about 20 s."""
 
 from __future__ import annotations
 
@@ -33,22 +34,24 @@ def same_files(a: Path, b: Path) -> bool:
     return all(filecmp.cmp(a / n, b / n, shallow=False) for n in names)
 
 
-def stopped_run(out: Path) -> str:
-    """``detente run`` started as a person does and stopped with Ctrl-C once a game is kept: its stderr."""
+def stopped(command: list[str], kept: Path) -> str:
+    """``detente COMMAND`` started as a person does and stopped with Ctrl-C once a game is in
+    ``kept`` (a ``games.jsonl``): its stderr."""
     process = subprocess.Popen(
-        [sys.executable, "-c", AS_FROM_A_TERMINAL, *RUN, "--out", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        [sys.executable, "-c", AS_FROM_A_TERMINAL, *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     deadline = time.monotonic() + 60
-    while not (out / "games.jsonl").exists() or not (out / "games.jsonl").read_text():  # a game is kept
+    while not kept.exists() or not kept.read_text():  # polled: a file's first line is no event to await
         assert process.poll() is None and time.monotonic() < deadline
         time.sleep(0.01)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
     assert process.returncode == 130
     return err
+
+
+def stopped_run(out: Path) -> str:
+    return stopped([*RUN, "--out", str(out)], out / "games.jsonl")
 
 
 def test_ctrl_c_keeps_the_finished_games_and_the_same_command_resumes(tmp_path: Path) -> None:
@@ -89,3 +92,24 @@ def test_other_options_or_a_finished_run_are_refused_in_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "other options (games differ)" in err
     assert json.loads((stopped / "run.json").read_text())["games"] == 40  # untouched
+
+
+TOURNAMENT = ["tournament", "--bots", "randombot,holdbot", "--games", "14", "--jobs", "2", "--year-limit", "1905"]
+TOURNAMENT += ["--seed", "5"]
+
+
+def test_ctrl_c_in_a_tournament_keeps_whole_set_ups_and_finished_games_and_the_same_command_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, whole = tmp_path / "stopped", tmp_path / "whole"
+    err = stopped([*TOURNAMENT, "--out", str(out)], out / "1v6-holdbot-randombot" / "games.jsonl")  # the second
+    last = err.strip().splitlines()[-1]
+    assert "Traceback" not in err and last.startswith("detente tournament: stopped; 1 of 2 set-ups complete")
+    assert last.endswith("the same command resumes")
+    half = len((out / "1v6-holdbot-randombot" / "games.jsonl").read_text().splitlines())
+    assert main([*TOURNAMENT, "--out", str(out)]) == 0
+    said = capsys.readouterr().err
+    assert "1v6-randombot-holdbot: complete already, kept" in said
+    assert f"1v6-holdbot-randombot: resuming, {half} of 14 games kept" in said
+    assert main([*TOURNAMENT, "--out", str(whole)]) == 0
+    assert same_files(out, whole)

@@ -65,26 +65,31 @@ def test_marked_phases_are_counted_on_standard_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("stdin", "expected"),
     [
-        ('{"phases": [1,', {"error": "invalid JSON in standard input: Expecting value", "line": 1, "column": 15}),
+        ('{"phases": [1,', "detente convert: invalid JSON in standard input: Expecting value (line 1, column 15)"),
         ('{"start": {}, "turns": []}', None),
         ("[]", None),
     ],
 )
-def test_bad_input_is_one_line_of_json_and_status_2(stdin: str, expected: dict[str, Any] | None) -> None:
+def test_bad_input_is_one_plain_line_and_status_2(stdin: str, expected: str | None) -> None:
     run = convert("-", "--to", "mila", stdin=stdin)
     assert run.returncode == 2 and run.stdout == ""
     [line] = run.stderr.splitlines()
-    error = json.loads(line)
     if expected is not None:
-        assert error == expected
+        assert line == expected
     else:
-        assert error["error"].startswith("standard input: ")
+        assert line.startswith("detente convert: standard input: ")
+
+
+def test_with_json_bad_input_is_one_json_object() -> None:
+    run = convert("-", "--to", "mila", "--json", stdin='{"phases": [1,')
+    assert run.returncode == 2
+    assert json.loads(run.stderr) == {"error": "invalid JSON in standard input: Expecting value", "line": 1, "column": 15}
 
 
 def test_a_file_that_cannot_be_read(tmp_path: Path) -> None:
     run = convert(str(tmp_path / "missing.json"), "--to", "detente")
     assert run.returncode == 2
-    assert json.loads(run.stderr) == {"error": f"cannot read {tmp_path / 'missing.json'}: No such file or directory"}
+    assert run.stderr == f"detente convert: cannot read {tmp_path / 'missing.json'}: No such file or directory\n"
 
 
 def datc_cases() -> list[Any]:
