@@ -1,6 +1,8 @@
 """Seats by the spec they play under (``detente bot SPEC``, ``detente run --bots``).
 
-A seat spec is a bot name (``dumbbot``, ``hana:revenger``) or a language model:
+A seat spec is a bot name (``dumbbot``, ``hana:revenger``), a bot of one's own
+(``FILE.py:Class`` or ``package.module:Class``: a subclass of :class:`bots.base.Bot`, on the
+command line only; a server plays the kit's bots alone), or a language model:
 ``llm:MODEL@BASE_URL`` (any OpenAI-compatible chat-completions endpoint) or
 ``llm:PROFILE`` (a profile of the ``--llm-config`` file). :func:`parse_seat` is the one
 parser of seat specs; every entry point (``run``, ``tournament``, ``play``, ``bot``, the
@@ -13,6 +15,8 @@ or broken fails the commands that use it and no others.
 'HoldBot'
 >>> make_bot("randombot", seed=1).name
 'randombot'
+>>> bot_class("bots.base:HoldBot").__name__
+'HoldBot'
 >>> parse_seat("llm:qwen2.5:7b@http://127.0.0.1:11434/v1")
 LLMSeat(model='qwen2.5:7b', base_url='http://127.0.0.1:11434/v1', profile=None)
 >>> parse_seat("llm:team@home@https://api.example.com/v1").model
@@ -28,11 +32,16 @@ bots.registry.UnknownBot: seat 'llm:m@https://...': a URL with a user or passwor
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib
+import importlib.util
+import os
 import random
 import re
+import sys
 import urllib.parse
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from bots.base import Bot
@@ -49,6 +58,7 @@ __all__ = [
     "UnknownBot",
     "bot_class",
     "checked_url",
+    "is_own_bot",
     "make_bot",
     "parse_seat",
 ]
@@ -114,13 +124,28 @@ class LLMSeat:
 Seat = BotSeat | LLMSeat
 
 
+def is_own_bot(spec: str) -> bool:
+    """Whether ``spec`` names a bot class of one's own, ``FILE.py:Class`` or ``package.module:Class``
+    (a bot name of the kit has no dot or slash before its colon).
+
+    >>> is_own_bot("greedy_bot.py:GreedyBot"), is_own_bot("mylab.bots:Greedy"), is_own_bot("hana:revenger")
+    (True, True, False)
+    """
+    where, colon, name = spec.rpartition(":")
+    return bool(colon and name.isidentifier() and where and not spec.startswith(LLM_PREFIX)) and (
+        where.endswith(".py") or "." in where or "/" in where
+    )
+
+
 def parse_seat(spec: str) -> Seat:
     """The seat ``spec`` names (see the module); :class:`UnknownBot` says why it names none."""
     if not spec.startswith(LLM_PREFIX):
-        if spec not in BOTS:
+        if spec not in BOTS and not is_own_bot(spec):
             near = difflib.get_close_matches(spec, [*BOTS, "llm:"], n=1)
             hint = f" (did you mean {near[0]}?)" if near else ""
-            raise UnknownBot(f"unknown bot {spec!r}{hint}; the bots are {', '.join(sorted(BOTS))}, or llm:MODEL@URL")
+            raise UnknownBot(
+                f"unknown bot {spec!r}{hint}; the bots are {', '.join(sorted(BOTS))}, FILE.py:Class, or llm:MODEL@URL"
+            )
         return BotSeat(spec)
     rest = spec[len(LLM_PREFIX) :]
     starts = [m.start() for m in _URL_START.finditer(rest)]
@@ -156,17 +181,37 @@ def bot_class(name: str) -> type[Bot]:
         from bots.llm.bot import LLMBot
 
         return LLMBot
-    try:
-        module_name, _, class_name = BOTS[name].partition(":")
-    except KeyError:
+    where = name if is_own_bot(name) else BOTS.get(name)
+    if where is None:
         raise UnknownBot(f"unknown bot {name!r}; the bots are {', '.join(sorted(BOTS))}") from None
+    module_name, _, class_name = where.rpartition(":")
     try:
-        cls = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError) as error:
+        module = _from_file(module_name) if module_name.endswith(".py") else importlib.import_module(module_name)
+        cls = getattr(module, class_name)
+    except (ImportError, AttributeError, OSError, SyntaxError) as error:
         raise UnknownBot(f"bot {name!r} cannot be loaded: {error}") from None
     if not (isinstance(cls, type) and issubclass(cls, Bot)):
-        raise UnknownBot(f"{BOTS[name]} is not a Bot")
+        raise UnknownBot(f"{where} is not a Bot (a subclass of bots.base.Bot)")
     return cls
+
+
+def _from_file(path: str) -> ModuleType:
+    """The module of the Python file at ``path``, loaded once per process (the workers of a run
+    load it again, by the same path)."""
+    key = "detente_own_bot_" + hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:16]
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, path)
+    if spec is None or spec.loader is None or not os.path.isfile(path):
+        raise ImportError(f"no Python file {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[key] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[key]
+        raise
+    return module
 
 
 def make_bot(

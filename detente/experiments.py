@@ -257,15 +257,16 @@ def format_table(table: Sequence[Mapping[str, Any]]) -> str:
         value = row.get(key)
         return "-" if value is None else f"{scale * value:.{digits}f}"
 
+    width = max([16, *(len(str(row["bot"])) for row in table)])  # a bot of one's own: FILE.py:Class
     header = (
-        f"{'bot':<16} {'games':>6} {'plays':>6} {'centres':>8} {'± se':>6} {'wins':>8} {'win %':>6} {'± se':>6}"
-        f" {'rank':>5} {'± se':>5}"
+        f"{'bot':<{width}} {'games':>6} {'plays':>6} {'centres':>8} {'± se':>6} {'wins':>8} {'win %':>6}"
+        f" {'± se':>6} {'rank':>5} {'± se':>5}"
     )
     lines = [header]
     lines.append("-" * len(lines[0]))
     for row in table:
         lines.append(
-            f"{row['bot']:<16} {row.get('games', '-'):>6} {row['plays']:>6} {row['mean_centres']:>8.2f}"
+            f"{row['bot']:<{width}} {row.get('games', '-'):>6} {row['plays']:>6} {row['mean_centres']:>8.2f}"
             f" {se(row, 'se_centres'):>6} {row['wins']:>8.2f} {100 * row['win_rate']:>6.1f}"
             f" {se(row, 'se_win_rate', 100, 1):>6} {row['mean_rank']:>5.2f} {se(row, 'se_rank'):>5}"
         )

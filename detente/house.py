@@ -71,6 +71,8 @@ class BotHouse:
             seat = parse_seat(spec)
             if not isinstance(seat, BotSeat):
                 return f"{spec[:40]!r}: the server plays the kit's bots; a model seat joins as a client (detente bot)"
+            if spec not in BOTS:  # a class of one's own names code on the server's disk: never a stranger's
+                return f"{spec[:40]!r}: the server plays the kit's bots; a bot of your own joins as a client (detente bot)"
             make_bot(spec)
         except UnknownBot as error:
             return str(error)
