@@ -105,6 +105,9 @@ async def test_games_against_bots_are_bounded_and_bad_bots_get_one_line(tmp_path
         assert status == 422 and "did you mean dumbbot" in body["error"]
         status, body = await _post_from("127.0.0.2", server.port, path, {"bot": "llm:m@http://127.0.0.1:9/v1"})
         assert status == 422 and "model seat" in body["error"]
+        for code in ("tests/server/test_house.py:Bot", "os.path:Bot", "bots.base:HoldBot"):  # never a stranger's import
+            status, body = await _post_from("127.0.0.2", server.port, path, {"bot": code})
+            assert status == 422 and "a bot of your own joins as a client" in body["error"], body
         status, body = await _post_from("127.0.0.2", server.port, path, {"power": "atlantis"})
         assert status == 422
         for _ in range(BotSeats.PER_NETWORK):
