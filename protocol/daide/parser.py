@@ -30,10 +30,11 @@ import threading
 from collections.abc import Iterable, Mapping
 from importlib import resources
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedInput
 from lark.lexer import Lexer
 
+import grammar
 from protocol.daide.messages import (
     KEYWORDS,
     POWERS,
@@ -49,6 +50,7 @@ from protocol.daide.messages import (
     Cho,
     CoastAdjacency,
     Convoy,
+    DaideUnit,
     Disband,
     Dmz,
     Drw,
@@ -118,7 +120,6 @@ from protocol.daide.messages import (
     Tme,
     Try,
     Turn,
-    DaideUnit,
     Value,
     VariantOption,
     Waive,
@@ -805,7 +806,7 @@ class DaideParser:
             types.update((name.upper(), category) for name in names)
         types.update((p.upper(), "POWER") for p in powers)
         self._types = types
-        self._lark = Lark(
+        self._lark = grammar.parser(
             _grammar(), parser="lalr", lexer=_Given, transformer=_Build(self), start=["start", "press_message"]
         )
         self._local = threading.local()  # how many echoes deep the parse of this thread is

@@ -28,6 +28,7 @@ from typing import Any, cast
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+import grammar
 from protocol.l import ast as a
 from protocol.l.errors import LSyntaxError, located
 
@@ -99,12 +100,12 @@ _ToAst = type("_ToAst", (Transformer,), {rule: staticmethod(callback) for rule, 
 
 @functools.cache
 def _parser() -> Lark:
-    return Lark(GRAMMAR, parser="lalr", lexer="contextual", transformer=_ToAst(), maybe_placeholders=True)
+    return grammar.parser(GRAMMAR, parser="lalr", lexer="contextual", transformer=_ToAst(), maybe_placeholders=True)
 
 
 @functools.cache
 def _tree_parser() -> Lark:
-    return Lark(GRAMMAR, parser="lalr", lexer="contextual", keep_all_tokens=True, maybe_placeholders=False)
+    return grammar.parser(GRAMMAR, parser="lalr", lexer="contextual", keep_all_tokens=True, maybe_placeholders=False)
 
 
 def parse(text: str) -> a.Message:
