@@ -24,6 +24,10 @@ the same, the difference would be about 0 both ways (and the centres about 34/7)
 bots seed C's ``rand`` from the clock in seconds, so those started in the same second
 share their random numbers: their games do not replay, and are not quite independent.
 
+The figures are kept as ``benchmarks/results/dumbbot_fidelity.json`` and rendered as
+``docs/results/dumbbot_fidelity.md`` (:mod:`benchmarks.results`; ``BENCHMARK_RESULTS=DIR``
+sends a trial run's elsewhere), each beside its reference.
+
     .venv/bin/python benchmarks/dumbbot_fidelity.py              # about half an hour on 2 cores
     .venv/bin/python benchmarks/dumbbot_fidelity.py --quick      # a few minutes
 
@@ -75,6 +79,9 @@ from protocol.daide.parser import parse
 
 REFERENCE_DIFFERENCE = (0.05, 0.21)  # centres, the issue's figure before the alignment
 REFERENCE_DISTANCE = (0.07, 0.04)  # distance, noise floor
+#: Our DumbBot before the alignment, on the same 36 positions and draws (distance, C++ noise, our noise):
+#: the benchmark's functions with the previous ``bots/dumbbot.py`` swapped in, run once by hand on 2026-11-25.
+PREVIOUS_VERSION = (0.099, 0.011, 0.007)
 ENV = "DETENTE_DAIDE_CLIENT"
 DEFAULT_BINARY = "/work/daide-build/bin/dumbbot"
 READ_TIMEOUT = 20.0  # seconds to wait for the C++ bot's answer before giving up
@@ -456,16 +463,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{'overall':<16}{overall:>9.3f}{cpp_noise:>10.3f}{our_noise:>10.3f}")
     print(f"(same positions took {time.perf_counter() - started:.0f} s)")
 
+    positions_seconds = time.perf_counter() - started
     game_lines: list[str] = []
+    game_rows: list[dict[str, object]] = []
     if not args.no_games:
         for odd, label in (("ours", "one of ours among six C++"), ("cpp", "one C++ among six of ours")):
             t0 = time.perf_counter()
             played = run_games(binary, odd, games, args.seed, args.jobs, args.out / odd)
             centres, centres_half = mean_ci([float(k) for k, _ in played])
             mean, half = mean_ci([d for _, d in played])
+            seconds = time.perf_counter() - t0
             game_lines.append(
                 f"{label}: {centres:.2f} +- {centres_half:.2f} centres in 1910, {mean:+.2f} +- {half:.2f} against"
-                f" the others' mean (n = {len(played)} games, {time.perf_counter() - t0:.0f} s)"
+                f" the others' mean (n = {len(played)} games, {seconds:.0f} s)"
+            )
+            game_rows.append(
+                {
+                    "odd": label,
+                    "n": len(played),
+                    "centres": _rounded(centres),
+                    "centres_ci": _rounded(centres_half),
+                    "difference": _rounded(mean),
+                    "difference_ci": _rounded(half),
+                    "seconds": round(seconds),
+                }
             )
 
     print("\nSummary (reference: the issue's figures before the alignment)")
@@ -473,7 +494,113 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"    reference: distance {REFERENCE_DISTANCE[0]:.2f}, noise {REFERENCE_DISTANCE[1]:.2f}")  # fmt: skip
     for line in game_lines:
         print(f"  {line}    reference: {REFERENCE_DIFFERENCE[0]:+.2f} +- {REFERENCE_DIFFERENCE[1]:.2f}")
+    kinds = [(name, by_kind[kind]) for kind, name in (("M", "movement"), ("R", "retreats"), ("A", "adjustments"))
+             if by_kind.get(kind)]  # fmt: skip
+    data: dict[str, object] = {
+        "draws": draws,
+        "games": 0 if args.no_games else games,
+        "positions": len(cases),
+        "seed": args.seed,
+        "binary": str(binary),
+        "positions_seconds": round(positions_seconds),
+    }
+    path = write_record(results, kinds, game_rows, data)
+    print(f"written to {path}")
     return 0
+
+
+def _rounded(value: float) -> float | None:
+    return None if math.isnan(value) else round(value, 3)
+
+
+def write_record(
+    results: Sequence[Fidelity],
+    kinds: Sequence[tuple[str, Sequence[Fidelity]]],
+    games: Sequence[dict[str, object]],
+    data: dict[str, object],
+) -> Path:
+    """Keep the run as ``benchmarks/results/dumbbot_fidelity.json`` (:mod:`benchmarks.results`), each figure
+    beside its reference; returns the path."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.results import Column, Table, record, write
+
+    def row(label: str, rs: Sequence[Fidelity]) -> dict[str, object]:
+        return {
+            "what": f"{label} ({len(rs)})",
+            "distance": round(statistics.fmean(r.distance for r in rs), 3),
+            "cpp_noise": round(statistics.fmean(r.cpp_noise for r in rs), 3),
+            "our_noise": round(statistics.fmean(r.our_noise for r in rs), 3),
+        }
+
+    distances = [row(name, rs) for name, rs in kinds] + [row("overall", results)]
+    distances += [
+        {"what": "reference: the issue, before the alignment", "distance": REFERENCE_DISTANCE[0],
+         "cpp_noise": REFERENCE_DISTANCE[1]},
+        {"what": "reference: our previous version, the same 36 positions and draws (by hand, 2026-11-25)",
+         "distance": PREVIOUS_VERSION[0], "cpp_noise": PREVIOUS_VERSION[1], "our_noise": PREVIOUS_VERSION[2]},
+    ]  # fmt: skip
+    distance_columns = (
+        Column("what", "positions"),
+        Column("distance", "distance", True),
+        Column("cpp_noise", "noise floor C++", True),
+        Column("our_noise", "noise floor ours", True),
+    )
+    position_columns = (
+        Column("position", "position"),
+        Column("distance", "distance", True),
+        Column("cpp_noise", "C++ noise", True),
+        Column("our_noise", "our noise", True),
+        Column("biggest", "largest gap"),
+    )
+    positions = [
+        {"position": r.label, "distance": round(r.distance, 3), "cpp_noise": round(r.cpp_noise, 3),
+         "our_noise": round(r.our_noise, 3), "biggest": r.biggest}
+        for r in results
+    ]  # fmt: skip
+    reference = f"{REFERENCE_DIFFERENCE[0]:+.2f} ± {REFERENCE_DIFFERENCE[1]:.2f}"
+    game_columns = (
+        Column("odd", "odd one out"),
+        Column("n", "games", True),
+        Column("centres", "its centres in 1910", True),
+        Column("centres_ci", "± 95 %", True),
+        Column("difference", "minus the others' mean", True),
+        Column("difference_ci", "± 95 %", True),
+        Column("reference", "reference (the issue, before the alignment)"),
+        Column("seconds", "seconds", True),
+    )
+    tables = [
+        Table("Same positions", distance_columns, distances, DISTANCE_NOTE.format(**data)),
+        Table("Games", game_columns, [{**g, "reference": reference} for g in games], GAMES_NOTE),
+        Table("Each position", position_columns, positions),
+    ]
+    n = 2 * int(data["games"]) if games else None  # type: ignore[call-overload]
+    return write(
+        record(
+            "dumbbot_fidelity",
+            "DumbBot fidelity: ours against David Norman's C++ DumbBot",
+            " ".join([".venv/bin/python benchmarks/dumbbot_fidelity.py", *sys.argv[1:]]),
+            n,
+            tables,
+            seeds=[int(data["seed"])],  # type: ignore[call-overload]
+            data=data,
+        )
+    )
+
+
+DISTANCE_NOTE = (
+    "{positions} positions from seeded games of seven of our DumbBots, {draws} draws of each bot per sample."
+    " Distance: the mean over units of the total variation distance between the two bots' order distributions"
+    " (for an adjustment phase the whole set of builds or removals), averaged over the positions; noise floor: the"
+    " same between two independent samples of one bot."
+)
+GAMES_NOTE = (
+    "To 1910, powers rotated (each power played by the odd one out equally often). Per game: the odd one out's"
+    " centres in 1910, and those minus the mean of the six others'; mean and the half-width of its 95 % interval"
+    " (normal approximation, from the per-game standard deviation). The C++ bots seed rand from the clock in"
+    " seconds: their games do not replay."
+)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,11 @@ a part not kept (a lasting peace is checked, and can be reported broken, after e
 phase); *attacks on breakers* the orders of P that attack a deal-breaker's unit or centre
 (:func:`referee.compliance.attacks`) in a movement phase after that breaker first broke a deal with P.
 
+The figures are kept as ``benchmarks/results/hana.json`` and rendered as ``docs/results/hana.md``
+(:mod:`benchmarks.results`): per experiment every setting's figures (mean, standard error, n)
+and every claim with its paired difference, t, p and verdict. ``--record NAME`` keeps a partial
+run (``--only``) under another name; ``BENCHMARK_RESULTS=DIR`` sends a trial run elsewhere.
+
     .venv/bin/python benchmarks/hana.py                   # 14 games a setting to 1910, about 6 minutes on 2 cores
     .venv/bin/python benchmarks/hana.py --only E          # the strategies alone, about 2 minutes
     .venv/bin/python benchmarks/hana.py --games 7 --year 1906 --jobs 1   # a quick look
@@ -41,8 +46,21 @@ from pathlib import Path
 from typing import Any
 
 from machine import print_header
-from paper_common import Run, cell, claim_line, out_dir, play
+from paper_common import (
+    CLAIM_COLUMNS,
+    CLAIMS_NOTE,
+    Run,
+    cell,
+    claim_result,
+    claim_text,
+    command,
+    estimate_columns,
+    figures,
+    out_dir,
+    play,
+)
 
+from benchmarks.results import Column, Table, record, write
 from detente.experiments import Experiment, slots_from
 from detente.stats import estimate
 from engine import Position, parse_order
@@ -90,19 +108,19 @@ def revenge_attacks(game: Mapping[str, Any], bot: str, breaker: str) -> int:
     mine, theirs = seats(game, bot), seats(game, breaker)
     first: Phase | None = None
     for e in game["events"]:
-        if e.get("type") == "compliance" and mine & {Power.of(str(p)) for p in e.get("participants", ())}:
-            if any(r["kept"] is False and Power.of(r["power"]) not in mine for r in e["reports"]):
-                phase = Phase.parse(e["phase"])
-                first = phase if first is None or phase < first else first
+        ours = e.get("type") == "compliance" and mine & {Power.of(str(p)) for p in e.get("participants", ())}
+        if ours and any(r["kept"] is False and Power.of(r["power"]) not in mine for r in e["reports"]):
+            phase = Phase.parse(e["phase"])
+            first = phase if first is None or phase < first else first
     if first is None:
         return 0
     n = 0
-    for record in game["phases"]:
-        phase = Phase.parse(record["phase"])
+    for played in game["phases"]:
+        phase = Phase.parse(played["phase"])
         if phase.kind != MOVEMENT or phase <= first:
             continue
-        before = Position.from_json(record["position"])
-        given = {Power.of(p): texts for p, texts in record["orders"].items()}
+        before = Position.from_json(played["position"])
+        given = {Power.of(p): texts for p, texts in played["orders"].items()}
         orders = {p: [parse_order(before.map, t) for t in given.get(p, [])] for p in mine}
         n += sum(1 for hit in attacks(before, orders) if hit.victim in theirs)
     return n
@@ -121,15 +139,79 @@ def talks(run: Run, bot: str) -> dict[str, dict[int, float]]:
     }
 
 
-def row(label: str, values: Mapping[int, float], digits: int = 2) -> str:
-    return f"  {label:<44} {cell(estimate(values.values()), digits):>16}"
+class Findings:
+    """What a run found, for its record: the runs, each experiment's figures, the claims."""
+
+    def __init__(self) -> None:
+        self.runs: list[dict[str, Any]] = []
+        self.figures: dict[str, list[dict[str, Any]]] = {}
+        self.claims: list[dict[str, Any]] = []
+
+    def figure(self, exp: str, setting: str, label: str, values: Mapping[int, float], digits: int = 2) -> str:
+        """Keep ``values``' estimate as a figure of experiment ``exp``; the printed line."""
+        return f"  {label:<44} {self.value(exp, setting, label, values, digits):>16}"
+
+    def value(self, exp: str, setting: str, label: str, values: Mapping[int, float], digits: int = 2) -> str:
+        """Keep ``values``' estimate as a figure of experiment ``exp``; the printed cell."""
+        e = estimate(values.values())
+        self.figures.setdefault(exp, []).append({"setting": setting, "figure": label, **figures("mean", e), "n": e.n})
+        return cell(e, digits)
+
+    def rank(self, exp: str, setting: str, run: Run, bot: str) -> str:
+        """Keep ``bot``'s mean rank as a figure; the printed cell."""
+        e = run.estimate(bot, "rank")
+        self.figures.setdefault(exp, []).append(
+            {"setting": setting, "figure": f"{bot}: rank", **figures("mean", e), "n": e.n}
+        )
+        return cell(e)
+
+    def claim(self, exp: str, claim: str, better: Mapping[int, float], worse: Mapping[int, float], lower: bool) -> None:
+        row = claim_result(claim, better, worse, lower)
+        self.claims.append({"experiment": exp, **row})
+        print(claim_text(row))
+
+    def tables(self) -> list[Table]:
+        columns = (
+            Column("setting", "setting"),
+            Column("figure", "figure"),
+            *estimate_columns("mean", "mean"),
+            Column("n", "games", True),
+        )
+        run_columns = (
+            Column("setting", "setting"),
+            Column("slots", "slots"),
+            Column("games", "games", True),
+            Column("wall_s", "wall s", True),
+            Column("cpu_s", "CPU s", True),
+        )
+        out = [Table("Runs", run_columns, self.runs)]
+        out += [Table(TITLES[exp], columns, rows) for exp, rows in self.figures.items()]
+        out.append(Table("Claims", (Column("experiment", "exp."), *CLAIM_COLUMNS), self.claims, CLAIMS_NOTE))
+        return out
 
 
-def experiment(slots: Sequence[str], name: str, args: argparse.Namespace, base: Path) -> Run:
+NOTE = (
+    "Seats rotated: every setting of an experiment plays the same seeds (game n: the same game seed, the same"
+    " powers, the same bot seeds), so comparisons are paired t-tests game by game. A figure is a mean ±"
+    " standard error over games (a bot's seats in a game averaged first)."
+)
+TITLES = {
+    "A": "A. One X against six DumbBots",
+    "B": "B. X, DipBlue, D-Brane, Bordeaux and three DumbBots",
+    "C": "C. The ablation: three X, DipBlue, D-Brane, two DumbBots",
+    "D": "D. Personalities: P, two deal-breakers, four DumbBots",
+    "E": "E. Negotiation strategies: three S, DipBlue, D-Brane, two DumbBots",
+}
+
+
+def experiment(slots: Sequence[str], name: str, args: argparse.Namespace, base: Path, found: Findings) -> Run:
     e = Experiment(slots_from(slots), args.games, args.seed, out_dir(base, name), jobs=args.jobs,
                    settings=GameSettings(year_limit=args.year), rounds=args.rounds, rotate=True)  # fmt: skip
     run = play(e)
     print(f"  [{name}] {run.describe()}; {run.wall:.1f} s wall, {run.cpu:.1f} s CPU", flush=True)
+    counts = {bot: e.slots.count(bot) for bot in dict.fromkeys(e.slots)}
+    found.runs.append({"setting": name, "slots": " + ".join(f"{n}x {bot}" for bot, n in counts.items()),
+                       "games": run.games, "wall_s": round(run.wall, 1), "cpu_s": round(run.cpu, 1)})  # fmt: skip
     return run
 
 
@@ -142,61 +224,66 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", default="ABCDE", help="the experiments to play (ABCDE)")
     parser.add_argument("--out", type=Path, default=None, help="where the runs go (a temporary folder)")
+    parser.add_argument("--record", default="hana", help="the name of the record written (hana)")
     args = parser.parse_args()
     print_header("HANA (Fabregues 2012, chapter 5) on détente")
     print(f"{args.games} games a setting to {args.year}, seed {args.seed}, {args.rounds} negotiation rounds a phase,"
           f" {args.jobs} jobs; mean ± se per game; paired t-tests on the seeds")  # fmt: skip
+    found = Findings()
     with tempfile.TemporaryDirectory() as scratch:
         base = args.out or Path(scratch)
         if "A" in args.only:
             print("\nA. One X against six DumbBots")
             lone = ("hana", "hana:nonego", "always-accept")
-            runs = {x: experiment([x, "dumbbot"], f"A-{x}", args, base) for x in lone}
+            runs = {x: experiment([x, "dumbbot"], f"A-{x}", args, base, found) for x in lone}
             for x, run in runs.items():
-                c, r = run.per_game(x, "centres-each"), run.per_game(x, "rank")
+                c = run.per_game(x, "centres-each")
                 w = run.per_game(x, "wins-each")
-                rank = cell(run.estimate(x, "rank"))
-                print(row(f"{x}: centres", c) + f"   rank {rank}   wins % {cell(estimate(w.values()), 1)}")
+                centres = found.figure("A", x, f"{x}: centres", c)
+                rank = found.rank("A", x, run, x)
+                wins = found.value("A", x, f"{x}: wins %", w, 1)
+                print(centres + f"   rank {rank}   wins % {wins}")
             a, n, d = (runs[x] for x in lone)
-            print(claim_line("hana has more centres than a DumbBot in its seat", a.per_game("hana", "centres-each"),
-                             d.per_game("always-accept", "centres-each"), False))  # fmt: skip
-            print(claim_line("hana ranks better than a DumbBot in its seat", a.per_game("hana", "rank"),
-                             d.per_game("always-accept", "rank"), True))  # fmt: skip
-            print(claim_line("hana vs hana:nonego (no partner talks: ~0)", a.per_game("hana", "centres-each"),
-                             n.per_game("hana:nonego", "centres-each"), False))  # fmt: skip
+            found.claim("A", "hana has more centres than a DumbBot in its seat", a.per_game("hana", "centres-each"),
+                        d.per_game("always-accept", "centres-each"), False)  # fmt: skip
+            found.claim("A", "hana ranks better than a DumbBot in its seat", a.per_game("hana", "rank"),
+                        d.per_game("always-accept", "rank"), True)  # fmt: skip
+            found.claim("A", "hana vs hana:nonego (no partner talks: ~0)", a.per_game("hana", "centres-each"),
+                        n.per_game("hana:nonego", "centres-each"), False)  # fmt: skip
         if "B" in args.only:
             print("\nB. X, DipBlue, D-Brane, Bordeaux and three DumbBots")
             others = ["dipblue", "dbrane", "bordeaux", "dumbbot"]
-            runs = {x: experiment([x, *others], f"B-{x}", args, base) for x in ("hana", "hana:nonego")}
+            runs = {x: experiment([x, *others], f"B-{x}", args, base, found) for x in ("hana", "hana:nonego")}
             for x, run in runs.items():
                 print(f"  X = {x}")
                 for bot in (x, *others):
-                    rank = cell(run.estimate(bot, "rank"))
-                    print(row(f"{bot}: centres", run.per_game(bot, "centres-each")) + f"   rank {rank}")
-                print(row(f"{x}: deals per game", per_game(run, lambda g, x=x: deals(g, x))))
-                print(row(f"{x}: proposals per game", per_game(run, lambda g, x=x: proposals(g, x)), 1))
+                    centres = found.figure("B", x, f"{bot}: centres", run.per_game(bot, "centres-each"))
+                    print(centres + f"   rank {found.rank('B', x, run, bot)}")
+                print(found.figure("B", x, f"{x}: deals per game", per_game(run, lambda g, x=x: deals(g, x))))
+                print(found.figure("B", x, f"{x}: proposals per game", per_game(run, lambda g, x=x: proposals(g, x)), 1))
             h, n = runs["hana"], runs["hana:nonego"]
-            print(claim_line("negotiating HANA has more centres than HANA without", h.per_game("hana", "centres-each"),
-                             n.per_game("hana:nonego", "centres-each"), False))  # fmt: skip
+            found.claim("B", "negotiating HANA has more centres than HANA without", h.per_game("hana", "centres-each"),
+                        n.per_game("hana:nonego", "centres-each"), False)  # fmt: skip
         if "C" in args.only:
             print("\nC. The ablation: three X, DipBlue, D-Brane, two DumbBots")
             others = ["dipblue", "dbrane", "dumbbot"]
-            runs = {x: experiment([x, x, x, *others], f"C-{x}", args, base) for x in ("hana", "hana:wait")}
+            runs = {x: experiment([x, x, x, *others], f"C-{x}", args, base, found) for x in ("hana", "hana:wait")}
             got: dict[str, dict[str, dict[int, float]]] = {}
             for x, run in runs.items():
                 got[x] = talks(run, x)
                 print(f"  X = {x}")
-                print(row(f"{x}: centres per seat", got[x]["centres"]) + f"   rank {cell(run.estimate(x, 'rank'))}")
-                print(row(f"{x}: deals per game (its three seats)", got[x]["deals"]))
-                print(row(f"{x}: proposals per game", got[x]["proposals"], 1))
-                print(row("dipblue: centres", run.per_game("dipblue", "centres-each")))
-                print(row("dbrane: centres", run.per_game("dbrane", "centres-each")))
+                centres = found.figure("C", x, f"{x}: centres per seat", got[x]["centres"])
+                print(centres + f"   rank {found.rank('C', x, run, x)}")
+                print(found.figure("C", x, f"{x}: deals per game (its three seats)", got[x]["deals"]))
+                print(found.figure("C", x, f"{x}: proposals per game", got[x]["proposals"], 1))
+                print(found.figure("C", x, "dipblue: centres", run.per_game("dipblue", "centres-each")))
+                print(found.figure("C", x, "dbrane: centres", run.per_game("dbrane", "centres-each")))
             h, w = got["hana"], got["hana:wait"]
-            print(claim_line("proposing from round 1 reaches more deals", h["deals"], w["deals"], False))
-            print(claim_line("proposing from round 1 gets more centres", h["centres"], w["centres"], False))
+            found.claim("C", "proposing from round 1 reaches more deals", h["deals"], w["deals"], False)
+            found.claim("C", "proposing from round 1 gets more centres", h["centres"], w["centres"], False)
         if "D" in args.only:
             print("\nD. Personalities: P, two deal-breakers, four DumbBots")
-            runs = {p: experiment([p, "deal-breaker", "deal-breaker", "dumbbot"], f"D-{p}", args, base)
+            runs = {p: experiment([p, "deal-breaker", "deal-breaker", "dumbbot"], f"D-{p}", args, base, found)
                     for p in ("hana:pacifist", "hana", "hana:revenger")}  # fmt: skip
             got = {}
             for p, run in runs.items():
@@ -208,40 +295,52 @@ def main() -> None:
                     "revenge": per_game(run, lambda g, p=p: revenge_attacks(g, p, "deal-breaker")),
                 }
                 print(f"  P = {p}")
-                print(row(f"{p}: centres", got[p]["centres"]) + f"   rank {cell(run.estimate(p, 'rank'))}")
-                print(row("deal-breaker: centres (per seat)", got[p]["breaker"]))
-                print(row(f"{p}: deals per game", got[p]["deals"]))
-                print(row("breach reports: deal-breakers against P", got[p]["betrayed"]))
-                print(row("P's attacks on deal-breakers after a breach", got[p]["revenge"]))
+                print(found.figure("D", p, f"{p}: centres", got[p]["centres"]) + f"   rank {found.rank('D', p, run, p)}")
+                print(found.figure("D", p, "deal-breaker: centres (per seat)", got[p]["breaker"]))
+                print(found.figure("D", p, f"{p}: deals per game", got[p]["deals"]))
+                print(found.figure("D", p, "breach reports: deal-breakers against P", got[p]["betrayed"]))
+                print(found.figure("D", p, "P's attacks on deal-breakers after a breach", got[p]["revenge"]))
             r, q = got["hana:revenger"], got["hana:pacifist"]
-            print(claim_line("the Revenger attacks breakers more than the pacifist", r["revenge"], q["revenge"], False))
-            print(claim_line("the Revenger makes fewer deals with breakers", r["deals"], q["deals"], True))
-            print(claim_line("breakers end smaller against the Revenger", r["breaker"], q["breaker"], True))
-            print(claim_line("the Revenger has more centres than the pacifist", r["centres"], q["centres"], False))
+            found.claim("D", "the Revenger attacks breakers more than the pacifist", r["revenge"], q["revenge"], False)
+            found.claim("D", "the Revenger makes fewer deals with breakers", r["deals"], q["deals"], True)
+            found.claim("D", "breakers end smaller against the Revenger", r["breaker"], q["breaker"], True)
+            found.claim("D", "the Revenger has more centres than the pacifist", r["centres"], q["centres"], False)
         if "E" in args.only:
-            strategies(args, base)
+            strategies(args, base, found)
+    games = sum(r["games"] for r in found.runs)
+    notes = [
+        (
+            f"{args.games} games a setting to {args.year}, seed {args.seed}, {args.rounds} negotiation rounds a"
+            f" phase, {args.jobs} jobs. {NOTE}"
+        )
+    ]
+    path = write(record(args.record, "HANA (Fabregues 2012, chapter 5) on détente", command(), games, found.tables(),
+                        seeds=[args.seed], notes=notes,
+                        data={"only": args.only, "games_per_setting": args.games, "year": args.year,
+                              "rounds": args.rounds, "jobs": args.jobs}))  # fmt: skip
+    print(f"\nwritten to {path}")
 
 
-def strategies(args: argparse.Namespace, base: Path) -> None:
+def strategies(args: argparse.Namespace, base: Path, found: Findings) -> None:
     """Experiment E: three HANAs of each strategy with DipBlue, D-Brane and two DumbBots."""
     print("\nE. Negotiation strategies: three S, DipBlue, D-Brane, two DumbBots")
     others = ["dipblue", "dbrane", "dumbbot"]
     kinds = ("hana", "hana:informative", "hana:dynamic")
-    runs = {x: experiment([x, x, x, *others], f"E-{x}", args, base) for x in kinds}
+    runs = {x: experiment([x, x, x, *others], f"E-{x}", args, base, found) for x in kinds}
     got: dict[str, dict[str, dict[int, float]]] = {}
     for x, run in runs.items():
         got[x] = {**talks(run, x), "dipblue": run.per_game("dipblue", "centres-each")}
         print(f"  S = {x}")
-        print(row(f"{x}: centres/seat", got[x]["centres"]) + f"   rank {cell(run.estimate(x, 'rank'))}")
-        print(row(f"{x}: deals/game (3 seats)", got[x]["deals"]))
-        print(row(f"{x}: proposals/game", got[x]["proposals"], 1))
-        print(row("dipblue: centres", got[x]["dipblue"]))
-        print(row("dbrane: centres", run.per_game("dbrane", "centres-each")))
+        print(found.figure("E", x, f"{x}: centres/seat", got[x]["centres"]) + f"   rank {found.rank('E', x, run, x)}")
+        print(found.figure("E", x, f"{x}: deals/game (3 seats)", got[x]["deals"]))
+        print(found.figure("E", x, f"{x}: proposals/game", got[x]["proposals"], 1))
+        print(found.figure("E", x, "dipblue: centres", got[x]["dipblue"]))
+        print(found.figure("E", x, "dbrane: centres", run.per_game("dbrane", "centres-each")))
     c = got["hana"]
     for x in kinds[1:]:
-        print(claim_line(f"{x} reaches more deals than conservative", got[x]["deals"], c["deals"], False))
-        print(claim_line(f"{x} gets more centres than conservative", got[x]["centres"], c["centres"], False))
-        print(claim_line(f"DipBlue ends smaller against {x}", got[x]["dipblue"], c["dipblue"], True))
+        found.claim("E", f"{x} reaches more deals than conservative", got[x]["deals"], c["deals"], False)
+        found.claim("E", f"{x} gets more centres than conservative", got[x]["centres"], c["centres"], False)
+        found.claim("E", f"DipBlue ends smaller against {x}", got[x]["dipblue"], c["dipblue"], True)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,10 @@ a paper's figure (taken as a constant: its own error is ignored); it *holds* onl
 the same set-ups against it (``daide:PATH`` seats, fewer games: a real server and TCP per
 game).
 
+The figures are kept as ``benchmarks/results/paper_bordeaux.json`` and rendered as
+``docs/results/paper_bordeaux.md`` (:mod:`benchmarks.results`; ``BENCHMARK_RESULTS=DIR``
+sends a trial run's elsewhere): every set-up's figures beside the papers' and every claim.
+
     .venv/bin/python benchmarks/paper_bordeaux.py            # about 12 minutes on 2 cores
     .venv/bin/python benchmarks/paper_bordeaux.py --quick    # about 2 minutes
 """
@@ -47,10 +51,25 @@ import statistics
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from machine import print_header
-from paper_common import Run, cell, claim_line, daide_dumbbot, out_dir, try_play
+from paper_common import (
+    Run,
+    cell,
+    claim_result,
+    claim_text,
+    claims_table,
+    command,
+    daide_dumbbot,
+    estimate_columns,
+    figures,
+    number,
+    out_dir,
+    try_play,
+)
 
+from benchmarks.results import Column, Table, record, write
 from bots.inprocess import InProcessGame, seeds_for
 from bots.registry import make_bot
 from detente.experiments import Experiment, slots_from
@@ -177,6 +196,62 @@ def print_setup(setup: Setup, run: Run | str, opponent: str) -> None:
             print(f"  {'paper: ' + ref.source:<60} n = {ref.games:<4} wins {wins:>5}  rank {rank:>12}  centres {centres}")
 
 
+def setup_rows(setup: Setup, run: Run | str, opponent: str) -> list[dict[str, Any]]:
+    """The rows of a set-up in the record: each bot under test's figures, the papers' beside them."""
+    where = "C++ DumbBots" if opponent.startswith("daide:") else "our DumbBots"
+    head = {"setup": setup.title, "opponent": f"{7 - len(setup.bots)} {where}"}
+    if isinstance(run, str):
+        return [{**head, "note": f"not played: {run}"}]
+    papers = "; ".join(reference_text(ref) for ref in setup.references) if opponent == "dumbbot" else None
+    return [
+        {
+            **head,
+            "bot": bot,
+            "n": run.games,
+            **figures("wins", run.estimate(bot, "wins"), 2),
+            **figures("rank", run.estimate(bot, "rank")),
+            **figures("centres", run.estimate(bot, "centres")),
+            "cpu": number(run.cpu / max(1, run.games), 2),
+            "papers": papers or None,
+        }
+        for bot in dict.fromkeys(setup.bots)
+    ]
+
+
+def reference_text(ref: Reference) -> str:
+    parts = []
+    if ref.wins is not None:
+        parts.append(f"wins {ref.wins:g} %")
+    if ref.rank is not None:
+        parts.append(f"rank {ref.rank:g}" + (f" ± {ref.rank_se:g}" if ref.rank_se else ""))
+    if ref.centres is not None:
+        parts.append(f"centres {ref.centres:g}" + (f" ± {ref.centres_se:g}" if ref.centres_se else ""))
+    return f"{ref.source} ({ref.games} games): {', '.join(parts)}"
+
+
+SETUP_COLUMNS = (
+    Column("setup", "set-up"),
+    Column("opponent", "against"),
+    Column("bot", "bot"),
+    Column("n", "games", True),
+    *estimate_columns("wins", "wins %"),
+    *estimate_columns("rank", "rank"),
+    *estimate_columns("centres", "centres"),
+    Column("cpu", "CPU s/game", True),
+    Column("papers", "the papers' figures"),
+    Column("note", "note"),
+)
+ACCURACY_COLUMNS = (
+    Column("model", "model"),
+    Column("opponent", "against 6"),
+    Column("n", "games", True),
+    *estimate_columns("accuracy", "orders predicted %"),
+    Column("low", "lowest %", True),
+    Column("high", "highest %", True),
+    Column("median", "median %", True),
+)
+
+
 def opponent_label(opponent: str) -> str:
     return "C++ DumbBots (daide)" if opponent.startswith("daide:") else "DumbBots (ours)"
 
@@ -203,6 +278,7 @@ def main() -> None:
     print()
     print(f"  {'bot':<24} {'n':>5} {'wins %':>13} {'rank':>12} {'centres':>13}")
     runs: dict[str, Run] = {}
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as scratch:
         base = args.out or Path(scratch)
         for setup in SETUPS:
@@ -211,6 +287,7 @@ def main() -> None:
             games = max(2, args.games // 2 if setup.short else args.games)
             run = try_play(experiment(setup, "dumbbot", games, args.seed, args.jobs, base))
             print_setup(setup, run, "dumbbot")
+            rows += setup_rows(setup, run, "dumbbot")
             if isinstance(run, Run):
                 runs[setup.key] = run
         if daide:
@@ -220,9 +297,11 @@ def main() -> None:
                     continue
                 run = try_play(experiment(setup, daide, args.daide_games, args.seed, args.jobs, base))
                 print_setup(setup, run, daide)
+                rows += setup_rows(setup, run, daide)
                 if isinstance(run, Run):
                     runs[f"{setup.key}@daide"] = run
     print()
+    accuracies: list[dict[str, Any]] = []
     if args.accuracy_games:
         print(f"prediction accuracy: % of the other powers' orders predicted (those RES used), per game;"
               f" the first {args.accuracy_games} games of '1 Bordeaux' (seed {args.seed}), replayed here")  # fmt: skip
@@ -230,10 +309,14 @@ def main() -> None:
             for opponent in ("dumbbot", "dbrane:nonego"):
                 shares = accuracy(name, opponent, args.accuracy_games, args.seed)
                 e = estimate(shares)
+                accuracies.append({"model": name, "opponent": opponent, "n": e.n, **figures("accuracy", e, 2),
+                                   "low": round(min(shares), 1), "high": round(max(shares), 1),
+                                   "median": round(statistics.median(shares), 1)})  # fmt: skip
                 print(f"  {name:<24} vs 6 {opponent:<14} {cell(e, 1):>12} %  (n = {e.n} games;"
                       f" {min(shares):.0f}-{max(shares):.0f} % per game, median {statistics.median(shares):.0f})")  # fmt: skip
         print()
     print("claims (t-test over games; 'holds' only at p < 0.05; vs a paper: one-sample, its error ignored)")
+    claims: list[dict[str, Any]] = []
     for label, better, worse, measure in CLAIMS:
         for suffix, where in (("", "ours"), ("@daide", "C++")):
             b, w = (_side(runs, side, measure, suffix) for side in (better, worse))
@@ -243,7 +326,38 @@ def main() -> None:
                 b = dict.fromkeys(w, b)  # type: ignore[arg-type]
             if isinstance(w, float):
                 w = dict.fromkeys(b, w)
-            print(claim_line(f"{label} [{where} DumbBots]", b, w, lower_is_better=measure == "rank"))
+            claims.append(claim_result(f"{label} [{where} DumbBots]", b, w, lower_is_better=measure == "rank"))
+            print(claim_text(claims[-1]))
+    tables = [
+        Table("Set-ups", SETUP_COLUMNS, rows, SETUPS_NOTE),
+        Table("Prediction accuracy", ACCURACY_COLUMNS, accuracies, ACCURACY_NOTE.format(args.accuracy_games)),
+        claims_table(claims),
+    ]
+    notes = [
+        (
+            f"Games to 1920, seats rotated, seed {args.seed} for every set-up (so set-ups pair on seeds),"
+            f" {args.jobs} jobs; {args.games} games a set-up without negotiation, {max(2, args.games // 2)} with,"
+            f" {args.daide_games} against C++ DumbBots ({daide or 'not played: DETENTE_DAIDE_CLIENT unset'})."
+        )
+    ]
+    games = sum(r.games for r in runs.values())
+    path = write(record("paper_bordeaux", "The Bordeaux diplomat against DumbBots, beside DipBlue and D-Brane",
+                        command(), games, tables, seeds=[args.seed], notes=notes,
+                        data={"games": args.games, "daide_games": args.daide_games,
+                              "accuracy_games": args.accuracy_games, "only": args.only}))  # fmt: skip
+    print(f"written to {path}")
+
+
+SETUPS_NOTE = (
+    "wins: % of the games won by the bot's powers (a tie shared; for two, added up, as D-Brane's table 3 counts"
+    " a victory of D-Brane); rank: the mean rank of its powers (1 best, 7 worst); centres: its powers' centres at"
+    " the end, added up; mean ± standard error over games. The papers' figures are beside the set-ups against our"
+    " DumbBot, with their game counts."
+)
+ACCURACY_NOTE = (
+    "The share of the other powers' orders each opponent model predicted (those RES used), per game, on the"
+    " first {} games of the one-Bordeaux set-up, replayed in the benchmark's process (the same seeds)."
+)
 
 
 def _side(runs: dict[str, Run], side: tuple[str, str] | float, measure: str, suffix: str) -> dict[int, float] | float | None:

@@ -13,19 +13,30 @@ pair), Welch's otherwise. It *holds* when the difference has the claimed sign an
 builds it); when it is set, the benchmarks add rows with ``daide:PATH`` in the opponents'
 slots, each such game a real server and a TCP client per C++ seat, so with fewer games.
 Where this tree's :mod:`detente.experiments` cannot play such seats yet, the rows say so.
+
+Each benchmark ends by writing its figures as one record (:mod:`benchmarks.results`:
+``benchmarks/results/NAME.json``, rendered as ``docs/results/NAME.md``); the helpers here
+make the rows of its claims (:func:`claim_result`, :func:`claims_table`) and of its estimates
+(:func:`figures`: a mean and its standard error over games).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import resource
+import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.results import Column, Table
 from detente.experiments import Experiment, run_experiment
 from detente.stats import Comparison, Estimate, estimate, paired, per_game, welch
 
@@ -144,20 +155,97 @@ def verdict(comparison: Comparison, claimed_sign: int) -> str:
     return "not shown"
 
 
-def claim_line(claim: str, better: Mapping[int, float], worse: Mapping[int, float], lower_is_better: bool) -> str:
-    """One line: the claim, the two means, the difference ± se, t, p, the test and the verdict."""
+def claim_result(claim: str, better: Mapping[int, float], worse: Mapping[int, float], lower_is_better: bool) -> dict[str, Any]:
+    """The test of a claim as a row of the record: the claim, the two means, the difference
+    ± se, t, p, the test and the verdict (``not tested: ...`` where a side has too few games)."""
     try:
         comparison, test = compare(better, worse)
     except ValueError as error:  # fewer than two games a side
-        return f"  {claim:<58} not tested: {error} ({len(better)} and {len(worse)} games)"
+        return {"claim": claim, "verdict": f"not tested: {error} ({len(better)} and {len(worse)} games)"}
     d = comparison.difference
-    sign = -1 if lower_is_better else 1
-    mb, mw = estimate(better.values()).mean, estimate(worse.values()).mean
-    se = "-" if d.se is None else f"{d.se:.2f}"
+    return {
+        "claim": claim,
+        "better": number(estimate(better.values()).mean),
+        "worse": number(estimate(worse.values()).mean),
+        "difference": number(d.mean),
+        "se": number(d.se),
+        "t": number(comparison.t),
+        "p": p_value(comparison.p),
+        "test": test,
+        "verdict": verdict(comparison, -1 if lower_is_better else 1),
+    }
+
+
+def claim_text(row: Mapping[str, Any]) -> str:
+    """One printed line of :func:`claim_result`'s row."""
+    if row.get("better") is None:
+        return f"  {row['claim']:<58} {row['verdict']}"
+    se = "-" if row["se"] is None else f"{row['se']:.2f}"
+    t = "-" if row["t"] is None else f"{row['t']:+6.2f}"
     return (
-        f"  {claim:<58} {mb:6.2f} vs {mw:6.2f}  diff {d.mean:+.2f} ± {se}  t {comparison.t:+6.2f}"
-        f"  p {comparison.p:.3f}  ({test})  {verdict(comparison, sign)}"
+        f"  {row['claim']:<58} {row['better']:6.2f} vs {row['worse']:6.2f}  diff {row['difference']:+.2f} ± {se}"
+        f"  t {t:>6}  p {row['p']:.3f}  ({row['test']})  {row['verdict']}"
     )
+
+
+def claim_line(claim: str, better: Mapping[int, float], worse: Mapping[int, float], lower_is_better: bool) -> str:
+    """One line: the claim, the two means, the difference ± se, t, p, the test and the verdict."""
+    return claim_text(claim_result(claim, better, worse, lower_is_better))
+
+
+#: The columns of a table of claims (rows of :func:`claim_result`).
+CLAIM_COLUMNS = (
+    Column("claim", "claim"),
+    Column("better", "claimed better", True),
+    Column("worse", "claimed worse (or the reference)", True),
+    Column("difference", "difference", True),
+    Column("se", "se", True),
+    Column("t", "t", True),
+    Column("p", "p", True),
+    Column("test", "test"),
+    Column("verdict", "verdict"),
+)
+CLAIMS_NOTE = (
+    "A claim is a t-test over games of the difference (paired on the seeds where the games pair,"
+    " Welch's otherwise; against a paper's figure one-sample, the figure taken as a constant): it"
+    " holds when the difference has the claimed sign and p < 0.05, is reversed when it has the other"
+    " sign and p < 0.05, and is not shown otherwise."
+)
+
+
+def claims_table(rows: Sequence[Mapping[str, Any]], title: str = "Claims", note: str = CLAIMS_NOTE) -> Table:
+    return Table(title, CLAIM_COLUMNS, list(rows), note)
+
+
+def number(value: float | None, digits: int = 3) -> float | None:
+    """``value`` rounded for a record (None for none, an infinite or an undefined value)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return round(float(value), digits)
+
+
+def p_value(p: float) -> float:
+    """A p-value to three significant digits (so that a small one does not round to 0)."""
+    return float(f"{p:.3g}")
+
+
+def figures(prefix: str, e: Estimate | None, digits: int = 3) -> dict[str, float | None]:
+    """``{prefix: mean, prefix_se: se}`` of an estimate, for a row of a record."""
+    if e is None:
+        return {prefix: None, f"{prefix}_se": None}
+    return {prefix: number(e.mean, digits), f"{prefix}_se": number(e.se, digits)}
+
+
+def estimate_columns(prefix: str, label: str) -> tuple[Column, Column]:
+    """The two columns of :func:`figures`: the mean and its standard error over games."""
+    return Column(prefix, label, True), Column(f"{prefix}_se", "± se", True)
+
+
+def command() -> str:
+    """The command line that ran this benchmark, for its record."""
+    script = Path(sys.argv[0])
+    shown = script.relative_to(ROOT) if script.is_absolute() and script.is_relative_to(ROOT) else script
+    return " ".join([".venv/bin/python", str(shown), *sys.argv[1:]])
 
 
 def cell(e: Estimate | None, digits: int = 2) -> str:

@@ -28,6 +28,10 @@ better than no negotiation" is tested paired on the seeds (:mod:`paper_common`).
 ``DETENTE_DAIDE_CLIENT`` names Norman's C++ DumbBot, settings 1 and 5 are played against
 it too (``daide:PATH`` seats, ``--daide-games`` games: a real server and TCP per game).
 
+The figures are kept as ``benchmarks/results/paper_dbrane.json`` and rendered as
+``docs/results/paper_dbrane.md`` (:mod:`benchmarks.results`; ``BENCHMARK_RESULTS=DIR`` sends a
+trial run's elsewhere): every measure beside the paper's, with the test, and the ordering.
+
     .venv/bin/python benchmarks/paper_dbrane.py             # about 12 minutes on 2 cores
     .venv/bin/python benchmarks/paper_dbrane.py --quick     # about 2 minutes
 """
@@ -39,12 +43,31 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from machine import print_header
-from paper_common import ALPHA, Run, cell, claim_line, compare, daide_dumbbot, out_dir, try_play
+from paper_common import (
+    ALPHA,
+    Run,
+    cell,
+    claim_result,
+    claim_text,
+    claims_table,
+    command,
+    compare,
+    daide_dumbbot,
+    estimate_columns,
+    figures,
+    number,
+    out_dir,
+    p_value,
+    try_play,
+)
 
+from benchmarks.results import Column, Table, record, write
 from detente.experiments import Experiment
 from referee.settings import GameSettings
+
 
 @dataclass(frozen=True, slots=True)
 class Figure:
@@ -89,14 +112,42 @@ MEASURES = {"wins %": "wins", "rank": "rank", "centres": "centres"}
 
 def verdict(name: str, ours: dict[int, float], paper: float) -> str:
     """Ours against the paper's figure: a one-sample t-test over games (a lower rank is better)."""
+    test = judge(name, ours, paper)
+    if test is None:
+        return "not tested (fewer than two games)"
+    t = "-" if test["t"] is None else f"{test['t']:+5.2f}"
+    return f"t {t:>5} p {test['p']:.3f}  {test['verdict']}"
+
+
+def judge(name: str, ours: dict[int, float], paper: float) -> dict[str, Any] | None:
+    """The one-sample t-test of ours against the paper's figure: t, p and the verdict (None: too few games)."""
     try:
         comparison, _ = compare(ours, dict.fromkeys(ours, paper))
     except ValueError:
-        return "not tested (fewer than two games)"
+        return None
     better = comparison.difference.mean < 0 if name == "rank" else comparison.difference.mean > 0
-    if comparison.p >= ALPHA:
-        return f"t {comparison.t:+5.2f} p {comparison.p:.3f}  no difference shown"
-    return f"t {comparison.t:+5.2f} p {comparison.p:.3f}  ours {'better' if better else 'worse'}"
+    shown = "no difference shown" if comparison.p >= ALPHA else f"ours {'better' if better else 'worse'}"
+    return {"t": number(comparison.t), "p": p_value(comparison.p), "verdict": shown}
+
+
+COLUMNS = (
+    Column("setting", "setting"),
+    Column("opponent", "against"),
+    Column("n", "games", True),
+    Column("measure", "measure"),
+    *estimate_columns("paper", "paper"),
+    *estimate_columns("ours", "ours"),
+    Column("cpu", "CPU s/game", True),
+    Column("t", "t", True),
+    Column("p", "p", True),
+    Column("verdict", "ours vs paper"),
+)
+NOTE = (
+    "wins %: a game in which a D-Brane has the most centres (ties shared); rank: the D-Branes' mean rank (1 best);"
+    " centres: the D-Branes' together at the end; mean ± standard error over games. Ours vs paper: a one-sample"
+    " t-test over games, the paper's figure taken as a constant (against our DumbBot only): ours better or worse"
+    " at p < 0.05, else no difference shown. CPU s/game: the bots and game master (and servers) together."
+)
 
 
 def run(setting: Setting, games: int, seed: int, jobs: int, rounds: int, out: Path, opponent: str = "dumbbot") -> Run | str:
@@ -131,23 +182,27 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     runs: dict[tuple[int, str], Run] = {}
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as scratch:
         out = args.out or Path(scratch)
         for opponent in ("dumbbot", daide):
             if opponent is None:
                 continue
             where = "ours" if opponent == "dumbbot" else "C++"
-            for number in numbers:
-                if opponent != "dumbbot" and number not in DAIDE_SETTINGS:
+            for index in numbers:
+                if opponent != "dumbbot" and index not in DAIDE_SETTINGS:
                     continue
-                setting = SETTINGS[number - 1]
+                setting = SETTINGS[index - 1]
                 games = args.daide_games if opponent != "dumbbot" else (args.nego_games if setting.nego else args.games)
                 found = run(setting, games, args.seed, args.jobs, args.rounds, out, opponent)
                 label = f"{setting.label} vs {where} DumbBots"
                 if isinstance(found, str):
                     print(f"{label:<52} not played: {found}")
+                    rows.append(
+                        {"setting": setting.label, "opponent": f"{where} DumbBots", "verdict": f"not played: {found}"}
+                    )
                     continue
-                runs[(number, where)] = found
+                runs[(index, where)] = found
                 first = True
                 for name, measure in MEASURES.items():
                     ours = found.per_game(setting.bot, measure)
@@ -156,19 +211,47 @@ def main() -> None:
                     pace = f"{found.cpu / found.games:10.2f}" if first else " " * 10
                     shown = "-" if paper is None else str(paper)
                     judged = "" if paper is None or opponent != "dumbbot" else verdict(name, ours, paper.value)
+                    test = None if paper is None or opponent != "dumbbot" else judge(name, ours, paper.value)
+                    rows.append({
+                        "setting": setting.label, "opponent": f"{where} DumbBots", "n": found.games, "measure": name,
+                        "paper": None if paper is None else paper.value, "paper_se": None if paper is None else paper.se,
+                        **figures("ours", found.estimate(setting.bot, measure)),
+                        "cpu": number(found.cpu / found.games, 2) if first else None, **(test or {}),
+                    })  # fmt: skip
                     print(f"{head}  {name:<8} {shown:>12} {cell(found.estimate(setting.bot, measure)):>15}  {pace}  {judged}")
                     first = False
     print()
     print("the paper's ordering, tested over games (paired on seeds; 'holds' only at p < 0.05)")
+    claims = []
     for where in ("ours", "C++"):
         on, off = runs.get((5, where)), runs.get((1, where))
         if on is None or off is None:
             continue
-        print(claim_line(f"2 D-Brane rank better with negotiation than without [{where}]",
-                         on.per_game("dbrane", "rank"), off.per_game("dbrane:nonego", "rank"), lower_is_better=True))  # fmt: skip
-        print(claim_line(f"2 D-Brane hold more centres with negotiation than without [{where}]",
-                         on.per_game("dbrane", "centres"), off.per_game("dbrane:nonego", "centres"), lower_is_better=False))  # fmt: skip
+        claims.append(claim_result(f"2 D-Brane rank better with negotiation than without [{where}]",
+                      on.per_game("dbrane", "rank"), off.per_game("dbrane:nonego", "rank"), lower_is_better=True))  # fmt: skip
+        claims.append(claim_result(f"2 D-Brane hold more centres with negotiation than without [{where}]",
+                      on.per_game("dbrane", "centres"), off.per_game("dbrane:nonego", "centres"), lower_is_better=False))  # fmt: skip
+        print(claim_text(claims[-2]))
+        print(claim_text(claims[-1]))
     print("wins: a D-Brane has the most centres (ties shared); CPU s/game: the bots and game master (and servers) together")
+    notes = [
+        (
+            f"Year limit 1920, seats rotated, seed {args.seed} for every setting (so settings pair on seeds),"
+            f" {args.jobs} jobs, negotiation on {args.rounds} rounds a phase; {args.games} games a setting without"
+            f" negotiation, {args.nego_games} with (the paper: 500 and 200), {args.daide_games} against C++ DumbBots"
+            f" ({daide or 'not played: DETENTE_DAIDE_CLIENT unset'})."
+        )
+    ]
+    tables = [
+        Table("Settings, beside the paper's tables 1-3", COLUMNS, rows, NOTE),
+        claims_table(claims, "The paper's ordering"),
+    ]
+    games = sum(r.games for r in runs.values())
+    path = write(record("paper_dbrane", "D-Brane against DumbBot (de Jonge and Sierra, tables 1-3)", command(), games,
+                        tables, seeds=[args.seed], notes=notes,
+                        data={"games": args.games, "nego_games": args.nego_games, "daide_games": args.daide_games,
+                              "rounds": args.rounds, "only": args.only}))  # fmt: skip
+    print(f"written to {path}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,10 @@ When ``DETENTE_DAIDE_CLIENT`` names Norman's C++ DumbBot, scenarios 1, 2 and 5 a
 again with it in the DumbBots' seats (``daide:PATH``; ``--daide-games`` games, a real
 server and TCP per game).
 
+The figures are kept as ``benchmarks/results/paper_dipblue.json`` and rendered as
+``docs/results/paper_dipblue.md`` (:mod:`benchmarks.results`; ``BENCHMARK_RESULTS=DIR`` sends a
+trial run's elsewhere): every scenario's figures beside the paper's, every claim, the times.
+
     .venv/bin/python benchmarks/paper_dipblue.py                 # about 10 minutes on 2 cores
     .venv/bin/python benchmarks/paper_dipblue.py --quick         # about 2 minutes
 """
@@ -43,9 +47,22 @@ from pathlib import Path
 from typing import Any
 
 from machine import print_header
-from paper_common import Run, cell, claim_line, daide_dumbbot, try_play
+from paper_common import (
+    Run,
+    cell,
+    claim_result,
+    claim_text,
+    claims_table,
+    command,
+    daide_dumbbot,
+    estimate_columns,
+    figures,
+    number,
+    try_play,
+)
 
 import bots.registry
+from benchmarks.results import Column, Table, record, write
 from bots.base import Bot
 from bots.dipblue import DipBlue, DipBlueNaive
 from bots.dumbbot import DumbBot
@@ -142,6 +159,54 @@ def print_scenario(scenario: Scenario, run: Run | str, opponent: str = "dumbbot"
         )
 
 
+def scenario_rows(scenario: Scenario, run: Run | str, opponent: str = "dumbbot") -> list[dict[str, Any]]:
+    """The rows of a scenario in the record: each bot's figures, the paper's beside them."""
+    head = {"scenario": scenario.number, "slots": scenario.title(opponent)}
+    if isinstance(run, str):
+        return [{**head, "note": f"not played: {run}"}]
+    return [
+        {
+            **head,
+            "bot": _label(bot),
+            "paper": scenario.paper.get(bot) if opponent == "dumbbot" else None,
+            **figures("rank", run.estimate(bot, "rank")),
+            **figures("wins", run.estimate(bot, "wins-each"), 2),
+            **figures("centres", run.estimate(bot, "centres-each")),
+            "plays": run.games * run.seats(bot),
+            "n": run.games,
+        }
+        for bot in dict.fromkeys(run.experiment.slots)
+    ]
+
+
+SCENARIO_COLUMNS = (
+    Column("scenario", "scenario", True),
+    Column("slots", "slots"),
+    Column("bot", "bot"),
+    Column("paper", "paper's rank", True),
+    *estimate_columns("rank", "rank"),
+    *estimate_columns("wins", "wins %"),
+    *estimate_columns("centres", "centres"),
+    Column("plays", "plays (seats)", True),
+    Column("n", "games", True),
+    Column("note", "note"),
+)
+SCENARIO_NOTE = (
+    "rank: 1 best, 7 worst; wins: % of the games won (ties shared); centres at the end; mean ± standard error over"
+    " games (a bot in two slots averaged over them in each game). The paper's figures (section 6.1; scenario 5 from"
+    " its figure 4 as issue 7 quotes it) are beside the rows against our DumbBot."
+)
+TIME_COLUMNS = (
+    Column("figure", "figure"),
+    Column("games", "games", True),
+    Column("wall_s", "wall s", True),
+    Column("jobs", "jobs", True),
+    Column("value", "CPU", True),
+    Column("unit", "unit"),
+    Column("goal", "goal"),
+)
+
+
 def timed_games(count: int, seed: int) -> tuple[float, float, int]:
     """DipBlue's own seconds per phase (mean, worst) over ``count`` games of scenario 5 played here."""
     spent: list[float] = []
@@ -200,6 +265,7 @@ def main() -> None:
     print()
     print(f"  {'bot':<11} {'paper':>6}  {'rank ± se':>12} {'win % ± se':>12} {'centres ± se':>13} {'plays':>6}")
     runs: dict[tuple[int, str], Run] = {}
+    rows: list[dict[str, Any]] = []
     timings = []
     with tempfile.TemporaryDirectory() as tmp:
         for opponent in ("dumbbot", daide):
@@ -218,12 +284,14 @@ def main() -> None:
                 where = "ours" if opponent == "dumbbot" else "daide"
                 run = play(scenario, games, args.seed, args.jobs, Path(tmp) / f"{scenario.number}-{where}", opponent)
                 print_scenario(scenario, run, opponent)
+                rows += scenario_rows(scenario, run, opponent)
                 if isinstance(run, Run):
                     runs[(scenario.number, where)] = run
                     timings.append((scenario, where, run))
     print()
     print("the paper's figures and the orderings of section 6.1 (lower rank is better; t-test over games,")
     print("paired on seeds; vs a figure: one-sample, the figure a constant; 'holds' only at p < 0.05)")
+    claims: list[dict[str, Any]] = []
     for where in ("ours", "daide"):
         for s in SCENARIOS:
             run = runs.get((s.number, where))
@@ -232,17 +300,22 @@ def main() -> None:
             for bot, paper in s.paper.items():
                 ours = run.per_game(bot, "rank")
                 claim = f"sc. {s.number} {LABEL[bot]} ranks better than the paper's {paper:.2f}"
-                print(claim_line(f"{claim} [{where}]", ours, dict.fromkeys(ours, paper), lower_is_better=True))
+                claims.append(claim_result(f"{claim} [{where}]", ours, dict.fromkeys(ours, paper), lower_is_better=True))
+                print(claim_text(claims[-1]))
         for better, worse, claim in ORDERINGS:
             b, w = runs.get((better[0], where)), runs.get((worse[0], where))
             if b is None or w is None:
                 continue
             b_bot = better[1] if better[1] != "dumbbot" or where == "ours" else b.experiment.slots[-1]
             w_bot = worse[1] if worse[1] != "dumbbot" or where == "ours" else w.experiment.slots[-1]
-            print(claim_line(f"{claim} [{where}]", b.per_game(b_bot, "rank"), w.per_game(w_bot, "rank"), lower_is_better=True))
+            claims.append(claim_result(f"{claim} [{where}]", b.per_game(b_bot, "rank"), w.per_game(w_bot, "rank"), True))
+            print(claim_text(claims[-1]))
     print()
     print("time")
+    times: list[dict[str, Any]] = []
     for scenario, where, run in timings:
+        times.append({"figure": f"scenario {scenario.number} ({where})", "games": run.games, "wall_s": round(run.wall, 1),
+                      "jobs": run.experiment.jobs, "value": number(run.cpu / run.games, 2), "unit": "s a game"})  # fmt: skip
         print(
             f"  scenario {scenario.number} ({where}): {run.games} games in {run.wall:6.1f} s on {run.experiment.jobs} jobs;"
             f" {run.cpu / run.games:5.2f} s of CPU a game"
@@ -253,6 +326,30 @@ def main() -> None:
             f"  DipBlue and Naive, scenario 5, {args.timing_games} games here: {1000 * mean:.2f} ms of CPU a phase"
             f" on average, {1000 * worst:.1f} ms at most ({phases} bot-phases); goal under 20 ms"
         )
+        here = f"DipBlue and Naive, scenario 5, in process ({phases} bot-phases)"
+        times.append({"figure": f"{here}: mean", "games": args.timing_games, "value": number(1000 * mean, 2),
+                      "unit": "ms a phase", "goal": "< 20 ms"})  # fmt: skip
+        times.append({"figure": f"{here}: most", "games": args.timing_games, "value": number(1000 * worst, 1),
+                      "unit": "ms a phase"})  # fmt: skip
+    notes = [
+        (
+            f"Games to {YEAR_LIMIT} or a solo; {args.games} games a scenario without negotiation, {args.games // 2}"
+            f" with (the paper: 70); seats rotated; seed {args.seed} for every scenario (so scenarios pair on seeds);"
+            f" {args.jobs} jobs; {args.daide_games} games a scenario against C++ DumbBots"
+            f" ({daide or 'not played: DETENTE_DAIDE_CLIENT unset'})."
+        )
+    ]
+    tables = [
+        Table("Scenarios (table 1)", SCENARIO_COLUMNS, rows, SCENARIO_NOTE),
+        claims_table(claims, "The paper's figures and the orderings of section 6.1 (a lower rank is better)"),
+        Table("Time", TIME_COLUMNS, times),
+    ]
+    games = sum(r.games for r in runs.values())
+    path = write(record("paper_dipblue", "DipBlue, table 1 of the paper, against our DumbBot (and the C++ one)",
+                        command(), games, tables, seeds=[args.seed], notes=notes,
+                        data={"games": args.games, "daide_games": args.daide_games,
+                              "timing_games": args.timing_games, "scenarios": sorted(wanted)}))  # fmt: skip
+    print(f"written to {path}")
 
 
 def _numbers(text: str) -> set[int]:

@@ -25,7 +25,9 @@ The thesis needed 17 days for its 800 games on one PC (and ran them on a superco
 our goal is the 800 games in under 5 minutes of wall time on a 2-core machine. The last
 lines compare the wall time with the goal and give the CPU time of the games, which a busy
 machine does not inflate. ``detente report OUT -o report.html`` draws figure 6.17 again
-from the session directories ``OUT/session-0`` ... ``OUT/session-7``.
+from the session directories ``OUT/session-0`` ... ``OUT/session-7``. The figures are kept as
+``benchmarks/results/thesis_experiment.json`` and rendered as ``docs/results/thesis_experiment.md``
+(:mod:`benchmarks.results`; ``BENCHMARK_RESULTS=DIR`` sends a trial run's elsewhere).
 
     .venv/bin/python benchmarks/thesis_experiment.py --out /tmp/thesis66      # the 800 games
     .venv/bin/python benchmarks/thesis_experiment.py --games 4 --year 1905     # a quick look
@@ -44,12 +46,14 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from machine import print_header
 
+from benchmarks.results import Column, Table, record, write
 from bots.inprocess import GameSetup, play_game
 from detente.experiments import STANDARD_POWERS as POWERS
 from detente.experiments import Experiment, run_experiment
@@ -124,6 +128,7 @@ def main() -> None:
         f"{'k':>2} {'games':>5} {'solos':>5}  {'neg. wins':>15}  {'expected':>8}  {'thesis':>6}"
         f"  {'(obs-exp)/se':>12}  {'deals/game':>10} {'proposals/game':>14}  {'endings':>7}  {'wall s':>7}"
     )
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as scratch:
         out = args.out or Path(scratch)
         out.mkdir(parents=True, exist_ok=True)
@@ -158,6 +163,22 @@ def main() -> None:
             solos = sum(1 for line in lines if line["outcome"] == "solo")
             endings = len({tuple(sorted(line["final_centres"].items())) for line in lines})
             thesis = f"{100 * THESIS_FIGURE[k]:5.1f}%" if k in THESIS_FIGURE else "-"
+            rows.append(
+                {
+                    "k": k,
+                    "games": len(lines),
+                    "solos": solos,
+                    "share": round(100 * mean, 2),
+                    "share_se": None if math.isnan(se) else round(100 * se, 2),
+                    "expected": round(100 * expected, 2),
+                    "thesis": round(100 * THESIS_FIGURE[k], 2) if k in THESIS_FIGURE else None,
+                    "z": None if math.isnan(z) else round(z, 2),
+                    "deals": round(confirmed / len(lines), 2),
+                    "proposals": round(proposals / len(lines), 1),
+                    "endings": endings,
+                    "wall_s": round(wall, 1),
+                }
+            )
             print(
                 f"{k:>2} {len(lines):>5} {solos:>5}  {100 * mean:6.1f}% ± {100 * se:4.1f}  {100 * expected:7.1f}%"
                 f"  {thesis:>6}  {_z(z):>12}  {confirmed / len(lines):>10.2f} {proposals / len(lines):>14.1f}"
@@ -183,6 +204,83 @@ def main() -> None:
     verdict = "met" if total < scaled_goal else f"missed by {total - scaled_goal:.0f} s ({total / scaled_goal:.2f}x)"
     print(f"goal {verdict}; CPU time of the games {cpu:.1f} s ({cpu / max(games, 1):.3f} s/game)")
     print(f"DipGame: 800 games in {THESIS_DAYS} days on one PC (the thesis, section 6.6.4)")
+    path = write(
+        record(
+            "thesis_experiment",
+            "The DipGame thesis's experiment (Fabregues 2012, section 6.6, figure 6.17)",
+            " ".join([".venv/bin/python", "benchmarks/thesis_experiment.py", *sys.argv[1:]]),
+            games,
+            [sessions_table(rows), speed_table(total, cpu, games, args.jobs)],
+            seeds=[args.seed],
+            notes=[
+                (
+                    f"{args.games} games a session to a solo or {args.year}, the same game seeds ({args.seed}) in"
+                    f" every session, {args.jobs} jobs, {args.rounds} negotiation rounds a movement phase; agents"
+                    f" {NEGOTIATOR} (negotiates) and {NON_NEGOTIATOR} (does not), one game strategy; the"
+                    " negotiators' powers cycle through every set of k powers."
+                )
+            ],
+            data={
+                "games_per_session": args.games,
+                "year": args.year,
+                "rounds": args.rounds,
+                "jobs": args.jobs,
+                "sessions": chosen,
+            },
+        )
+    )
+    print(f"written to {path}")
+
+
+SESSION_COLUMNS = (
+    Column("k", "k (negotiators)", True),
+    Column("games", "games", True),
+    Column("solos", "solos", True),
+    Column("share", "negotiators' share of wins %", True),
+    Column("share_se", "± se", True),
+    Column("expected", "expected k/7 %", True),
+    Column("thesis", "thesis (fig. 6.17) %", True),
+    Column("z", "(obs − exp)/se", True),
+    Column("deals", "deals confirmed / game", True),
+    Column("proposals", "proposals / game", True),
+    Column("endings", "distinct endings", True),
+    Column("wall_s", "wall s", True),
+)
+
+
+def sessions_table(rows: Sequence[Mapping[str, Any]]) -> Table:
+    return Table(
+        "Sessions",
+        SESSION_COLUMNS,
+        list(rows),
+        "Share: the negotiating agents' share of the wins, ± its standard error over games; expected: k/7;"
+        " thesis: figure 6.17 is a chart, and its text gives no values, only that the negotiating agents won"
+        " more than expected. Distinct endings: the different final centre counts among the session's games"
+        " (the strategy draws only between equal values, so the standard errors over games are nominal).",
+    )
+
+
+def speed_table(total: float, cpu: float, games: int, jobs: int) -> Table:
+    scaled_goal = GOAL_SECONDS * games / 800
+    dipgame = THESIS_DAYS * 86400 / 800
+    goal = f"goal < {scaled_goal:.0f} s ({GOAL_SECONDS:.0f} s for 800 games)"
+    dipgame_text = f"DipGame: 800 games in {THESIS_DAYS} days on one PC ({dipgame:.0f} s a game)"
+    rows = [
+        {"figure": f"wall s for {games} games ({jobs} jobs)", "value": round(total, 1), "reference": goal},
+        {"figure": "wall s a game", "value": round(total / max(games, 1), 3), "reference": dipgame_text},
+        {"figure": "CPU s of the games", "value": round(cpu, 1)},
+        {"figure": "CPU s a game", "value": round(cpu / max(games, 1), 3)},
+    ]
+    rows[0]["met"] = total < scaled_goal
+    return Table("Speed", SPEED_COLUMNS, rows)
+
+
+SPEED_COLUMNS = (
+    Column("figure", "figure"),
+    Column("value", "ours", True),
+    Column("reference", "reference"),
+    Column("met", "goal met"),
+)
 
 
 def _span(part: str) -> range:
