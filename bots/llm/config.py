@@ -230,6 +230,10 @@ class LLMConfig:
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             raise ConfigError(f"--llm-config: {where}: {first['msg']}") from None
+        except RecursionError:
+            raise ConfigError("--llm-config: beyond what is read: nested too deeply") from None
+        except ValueError:  # an integer of more digits than Python converts
+            raise ConfigError("--llm-config: beyond what is read: a number with too many digits") from None
         for name in checked.profiles:
             if not name or len(name) > 64 or not all(c.isalnum() or c in "_.-" for c in name):
                 raise ConfigError(f"--llm-config: profile name {name[:64]!r}: letters, digits, _ . - only")

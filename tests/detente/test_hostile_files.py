@@ -51,3 +51,16 @@ def test_a_run_directory_with_a_hostile_file_gets_one_line_from_report(
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and err.startswith(f"detente report: {run / name}")
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("a = " + "[" * 200_000 + "]" * 200_000, "nested too deeply"), ("a = " + "9" * 200_000, "too many digits")],
+)
+def test_a_hostile_llm_config_gets_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, said: str) -> None:
+    path = tmp_path / "llm.toml"
+    path.write_text(text)
+    run = ["run", "--bots", "holdbot", "--games", "1", "--out", str(tmp_path / "run"), "--llm-config", str(path)]
+    assert main(run) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and said in err and "Traceback" not in err
