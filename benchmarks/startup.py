@@ -1,96 +1,141 @@
-"""How long the command takes to start: ``detente --help`` and friends beside ``python -c pass``.
+"""How long the command takes to start and to stop, beside ``python -c pass``.
 
 Issue 29 measured ``detente --help`` at 2.2-3.1 s (every command's modules, the servers'
-included, were imported to build the parser); the goal is under 0.3 s. Each command line runs
-``--runs`` times in a fresh process, one after the other; the median and the slowest are
-printed beside the reference, and written to ``benchmarks/results/startup.json`` and
-``docs/results/startup.md``::
+included, were imported to build the parser; goal under 0.3 s) and ``detente play`` at 6.5 s
+to its seat link (goal under 2 s); Ctrl-C in ``detente run`` and ``detente tournament`` must
+stop them within a second. Each command line runs ``--runs`` times in a fresh process, one
+after the other; the median and the slowest are printed beside the figure before and the
+goal, and written to ``benchmarks/results/startup.json`` (``docs/results/startup.md``)::
 
-    .venv/bin/python benchmarks/startup.py [--runs 15]
+    .venv/bin/python benchmarks/startup.py [--runs 10]
+
+The seat link is timed from the start of ``detente play --no-browser --port 0`` (a fresh data
+directory each time) to the line holding its link on standard output. A stop is timed from
+SIGINT, sent once the run has kept a game (its ``games.jsonl`` has a line), to the exit of the
+process, started as a terminal starts it (SIGINT heard, not inherited ignored).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import commit, describe, machine  # noqa: E402
+from benchmarks.machine import describe
+from benchmarks.results import Column, Table, record, write
 
-RESULTS = ROOT / "benchmarks" / "results" / "startup.json"
-PAGE = ROOT / "docs" / "results" / "startup.md"
 DETENTE = [sys.executable, "-m", "detente"]
-#: What is timed, the figure before (issue 29's, where it gives one) and the goal.
-LINES: list[tuple[str, list[str], str | None, float | None]] = [
-    ("python -c pass", [sys.executable, "-c", "pass"], "0.04 s", None),
-    ("detente --help", [*DETENTE, "--help"], "2.2-3.1 s", 0.3),
-    ("detente --version", [*DETENTE, "--version"], None, 0.3),
-    ("detente run --help", [*DETENTE, "run", "--help"], None, None),
-    ("detente serve --help", [*DETENTE, "serve", "--help"], None, None),
+#: ``detente`` with Ctrl-C heard as from a terminal (a benchmark in a shell's background
+#: inherits SIGINT ignored, which Python would keep)
+AS_FROM_A_TERMINAL = [
+    sys.executable,
+    "-c",
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
+    " sys.argv[0] = 'detente'; runpy.run_module('detente', run_name='__main__')",
 ]
+RUN = ["run", "--bots", "randombot", "--games", "200", "--jobs", "2", "--year-limit", "1910", "--seed", "3"]
+TOURNAMENT = ["tournament", "--bots", "randombot,holdbot", "--games", "70", "--jobs", "2", "--seed", "5"]
 
 
-def timed(command: list[str], runs: int) -> list[float]:
-    seconds = []
-    for _ in range(runs):
+def finished(command: list[str]) -> float:
+    """Seconds from the start of ``command`` to its exit."""
+    started = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - started
+
+
+def seat_link() -> float:
+    """Seconds from the start of ``detente play`` to its seat link."""
+    with tempfile.TemporaryDirectory() as data:
+        command = [*DETENTE, "play", "--no-browser", "--port", "0", "--data-dir", data, "--seed", "1"]
         started = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        seconds.append(time.perf_counter() - started)
-    return seconds
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert process.stdout is not None
+        try:
+            for line in process.stdout:
+                if "session=" in line:
+                    return time.perf_counter() - started
+            raise SystemExit("detente play ended without its seat link")
+        finally:
+            process.terminate()
+            process.wait()
+
+
+def stopped(arguments: list[str], kept: Callable[[Path], Path]) -> float:
+    """Seconds from SIGINT, once the command has kept a game, to its exit with status 130."""
+    with tempfile.TemporaryDirectory() as work:
+        out = Path(work) / "out"
+        process = subprocess.Popen([*AS_FROM_A_TERMINAL, *arguments, "--out", str(out)], cwd=ROOT,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        games = kept(out)
+        while not games.exists() or not games.read_text():  # polled: a file's first line is no event
+            if process.poll() is not None:
+                raise SystemExit(f"{arguments[0]} ended before a game was kept")
+            time.sleep(0.01)
+        started = time.perf_counter()
+        process.send_signal(signal.SIGINT)
+        status = process.wait(timeout=60)
+        seconds = time.perf_counter() - started
+        if status != 130:
+            raise SystemExit(f"{arguments[0]} stopped with status {status}, not 130")
+        return seconds
+
+
+#: What is timed: its name, how, the figure before (issue 29's, where it gives one), the goal in seconds.
+LINES: list[tuple[str, Callable[[], float], str | None, float | None]] = [
+    ("python -c pass", lambda: finished([sys.executable, "-c", "pass"]), "0.04 s", None),
+    ("detente --help", lambda: finished([*DETENTE, "--help"]), "2.2-3.1 s", 0.3),
+    ("detente --version", lambda: finished([*DETENTE, "--version"]), None, 0.3),
+    ("detente run --help", lambda: finished([*DETENTE, "run", "--help"]), None, None),
+    ("detente serve --help", lambda: finished([*DETENTE, "serve", "--help"]), None, None),
+    ("detente play, to its seat link", seat_link, "6.5 s", 2.0),
+    ("Ctrl-C in detente run, to its exit", lambda: stopped(RUN, lambda out: out / "games.jsonl"), "a traceback", 1.0),
+    (
+        "Ctrl-C in detente tournament, to its exit",
+        lambda: stopped(TOURNAMENT, lambda out: out / "1v6-randombot-holdbot" / "games.jsonl"),
+        None,
+        1.0,
+    ),
+]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=15, help="runs of each command line")
+    parser.add_argument("--runs", type=int, default=10, help="runs of each command line")
     args = parser.parse_args()
-    print(f"start-up -- {datetime.datetime.now().isoformat(timespec='seconds')}; {describe()}; n = {args.runs} each")
-    print(f"{'command':<24} {'median':>8} {'slowest':>8} {'before':>10} {'goal':>8}")
-    rows: list[dict[str, Any]] = []
-    for name, command, before, goal in LINES:
-        seconds = timed(command, args.runs)
+    print(f"start-up and stop; {describe()}; n = {args.runs} each")
+    print(f"{'what':<44} {'median':>8} {'slowest':>8} {'before':>20} {'goal':>8}")
+    rows = []
+    for name, measure, before, goal in LINES:
+        seconds = [measure() for _ in range(args.runs)]
         median, slowest = statistics.median(seconds), max(seconds)
-        met = None if goal is None else median < goal
-        rows.append({"command": name, "median_s": round(median, 3), "slowest_s": round(slowest, 3),
-                     "before": before, "goal_s": goal, "met": met})  # fmt: skip
-        shown_goal = "" if goal is None else f"< {goal:g} s"
-        print(f"{name:<24} {median:7.3f}s {slowest:7.3f}s {before or '':>10} {shown_goal:>8}")
-    results = {
-        "benchmark": "startup",
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "machine": machine(),
-        "commit": commit(),
-        "n": args.runs,
-        "rows": rows,
-    }
-    RESULTS.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    render(results)
-    return 0
-
-
-def render(results: dict[str, Any]) -> None:
-    m = results["machine"]
-    lines = [
-        "# Start-up",
-        "",
-        f"Written by `benchmarks/startup.py` on {results['date']} at commit {results['commit']}, on {m['cores']}"
-        f" cores ({m['cpu']}, {m['python']}), {results['n']} runs of each; from `benchmarks/results/startup.json`.",
-        "",
-        "| command | median | slowest | before (issue 29) | goal |",
-        "|---|---:|---:|---:|---:|",
+        rows.append({"what": name, "median": round(median, 3), "slowest": round(slowest, 3), "before": before,
+                     "goal": None if goal is None else f"< {goal:g} s", "met": None if goal is None else median < goal})  # fmt: skip
+        shown = "" if goal is None else f"< {goal:g} s"
+        print(f"{name:<44} {median:7.3f}s {slowest:7.3f}s {before or '':>20} {shown:>8}")
+    columns = [
+        Column("what", "what"),
+        Column("median", "median s", True),
+        Column("slowest", "slowest s", True),
+        Column("before", "before (issue 29)"),
+        Column("goal", "goal"),
+        Column("met", "met (median)"),
     ]
-    for r in results["rows"]:
-        goal = "" if r["goal_s"] is None else f"< {r['goal_s']:g} s ({'met' if r['met'] else 'not met'})"
-        lines.append(f"| `{r['command']}` | {r['median_s']:.3f} s | {r['slowest_s']:.3f} s | {r['before'] or ''} | {goal} |")
-    PAGE.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    note = ("Each line timed in a fresh process, one after the other; the Ctrl-C lines from SIGINT (sent once a"
+            " game is kept) to the exit with status 130.")  # fmt: skip
+    path = write(record("startup", "Start-up and stop", "benchmarks/startup.py", args.runs,
+                        [Table("Seconds", columns, rows, note)]))  # fmt: skip
+    print(f"written to {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    return 0
 
 
 if __name__ == "__main__":
