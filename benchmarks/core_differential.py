@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.results import Column, Table, record, write
 from engine import _native, standard_map
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS
 from tests.engine_core.boards import differences, random_orders, random_position
@@ -49,7 +50,15 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         if number % 10_000 == 0:
             print(f"{number:,} phases agree ({time.perf_counter() - began:.0f} s)", flush=True)
-    print(f"all {args.phases:,} phases agree (seed {args.seed}, {time.perf_counter() - began:.0f} s)")
+    seconds = time.perf_counter() - began
+    print(f"all {args.phases:,} phases agree (seed {args.seed}, {seconds:.0f} s)")
+    columns = [Column("phases", "random phases compared", True), Column("differences", "phases that differ", True),
+               Column("reference", "reference"), Column("seconds", "seconds", True)]  # fmt: skip
+    row = {"phases": args.phases, "differences": 0, "reference": "the pure-Python core (0 differences expected)",
+           "seconds": round(seconds, 1)}  # fmt: skip
+    note = f"Random boards of every kind of phase, random legal and garbage orders (garbage share {args.garbage:g})."
+    write(record("core_differential", "The compiled core against the pure-Python reference", f"benchmarks/core_differential.py {args.phases}",
+                 args.phases, [Table("Agreement", columns, [row], note)], seeds=[int(args.seed)] if args.seed.isdigit() else args.seed))  # fmt: skip
     return 0
 
 

@@ -27,8 +27,13 @@ import gc
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from machine import print_header
+
+from benchmarks.results import Column, Table, record, write
 
 from engine import Position, legal_orders
 from protocol.daide.messages import Now, Ord, Sub, Turn
@@ -108,18 +113,21 @@ def main(argv: list[str] | None = None) -> None:
     header = f"{'messages':<18}{'tokens':>8}{'check':>10}{'parse':>10}"
     print(header)
     print("-" * len(header))
-    for name, texts in kinds.items():
-        tokens = sum(len(parse(t).tokens()) for t in texts) / len(texts)
-        print(
-            f"{name:<18}{tokens:>8.0f}{rate(checked, texts, seconds, passes):>10,.0f}{rate(parse, texts, seconds, passes):>10,.0f}"
-        )
+    rows = []
     mix = [texts[0] for texts in kinds.values()]
-    tokens = sum(len(parse(t).tokens()) for t in mix) / len(mix)
-    print(
-        f"{'overall (mix)':<18}{tokens:>8.0f}{rate(checked, mix, seconds, passes):>10,.0f}{rate(parse, mix, seconds, passes):>10,.0f}"
-    )
+    for name, texts in [*kinds.items(), ("overall (mix)", mix)]:
+        tokens = sum(len(parse(t).tokens()) for t in texts) / len(texts)
+        checks, parses = rate(checked, texts, seconds, passes), rate(parse, texts, seconds, passes)
+        rows.append({"messages": name, "tokens": round(tokens), "check": round(checks), "parse": round(parses)})
+        print(f"{name:<18}{tokens:>8.0f}{checks:>10,.0f}{parses:>10,.0f}")
     print()
     print("check = parse + press level + canonical text; tokens = average tokens per message; no memo.")
+    columns = [Column("messages", "messages"), Column("tokens", "tokens", True), Column("check", "check /s", True),
+               Column("parse", "parse /s", True)]  # fmt: skip
+    note = ("check = parse + press level + canonical text; tokens = average tokens a message; no memo; best of"
+            f" {passes} passes, one core. No goal was set; the L figures of benchmarks/l_speed.py are the nearest reference.")  # fmt: skip
+    command = "benchmarks/daide_speed.py" + (" --quick" if args.quick else "")
+    write(record("daide_speed", "DAIDE messages per second, one core", command, passes, [Table("Messages per second", columns, rows, note)]))
     sys.stdout.flush()
 
 

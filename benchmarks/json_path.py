@@ -55,9 +55,12 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from engine_speed import PlayedPhase, fresh, generate, passes, set_their_orders, their_version
 from machine import machine
 
+from benchmarks.results import Column, Table, record, write
 from engine import _native, adjudicate
 
 try:
@@ -368,7 +371,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(f"{marked} of {n} phases read from MILA are marked as adjudicated differently (DATC v3.0)")
     print(f"\nwhole run {time.perf_counter() - began:.1f} s")
+    keep(args, n, cores, best, process, package_seconds)
     return 0
+
+
+LABELS = {
+    "engine": "engine alone: adjudicate()",
+    "adjudicate": "detente adjudicate, end to end",
+    "indented": "  the same with --indent 1",
+    "convert": "detente convert MILA -> detente",
+    "files": "  the same, each to a file of its own",
+    "back": "detente convert detente -> MILA",
+    "adjudicate, no module": "detente adjudicate, compiled module not loaded",
+    "convert, no module": "detente convert, compiled module not loaded",
+}
+
+
+def keep(args: argparse.Namespace, n: int, cores: Sequence[str], best: dict[tuple[str, str], float],
+         process: float, package: float) -> None:  # fmt: skip
+    """The run's figures as a record (benchmarks/results/json_path.json): each beside the
+    diplomacy package's Game.process(), and issue 18's and 19's goals."""
+    rows = [{"core": "", "measurement": "diplomacy Game.process() (bare), the reference", "rate": round(n / process),
+             "ratio": 1.0, "goal": None, "met": None}]  # fmt: skip
+    for core in cores:
+        engine_ratio = process / best[(core, "engine")]
+        for name, label in LABELS.items():
+            if (core, name) not in best:
+                continue
+            ratio = process / best[(core, name)]
+            goal, met = None, None
+            if name in ("adjudicate", "convert", "adjudicate, no module", "convert, no module"):
+                goal, met = f">= {SHARE * engine_ratio:.1f}x ({SHARE} of the engine's)", ratio >= SHARE * engine_ratio
+            if name == "adjudicate":
+                goal, met = f"{goal}; >= {ISSUE_19}x (issue 19)", bool(met) and ratio >= ISSUE_19
+            rows.append({"core": core, "measurement": label, "rate": round(n / best[(core, name)]),
+                         "ratio": round(ratio, 1), "goal": goal, "met": met})  # fmt: skip
+    rows.append({"core": "", "measurement": "diplomacy load + save of the same files", "rate": round(n / package),
+                 "ratio": round(process / package, 1), "goal": None, "met": None})  # fmt: skip
+    columns = [Column("core", "core"), Column("measurement", "measurement"), Column("rate", "phases/s", True),
+               Column("ratio", "vs process()", True), Column("goal", "goal"), Column("met", "met")]  # fmt: skip
+    note = (f"{n} phases of {args.games} seeded random games; the fastest of {args.repeats} passes, CPU time of the"
+            f" process; diplomacy {their_version()}.")  # fmt: skip
+    command = "benchmarks/json_path.py" + (" --quick" if args.quick else "")
+    write(record("json_path", "The JSON path against the engine, against the diplomacy package", command, n,
+                 [Table("Phases per second", columns, rows, note)], seeds=[args.seed]))  # fmt: skip
 
 
 @contextlib.contextmanager

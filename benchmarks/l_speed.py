@@ -27,9 +27,14 @@ import gc
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lark import Lark
 from machine import print_header
+
+from benchmarks.results import Column, Table, record, write
 
 from engine import standard_map
 from protocol.l import check, parse
@@ -101,18 +106,31 @@ def main(argv: list[str] | None = None) -> None:
     print(header)
     print("-" * len(header))
     rows = [("L1 proposal (issue)", L1_PROPOSAL)] + [(f"level {n} sample", text) for n, text in SAMPLES.items()]
+    kept = []
     for name, text in rows:
         assert tree_parser.parse(text) is not None and parse(text) is not None
         ours = rate(checked, text, seconds, passes)
         parsed = rate(parsed_afresh, text, seconds, passes)
         reference = rate(tree_parser.parse, text, seconds, passes)
         print(f"{name:<24}{ours:>10,.0f}{parsed:>10,.0f}{reference:>11,.0f}{ours / reference:>11.2f}x")
-        if name.startswith("L1 proposal"):
+        goal = name.startswith("L1 proposal")
+        kept.append({"messages": name, "check": round(ours), "parse": round(parsed), "tree": round(reference),
+                     "ratio": round(ours / reference, 2), "goal": f">= {GOAL:,.0f}/s" if goal else None,
+                     "met": (ours >= GOAL) if goal else None})  # fmt: skip
+        if goal:
             verdict = "met" if ours >= GOAL else "NOT met"
             print(f"{'':<24}goal: {GOAL:,.0f} checked L1 proposals per second -- {verdict}")
     print()
     print("check = parse + level check (1-8) + ontology check (standard map) + normal form;")
     print("the parse memo (protocol.l.parse keeps the last 8,192 texts) is cleared before each message.")
+    columns = [Column("messages", "messages"), Column("check", "check /s", True), Column("parse", "parse /s", True),
+               Column("tree", "lark tree /s (reference)", True), Column("ratio", "check / tree", True),
+               Column("goal", "goal"), Column("met", "met")]  # fmt: skip
+    note = ("check = parse + level check (1-8) + ontology check (standard map) + normal form; the reference is a plain"
+            " Lark LALR parse tree of the same grammar; best of several passes, one core.")  # fmt: skip
+    command = "benchmarks/l_speed.py" + (" --quick" if args.quick else "")
+    rec = record("l_speed", "L messages per second, one core", command, passes, [Table("Messages per second", columns, kept, note)])
+    print(f"written to {write(rec)} (n: timed passes per figure, the best kept)")
     sys.stdout.flush()
 
 
