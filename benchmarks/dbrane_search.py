@@ -72,7 +72,8 @@ DIFFERENCE_COLUMNS = (
     Column("t", "t", True),
     Column("p", "p", True),
     Column("test", "test"),
-    Column("same_games", "games the same order for order"),
+    Column("same_games", "games the same order for order", True),
+    Column("games", "of games", True),
 )
 
 
@@ -170,7 +171,7 @@ def main() -> None:
         same = sum(1 for seed, text in games[name].orders.items() if games[today].orders.get(seed) == text)
         print(f"games {name} plays order for order as {today} does: {same} of {len(games[name].orders)}")
         differences.append({"measure": "games", "budget": name, "reference": today,
-                            "same_games": f"{same} of {len(games[name].orders)}"})  # fmt: skip
+                            "same_games": same, "games": len(games[name].orders)})  # fmt: skip
     if args.dbranes == 3:
         print(f"the paper's table 4 (3 D-Branes vs 4 DumbBots, centres): {TABLE_4}")
     print(f"opponents: {dumbbots} x {OPPONENT}; CPU s/game: the bots and the game master ({args.jobs} workers)")
