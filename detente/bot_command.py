@@ -28,7 +28,10 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``detente bot``."""
     parser.add_argument(
-        "name", metavar="NAME", help=f"the bot: {', '.join(sorted(BOTS))}, or a model seat llm:MODEL@URL, llm:PROFILE"
+        "name",
+        metavar="NAME",
+        help=f"the bot: {', '.join(sorted(BOTS))}, a bot of your own FILE.py:Class, or a model seat"
+        " llm:MODEL@URL, llm:PROFILE",
     )
     parser.add_argument("--server", required=True, help="the game server's DAIDE websocket, ws://HOST:8700/daide")
     parser.add_argument("--nego", help="the negotiation server's websocket, ws://HOST:8701/nego")

@@ -133,7 +133,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots",
         default="randomnegotiator",
-        help=f"one to six bot names or model seats (llm:MODEL@URL, llm:PROFILE), comma-separated; the last fills"
+        help=f"one to six bot names, bots of your own (FILE.py:Class) or model seats (llm:MODEL@URL, llm:PROFILE),"
+        f" comma-separated; the last fills"
         f" the remaining seats ({', '.join(sorted(BOTS))})",
     )
     llm_options.add_arguments(parser, log=True)

@@ -46,7 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots",
         required=True,
-        help="one to seven bot names, comma-separated; the last fills the remaining slots (e.g. dumbbot,randombot)",
+        help="one to seven seats, comma-separated, the last filling the remaining slots: bot names"
+        " (e.g. dumbbot,randombot), bots of your own (FILE.py:Class), model seats (llm:MODEL@URL) or DAIDE"
+        " programs (daide:PATH)",
     )
     parser.add_argument("--games", type=int, required=True, help="how many games to play")
     parser.add_argument("--seed", type=int, help="the seed of the whole run (default: a new one, recorded)")

@@ -46,7 +46,10 @@ def _names(text: str) -> tuple[str, ...]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``detente tournament``."""
     parser.add_argument(
-        "--bots", required=True, help="the bots, comma-separated (at least two, unless --opponents names others)"
+        "--bots",
+        required=True,
+        help="the bots, comma-separated (at least two, unless --opponents names others): bot names, bots of"
+        " your own (FILE.py:Class) or model seats (llm:MODEL@URL)",
     )
     parser.add_argument("--games", type=int, required=True, help="games per set-up (a multiple of 7 balances seats)")
     parser.add_argument("--seed", type=int, help="the seed of every set-up (default: a new one, recorded)")
