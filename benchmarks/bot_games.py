@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """How fast and how strong are the bots, in process? Games per minute and a strength table.
 
 Speed: seven DumbBots play seeded games to 1920 in process (:func:`bots.inprocess.play_game`:
@@ -24,23 +23,33 @@ each (two jobs). A win is the most centres at the end, shared by a tie (the scor
     .venv/bin/python benchmarks/bot_games.py                     # a few minutes
     .venv/bin/python benchmarks/bot_games.py --games 20 --speed-games 5   # a quick look
     .venv/bin/python benchmarks/bot_games.py --goal-only          # the 60 ms goal and its breakdown
+
+The figures go to ``benchmarks/results/bot_games.json`` (the record of ``benchmarks/results.py``:
+each figure beside its goal and the kept figure it replaces) and ``docs/results/bot_games.md``;
+``--goal-only`` writes a record of the 60 ms goal alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import signal
 import statistics
+import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
-from machine import print_header
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
+from benchmarks.machine import print_header
+from benchmarks.results import RESULTS, Column, Table, record, write
 from bots.inprocess import GameSetup, play_game, seeds_for
 from detente.experiments import score_game
 from engine import _native
@@ -51,7 +60,6 @@ GOAL_CPU_SECONDS = 0.060  # issue 19: one 7-DumbBot game to 1920 on one core
 DBRANE_SECONDS = 4.5 * 3600 / 500
 GOAL_WINS = 0.90
 
-ROOT = Path(__file__).resolve().parents[1]
 #: Where a sample counts, by the file of the innermost frame that says (``protocol/`` never does).
 PARTS = {
     "bots/dumbbot.py": "DumbBot",
@@ -97,7 +105,9 @@ def _time_parallel(setups: Sequence[GameSetup], jobs: int) -> float:
     return time.perf_counter() - wall
 
 
-def speed(count: int, seed: int) -> None:
+def speed(count: int, seed: int) -> list[dict[str, Any]]:
+    """Print the speed lines; their rows."""
+    rows: list[dict[str, Any]] = []
     print(f"speed: seeded games to 1920 in process ({count} games each)")
     print(
         f"{'bots':<12} {'jobs':>4} {'games/min':>10} {'s/game':>7} {'cpu s/game':>10}  goal {GOAL_SECONDS:.0f} s/game"
@@ -113,13 +123,32 @@ def speed(count: int, seed: int) -> None:
             one_core = per_game
             verdict = "met" if per_game < GOAL_SECONDS else "not met"
         print(f"{name:<12} {1:>4} {60 / per_game:>10.1f} {per_game:>7.3f} {cpu / count:>10.3f}  {verdict}")
+        rows.append(
+            {
+                "bots": name,
+                "jobs": 1,
+                "games_per_min": round(60 / per_game, 1),
+                "s_per_game": round(per_game, 3),
+                "cpu_s_per_game": round(cpu / count, 3),
+            }
+        )
+        if name == "dumbbot":
+            rows[-1].update(
+                goal=f"< {GOAL_SECONDS:g} s",
+                met=per_game < GOAL_SECONDS,
+                reference=f"the D-Brane paper: {DBRANE_SECONDS:.1f} s a game ({DBRANE_SECONDS / per_game:.0f}x)",
+            )
     wall = _time_parallel(_games(["dumbbot"] * 7, count, seed), 2)
     print(f"{'dumbbot':<12} {2:>4} {60 * count / wall:>10.1f} {wall / count:>7.3f} {'-':>10}")
+    rows.append(
+        {"bots": "dumbbot", "jobs": 2, "games_per_min": round(60 * count / wall, 1), "s_per_game": round(wall / count, 3)}
+    )
     print(
         f"a DumbBot game on one core: {one_core:.3f} s; the D-Brane paper: {DBRANE_SECONDS:.1f} s a game"
         f" ({DBRANE_SECONDS / one_core:.0f} times as long)"
     )
     print()
+    return rows
 
 
 def _part(frame: FrameType | None) -> str:
@@ -157,8 +186,9 @@ def _profile(setups: Sequence[GameSetup], interval: float = 0.001) -> Counter[st
     return samples
 
 
-def goal_60ms(count: int, seed: int) -> None:
-    """The CPU time of a 7-DumbBot game on one core against the 60 ms goal, and its breakdown."""
+def goal_60ms(count: int, seed: int) -> dict[str, Any]:
+    """The CPU time of a 7-DumbBot game on one core against the 60 ms goal, and its breakdown
+    (printed; returned as ``cpu_ms``, ``parts`` of (part, ms, share), ``samples``, ``core``, ``spread``)."""
     setups = _games(["dumbbot"] * 7, count, seed)
     print(f"the 60 ms goal: seven DumbBots to 1920 on one core ({count} games, best of 3 rounds each)")
     spread = "compiled C" if _native.compiled_module("_graph") is not None else "pure Python"
@@ -174,20 +204,32 @@ def goal_60ms(count: int, seed: int) -> None:
     per_game = statistics.fmean(best)
     verdict = "met" if per_game <= GOAL_CPU_SECONDS else "not met"
     print(f"cpu per game: {1000 * per_game:.1f} ms  goal {1000 * GOAL_CPU_SECONDS:.0f} ms  {verdict}")
+    found: dict[str, Any] = {
+        "cpu_ms": 1000 * per_game,
+        "parts": [],
+        "samples": 0,
+        "core": str(_native.active_core()),
+        "spread": spread,
+    }
     if not hasattr(signal, "setitimer"):
         print("(no breakdown: this platform has no CPU-time interval timer)")
         print()
-        return
+        return found
     samples = _profile([*setups] * 3)
     total = sum(samples.values()) or 1
     print(f"{'part':<14} {'ms/game':>8} {'share':>6}   ({total} samples of the CPU clock)")
     for part in ORDER:
         share = samples[part] / total
         print(f"{part:<14} {1000 * per_game * share:>8.1f} {100 * share:>5.1f}%")
+        found["parts"].append((part, 1000 * per_game * share, share))
+    found["samples"] = sum(samples.values())
     print()
+    return found
 
 
-def strength(count: int, seed: int, jobs: int) -> None:
+def strength(count: int, seed: int, jobs: int) -> list[dict[str, Any]]:
+    """Print the strength lines; their rows."""
+    rows: list[dict[str, Any]] = []
     print(f"strength: one DumbBot against six others, {count} games each, to 1920")
     print(f"{'opponents':<12} {'games':>5} {'wins':>7} {'win %':>6} {'solo %':>7} {'powers':>6}  goal {GOAL_WINS:.0%}")
     for opponent in ("randombot", "holdbot"):
@@ -202,7 +244,20 @@ def strength(count: int, seed: int, jobs: int) -> None:
             f"6 {opponent + 's':<10} {count:>5} {wins:>7.1f} {100 * wins / count:>6.1f} {100 * solos:>7.1f}"
             f" {powers:>6}  {verdict}"
         )
+        rows.append(
+            {
+                "opponents": f"6 {opponent}s",
+                "games": count,
+                "wins": round(wins, 1),
+                "win_pct": round(100 * wins / count, 1),
+                "solo_pct": round(100 * solos, 1),
+                "powers": powers,
+                "goal": f">= {GOAL_WINS:.0%}",
+                "met": wins / count >= GOAL_WINS,
+            }
+        )
     print("wins: most centres at the end, a tie shared; powers: how many of the seven the DumbBot played")
+    return rows
 
 
 def main() -> None:
@@ -215,11 +270,170 @@ def main() -> None:
     parser.add_argument("--goal-only", dest="goal_only", action="store_true", help="only the 60 ms goal and breakdown")
     args = parser.parse_args()
     print_header("bot games in process")
-    goal_60ms(args.goal_games, args.seed)
-    if args.goal_only:
-        return
-    speed(args.speed_games, args.seed)
-    strength(args.games, args.seed, args.jobs)
+    goal = goal_60ms(args.goal_games, args.seed)
+    speed_rows = [] if args.goal_only else speed(args.speed_games, args.seed)
+    strength_rows = [] if args.goal_only else strength(args.games, args.seed, args.jobs)
+    before = Kept()
+    tables = [goal_table(goal["cpu_ms"], args.goal_games, before), parts_table(goal["parts"], before)]
+    if not args.goal_only:
+        tables += [speed_table(speed_rows, args.speed_games, before), strength_table(strength_rows, before)]
+    n = args.goal_games + (0 if args.goal_only else 4 * args.speed_games + 2 * args.games)
+    path = write(
+        record(
+            "bot_games",
+            TITLE,
+            " ".join([".venv/bin/python", "benchmarks/bot_games.py", *sys.argv[1:]]),
+            n,
+            tables,
+            seeds=[args.seed],
+            notes=run_notes(args.goal_only),
+            data={
+                "goal_games": args.goal_games,
+                "speed_games": args.speed_games,
+                "games": args.games,
+                "jobs": args.jobs,
+                "goal_only": args.goal_only,
+                "engine_core": goal["core"],
+                "sweeps": goal["spread"],
+                "samples": goal["samples"],
+            },
+        )
+    )
+    print(f"written to {path}")
+
+
+TITLE = "Bot games in process: the 60 ms game, games per minute, DumbBot's strength"
+GOAL_TITLE, PARTS_TITLE, SPEED_TITLE, STRENGTH_TITLE = (
+    "The 60 ms goal",
+    "Where the time goes",
+    "Speed",
+    "Strength",
+)
+GOAL_COLUMNS = (
+    Column("figure", "figure"),
+    Column("value", "ms", True),
+    Column("before", "before ms", True),
+    Column("goal", "goal"),
+    Column("met", "goal met"),
+)
+PARTS_COLUMNS = (
+    Column("part", "part"),
+    Column("ms", "ms/game", True),
+    Column("share", "share %", True),
+    Column("before", "before ms", True),
+)
+SPEED_COLUMNS = (
+    Column("bots", "bots (seven)"),
+    Column("jobs", "jobs", True),
+    Column("games_per_min", "games/min", True),
+    Column("s_per_game", "s/game", True),
+    Column("cpu_s_per_game", "cpu s/game", True),
+    Column("before", "s/game before", True),
+    Column("goal", "goal"),
+    Column("met", "goal met"),
+    Column("reference", "reference"),
+)
+STRENGTH_COLUMNS = (
+    Column("opponents", "DumbBot against"),
+    Column("games", "games", True),
+    Column("wins", "wins", True),
+    Column("win_pct", "win %", True),
+    Column("solo_pct", "solo %", True),
+    Column("powers", "powers", True),
+    Column("before", "win % before", True),
+    Column("solo_before", "solo % before", True),
+    Column("goal", "goal"),
+    Column("met", "goal met"),
+)
+
+
+class Kept:
+    """The kept record's rows, by table title: where the figures before come from."""
+
+    def __init__(self) -> None:
+        try:
+            kept = json.loads((RESULTS / "bot_games.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            kept = {}
+        self.tables = {t["title"]: t["rows"] for t in kept.get("tables", [])}
+
+    def value(self, title: str, key: str, match: dict[str, Any]) -> Any:
+        """``key`` of the first kept row of ``title`` whose fields equal ``match``."""
+        for row in self.tables.get(title, []):
+            if all(row.get(k) == v for k, v in match.items()):
+                return row.get(key)
+        return None
+
+
+def goal_table(cpu_ms: float, games: int, before: Kept) -> Table:
+    figure = f"CPU per game, seven DumbBots to 1920 on one core (best of 3 rounds of {games} games)"
+    row = {
+        "figure": figure,
+        "value": round(cpu_ms, 1),
+        "before": before.value(GOAL_TITLE, "value", {}),
+        "goal": f"<= {1000 * GOAL_CPU_SECONDS:g} ms",
+        "met": cpu_ms <= 1000 * GOAL_CPU_SECONDS,
+    }
+    return Table(GOAL_TITLE, GOAL_COLUMNS, [row], "Before: the kept figure this run replaced.")
+
+
+def parts_table(parts: Sequence[tuple[str, float, float]], before: Kept) -> Table:
+    rows = [
+        {
+            "part": part,
+            "ms": round(ms, 1),
+            "share": round(100 * share, 1),
+            "before": before.value(PARTS_TITLE, "ms", {"part": part}),
+        }
+        for part, ms, share in parts
+    ]
+    return Table(
+        PARTS_TITLE,
+        PARTS_COLUMNS,
+        rows,
+        "A statistical profile of the CPU clock over three more rounds of the same games: each sample counts for"
+        " the innermost frame of `engine/`, `bots/dumbbot.py`, the game master's `referee/` modules,"
+        " `bots/session.py`, or the message path (`referee/table.py`, `bots/inprocess.py`); the shares applied to"
+        " the time measured.",
+    )
+
+
+def speed_table(rows: list[dict[str, Any]], games: int, before: Kept) -> Table:
+    for row in rows:
+        row["before"] = before.value(SPEED_TITLE, "s_per_game", {"bots": row["bots"], "jobs": row["jobs"]})
+    return Table(
+        SPEED_TITLE,
+        SPEED_COLUMNS,
+        rows,
+        f"Seeded games to 1920 in process, {games} a line, one after the other (1 job) or on two worker"
+        " processes (their start included).",
+    )
+
+
+def strength_table(rows: list[dict[str, Any]], before: Kept) -> Table:
+    for row in rows:
+        row["before"] = before.value(STRENGTH_TITLE, "win_pct", {"opponents": row["opponents"]})
+        row["solo_before"] = before.value(STRENGTH_TITLE, "solo_pct", {"opponents": row["opponents"]})
+    return Table(
+        STRENGTH_TITLE,
+        STRENGTH_COLUMNS,
+        rows,
+        "A win: the most centres at the end, a tie shared (the scoring of `detente run`); powers: how many of the"
+        " seven the DumbBot played.",
+    )
+
+
+def run_notes(goal_only: bool) -> list[str]:
+    return [
+        (
+            "In process (`bots.inprocess.play_game`: the server's game master and seven bot sessions at a"
+            " `referee.table.Table`, no sockets). Goals: a 7-DumbBot game to 1920 in 60 ms of CPU on one core"
+            " (issue 19) and in under 2 s of wall time (issue 6); one DumbBot wins at least 90% of its games"
+            " against six RandomBots and against six HoldBots. n: the games measured (the goal's, the speed lines',"
+            " the strength matches')."
+            + (" `--goal-only`: the 60 ms goal alone." if goal_only else "")
+        )
+    ]
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ at the first difference, which it prints.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -22,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.results import Column, Table, record, write
+from benchmarks.results import RESULTS, Column, Table, record, write
 from engine import _native, standard_map
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS
 from tests.engine_core.boards import differences, random_orders, random_position
@@ -41,25 +42,47 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     kinds = [MOVEMENT] * 6 + [RETREATS] * 2 + [ADJUSTMENTS] * 2
     began = time.perf_counter()
+    compared, found = 0, []
     for number in range(1, args.phases + 1):
         position = random_position(rng, m, rng.choice(kinds))
         orders = random_orders(rng, position, args.garbage)
         found = differences(position, orders)
+        compared = number
         if found:
             print(f"phase {number}: the cores differ\n{position.to_json()}\n{orders}\n" + "\n".join(found))
-            return 1
+            break
         if number % 10_000 == 0:
             print(f"{number:,} phases agree ({time.perf_counter() - began:.0f} s)", flush=True)
     seconds = time.perf_counter() - began
-    print(f"all {args.phases:,} phases agree (seed {args.seed}, {seconds:.0f} s)")
-    columns = [Column("phases", "random phases compared", True), Column("differences", "phases that differ", True),
-               Column("reference", "reference"), Column("seconds", "seconds", True)]  # fmt: skip
-    row = {"phases": args.phases, "differences": 0, "reference": "the pure-Python core (0 differences expected)",
-           "seconds": round(seconds, 1)}  # fmt: skip
-    note = f"Random boards of every kind of phase, random legal and garbage orders (garbage share {args.garbage:g})."
-    write(record("core_differential", "The compiled core against the pure-Python reference", f"benchmarks/core_differential.py {args.phases}",
-                 args.phases, [Table("Agreement", columns, [row], note)], seeds=[int(args.seed)] if args.seed.isdigit() else args.seed))  # fmt: skip
-    return 0
+    if not found:
+        print(f"all {args.phases:,} phases agree (seed {args.seed}, {seconds:.0f} s)")
+    before = kept_runs()
+    row = {"phases": compared, "seed": args.seed, "differences": 1 if found else 0, "seconds": round(seconds, 1),
+           "rate": round(compared / seconds) if seconds > 0 else None,
+           "reference": "the pure-Python core: 0 differences expected", "before": before}  # fmt: skip
+    note = (f"Random boards of every kind of phase (60 % movement, 20 % retreats, 20 % adjustments), random legal and"
+            f" garbage orders (garbage share {args.garbage:g}); a run stops at the first difference.")  # fmt: skip
+    seeds = [int(args.seed)] if args.seed.isdigit() else args.seed
+    write(record("core_differential", "The compiled core against the pure-Python reference",
+                 f"benchmarks/core_differential.py {args.phases}" + (f" --seed {args.seed}" if args.seed != "1" else ""),
+                 compared, [Table("Agreement", COLUMNS, [row], note)], seeds=seeds))  # fmt: skip
+    return 1 if found else 0
+
+
+COLUMNS = (Column("phases", "random phases compared", True), Column("seed", "seed"),
+           Column("differences", "phases that differ", True), Column("seconds", "seconds", True),
+           Column("rate", "phases/s", True), Column("reference", "reference"), Column("before", "before"))  # fmt: skip
+
+
+def kept_runs() -> str | None:
+    """The runs of the record kept before this one, in words (its phases, seeds and differences, and its date)."""
+    try:
+        kept = json.loads((RESULTS / "core_differential.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    runs = [f"{row['phases']:,} phases (seed {row.get('seed', '?')}): {row['differences']} differ"
+            for table in kept["tables"] for row in table["rows"]]  # fmt: skip
+    return f"{'; '.join(runs)} ({kept.get('date', '')[:10]})" if runs else None
 
 
 if __name__ == "__main__":

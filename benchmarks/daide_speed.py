@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -33,8 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from machine import print_header
 
-from benchmarks.results import Column, Table, record, write
-
+from benchmarks.results import RESULTS, Column, Table, record, write
 from engine import Position, legal_orders
 from protocol.daide.messages import Now, Ord, Sub, Turn
 from protocol.daide.orders import map_definition, order_from_engine, unit_from_engine
@@ -114,21 +114,43 @@ def main(argv: list[str] | None = None) -> None:
     print(header)
     print("-" * len(header))
     rows = []
+    before, before_date = kept_figures("daide_speed", "check")
     mix = [texts[0] for texts in kinds.values()]
     for name, texts in [*kinds.items(), ("overall (mix)", mix)]:
         tokens = sum(len(parse(t).tokens()) for t in texts) / len(texts)
         checks, parses = rate(checked, texts, seconds, passes), rate(parse, texts, seconds, passes)
-        rows.append({"messages": name, "tokens": round(tokens), "check": round(checks), "parse": round(parses)})
+        rows.append({"messages": name, "tokens": round(tokens), "check": round(checks), "parse": round(parses),
+                     "before": before.get(name)})  # fmt: skip
         print(f"{name:<18}{tokens:>8.0f}{checks:>10,.0f}{parses:>10,.0f}")
     print()
     print("check = parse + press level + canonical text; tokens = average tokens per message; no memo.")
     columns = [Column("messages", "messages"), Column("tokens", "tokens", True), Column("check", "check /s", True),
-               Column("parse", "parse /s", True)]  # fmt: skip
+               Column("parse", "parse /s", True), Column("before", "check /s before", True)]  # fmt: skip
     note = ("check = parse + press level + canonical text; tokens = average tokens a message; no memo; best of"
-            f" {passes} passes, one core. No goal was set; the L figures of benchmarks/l_speed.py are the nearest reference.")  # fmt: skip
+            f" {passes} passes, one core. No goal was set; the L figures of benchmarks/l_speed.py are the nearest"
+            " reference." + (f" Before: the check figures of the record this run replaced ({before_date})."
+                             if before_date else ""))  # fmt: skip
     command = "benchmarks/daide_speed.py" + (" --quick" if args.quick else "")
-    write(record("daide_speed", "DAIDE messages per second, one core", command, passes, [Table("Messages per second", columns, rows, note)]))
+    write(
+        record(
+            "daide_speed",
+            "DAIDE messages per second, one core",
+            command,
+            passes,
+            [Table("Messages per second", columns, rows, note)],
+        )
+    )
     sys.stdout.flush()
+
+
+def kept_figures(name: str, key: str) -> tuple[dict[str, float], str | None]:
+    """The figures under ``key`` of the record kept before this run, by message, and its date."""
+    try:
+        kept = json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}, None
+    figures = {row["messages"]: row[key] for table in kept["tables"] for row in table["rows"] if row.get(key)}
+    return figures, kept.get("date", "")[:10] or None
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ compiled C core and the pure-Python reference, in one run):
 * through the object API (``adjudicate``, ``legal_orders``): 20 times each;
 * the full turn (legal orders, parsing, adjudication): 30 times.
 
-    .venv/bin/python benchmarks/engine_speed.py                     # about a minute
+    .venv/bin/python benchmarks/engine_speed.py                     # a minute or two
     .venv/bin/python benchmarks/engine_speed.py --adjacent-via      # games stop at the first divergence
     .venv/bin/python benchmarks/engine_speed.py --quick             # a smoke run, a few seconds
     .venv/bin/python benchmarks/engine_speed.py --json figures.json --divergences divergences.json
@@ -56,11 +56,15 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from machine import machine
 
 import engine.orders
+from benchmarks.results import RESULTS, Column, Table, record, write
 from engine import (
     Build,
     Map,
@@ -677,7 +681,130 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(figures, out, indent=2)
+    notes = [
+        f"{args.games} seeded games of up to {args.years} years of uniformly random legal orders"
+        f"{orders_note}: {len(phases):,} phases ({kinds['M']} movement, {kinds['R']} retreat,"
+        f" {kinds['A']} adjustment), {len(recorded.divergences)} game(s) stopped early where the two engines'"
+        f" rules differ; fastest of {args.repeats} passes for détente"
+        + (f", of {their_repeats} for diplomacy {version}" if compare else "; diplomacy not installed")
+        + ". The batch lines time `adjudicate_many` / `legal_orders_many` over all phases in one call, boards and"
+        " orders encoded beforehand. The ratio is détente's figure over the package's; the goals are issue 19's."
+    ]
+    before = _kept_ratios()
+    tables_out = [
+        _record_table(what, [(core, rows_of[i]) for core, *rows_of in tables], before.get(what, {}), version)
+        for i, what in enumerate(("all phases", "movement phases only"))
+    ]
+    command = " ".join(["benchmarks/engine_speed.py", *(argv if argv is not None else sys.argv[1:])])
+    data = {
+        "games": args.games,
+        "years": args.years,
+        "repeats": args.repeats,
+        "adjacent_via": args.adjacent_via,
+        "phase_kinds": dict(kinds),
+        "divergences": [{"game": d.game, "phase": d.phase, "kind": d.kind} for d in recorded.divergences],
+        "diplomacy_version": version,
+        "whole_run_s": round(time.perf_counter() - began, 1),
+    }
+    path = write(
+        record(
+            "engine_speed",
+            "Engine speed against the diplomacy package",
+            command,
+            len(phases),
+            tables_out,
+            seeds=[args.seed],
+            notes=notes,
+            data=data,
+        )
+    )
+    print(f"written to {path}")
     return 0
+
+
+ENGINE_COLUMNS = (
+    Column("measurement", "measurement"),
+    Column("unit", "unit"),
+    Column("compiled", "compiled C /s", True),
+    Column("pure", "pure Python /s", True),
+    Column("diplomacy", "diplomacy /s", True),
+    Column("compiled_ratio", "compiled ratio", True),
+    Column("pure_ratio", "pure ratio", True),
+    Column("before", "compiled ratio before", True),
+    Column("goal", "goal ratio", True),
+    Column("met", "goal met (compiled / pure)"),
+)
+
+
+def _record_table(
+    what: str, by_core: Sequence[tuple[str, Sequence[Row]]], before: dict[str, float], version: str | None
+) -> Table:
+    """One table of the record: each measurement with both cores, the package and the goal side by side."""
+    found = {core: {row.name: row for row in rows} for core, rows in by_core}
+    compiled, pure = found.get(_native.COMPILED, {}), found.get(_native.PURE, {})
+    names = list(compiled) + [name for name in pure if name not in compiled]
+    rows = []
+    for name in names:
+        c, p = compiled.get(name), pure.get(name)
+        any_row = c or p
+        assert any_row is not None
+        goal = any_row.goal
+        verdicts = [
+            "-" if r is None or r.ratio is None or not goal else "met" if r.ratio >= goal else "not met" for r in (c, p)
+        ]
+        rows.append(
+            {
+                "measurement": name.strip(),
+                "unit": any_row.unit,
+                "compiled": round(c.our_rate) if c else None,
+                "pure": round(p.our_rate) if p else None,
+                "diplomacy": round(any_row.their_rate) if any_row.their_rate is not None else None,
+                "compiled_ratio": round(c.ratio, 1) if c and c.ratio is not None else None,
+                "pure_ratio": round(p.ratio, 1) if p and p.ratio is not None else None,
+                "before": before.get(name.strip()),
+                "goal": goal,
+                "met": " / ".join(verdicts) if goal else None,
+            }
+        )
+    kept = _kept_date()
+    note = (
+        f"Phases or positions a second, the fastest pass; diplomacy {version or 'not installed'} on the same phases."
+        " The pure-Python core has no batch API of its own (it runs the reference phase by phase)."
+        + (f" Before: the compiled core's ratio in the record this run replaced ({kept})." if kept else "")
+    )
+    if what == "all phases":
+        note += f" {BEFORE_ISSUE_19}"
+    return Table(f"Engine speed, {what}", ENGINE_COLUMNS, rows, note)
+
+
+#: The figures before the compiled core, from the write-up of those runs (all phases).
+BEFORE_ISSUE_19 = (
+    "Before issue 19 the engine was the pure-Python core alone: adjudication 9.6x, legal orders 6.3x, the full turn"
+    " 11.4x (2026-11-22); 9.8x, 5.6x and 11.6x after issue 13 (2026-11-25)."
+)
+
+
+def _kept() -> dict[str, Any]:
+    try:
+        return json.loads((RESULTS / "engine_speed.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _kept_date() -> str | None:
+    kept = _kept()
+    return kept.get("date", "")[:10] or None
+
+
+def _kept_ratios() -> dict[str, dict[str, float]]:
+    """The compiled core's ratios in the record kept before this run, by table and measurement."""
+    ratios: dict[str, dict[str, float]] = {}
+    for table in _kept().get("tables", []):
+        what = table.get("title", "").removeprefix("Engine speed, ")
+        ratios[what] = {
+            row["measurement"]: row["compiled_ratio"] for row in table.get("rows", []) if row.get("compiled_ratio")
+        }
+    return ratios
 
 
 def _print_divergences(recorded: Games, path: str | None) -> None:

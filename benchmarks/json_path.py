@@ -60,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine_speed import PlayedPhase, fresh, generate, passes, set_their_orders, their_version
 from machine import machine
 
-from benchmarks.results import Column, Table, record, write
+from benchmarks.results import RESULTS, Column, Table, record, write
 from engine import _native, adjudicate
 
 try:
@@ -390,31 +390,64 @@ LABELS = {
 def keep(args: argparse.Namespace, n: int, cores: Sequence[str], best: dict[tuple[str, str], float],
          process: float, package: float) -> None:  # fmt: skip
     """The run's figures as a record (benchmarks/results/json_path.json): each beside the
-    diplomacy package's Game.process(), and issue 18's and 19's goals."""
-    rows = [{"core": "", "measurement": "diplomacy Game.process() (bare), the reference", "rate": round(n / process),
-             "ratio": 1.0, "goal": None, "met": None}]  # fmt: skip
-    for core in cores:
-        engine_ratio = process / best[(core, "engine")]
-        for name, label in LABELS.items():
-            if (core, name) not in best:
-                continue
-            ratio = process / best[(core, name)]
-            goal, met = None, None
-            if name in ("adjudicate", "convert", "adjudicate, no module", "convert, no module"):
-                goal, met = f">= {SHARE * engine_ratio:.1f}x ({SHARE} of the engine's)", ratio >= SHARE * engine_ratio
-            if name == "adjudicate":
-                goal, met = f"{goal}; >= {ISSUE_19}x (issue 19)", bool(met) and ratio >= ISSUE_19
-            rows.append({"core": core, "measurement": label, "rate": round(n / best[(core, name)]),
-                         "ratio": round(ratio, 1), "goal": goal, "met": met})  # fmt: skip
-    rows.append({"core": "", "measurement": "diplomacy load + save of the same files", "rate": round(n / package),
-                 "ratio": round(process / package, 1), "goal": None, "met": None})  # fmt: skip
-    columns = [Column("core", "core"), Column("measurement", "measurement"), Column("rate", "phases/s", True),
-               Column("ratio", "vs process()", True), Column("goal", "goal"), Column("met", "met")]  # fmt: skip
+    diplomacy package's Game.process(), issue 18's and 19's goals, and the record it replaces."""
+    rates = {key: n / seconds for key, seconds in best.items()}
+    rates[("", "process")], rates[("", "package")] = n / process, n / package
+    before, before_date = kept_ratios()
     note = (f"{n} phases of {args.games} seeded random games; the fastest of {args.repeats} passes, CPU time of the"
-            f" process; diplomacy {their_version()}.")  # fmt: skip
+            f" process; diplomacy {their_version()}. Share: the ratio over that core's engine-alone ratio (issue 18's"
+            f" goal: {SHARE})."
+            + (f" Before: the ratios of the record this run replaced ({before_date})." if before_date else ""))  # fmt: skip
     command = "benchmarks/json_path.py" + (" --quick" if args.quick else "")
     write(record("json_path", "The JSON path against the engine, against the diplomacy package", command, n,
-                 [Table("Phases per second", columns, rows, note)], seeds=[args.seed]))  # fmt: skip
+                 [Table("Phases per second", COLUMNS, record_rows(rates, cores, before), note)],
+                 seeds=[args.seed]))  # fmt: skip
+
+
+COLUMNS = (Column("core", "core"), Column("measurement", "measurement"), Column("rate", "phases/s", True),
+           Column("ratio", "vs process()", True), Column("share", "share of the engine ratio", True),
+           Column("before", "vs process() before", True), Column("goal", "goal (issue 18)"), Column("met", "met"),
+           Column("met_19", f"issue 19: >= {ISSUE_19:g}x"))  # fmt: skip
+
+
+def record_rows(rates: dict[tuple[str, str], float], cores: Sequence[str],
+                before: dict[tuple[str, str], float]) -> list[dict[str, Any]]:  # fmt: skip
+    """The record's rows from phases a second by (core, measurement); ``("", "process")`` and
+    ``("", "package")`` are the diplomacy package's."""
+    process = rates[("", "process")]
+    rows = [{"core": "", "measurement": "diplomacy Game.process() (bare), the reference", "rate": round(process),
+             "ratio": 1.0}]  # fmt: skip
+    for core in cores:
+        engine_ratio = rates[(core, "engine")] / process
+        for name, label in LABELS.items():
+            if (core, name) not in rates:
+                continue
+            ratio = rates[(core, name)] / process
+            row: dict[str, Any] = {"core": core, "measurement": label, "rate": round(rates[(core, name)]),
+                                   "ratio": round(ratio, 1), "before": before.get((core, label))}  # fmt: skip
+            if name in ("adjudicate", "convert", "files", "adjudicate, no module", "convert, no module"):
+                row["share"] = round(ratio / engine_ratio, 2)
+            if name in ("adjudicate", "convert", "adjudicate, no module", "convert, no module"):
+                row["goal"] = f">= {SHARE * engine_ratio:.1f}x ({SHARE} of the engine's)"
+                row["met"] = ratio >= SHARE * engine_ratio
+            if name == "adjudicate":
+                row["met_19"] = ratio >= ISSUE_19
+            rows.append(row)
+    package = rates[("", "package")]
+    rows.append({"core": "", "measurement": "diplomacy load + save of the same files", "rate": round(package),
+                 "ratio": round(package / process, 1), "before": before.get(("", "diplomacy load + save of the same files"))})  # fmt: skip
+    return rows
+
+
+def kept_ratios() -> tuple[dict[tuple[str, str], float], str | None]:
+    """The ratios to process() of the record kept before this run, by (core, measurement), and its date."""
+    try:
+        kept = json.loads((RESULTS / "json_path.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}, None
+    ratios = {(row["core"], row["measurement"]): row["ratio"] for table in kept["tables"] for row in table["rows"]
+              if row.get("ratio") is not None}  # fmt: skip
+    return ratios, kept.get("date", "")[:10] or None
 
 
 @contextlib.contextmanager

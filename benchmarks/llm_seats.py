@@ -12,14 +12,14 @@ with ``--llm-offline`` and the stand-in stopped. It prints, beside the goals:
 - whether the replay's files (``games.jsonl``, ``summary.json``, ``usage.json``, every game)
   are the recorded ones byte for byte; goal: all of them.
 
-The figures go to ``benchmarks/results/llm_seats.json`` (date, machine, commit, n, the goal
-beside each figure) and ``docs/results/llm_seats.md``, rendered from that file.
+The figures go to ``benchmarks/results/llm_seats.json``, the record of ``benchmarks/results.py``
+(date, machine, commit, n, the goal beside each figure), and ``docs/results/llm_seats.md``,
+rendered from that file.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import statistics
 import sys
@@ -32,7 +32,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import commit, describe, machine
+from benchmarks.machine import describe
+from benchmarks.results import Column, Table, record, write
 from bots.llm.bot import LLMBot
 from bots.llm.config import LLMConfig, LLMOptions
 from detente.experiments import Experiment, run_experiment, slots_from
@@ -40,6 +41,7 @@ from referee.settings import GameSettings
 from tests.llm.standin import StandIn
 
 GOAL_MS = 5.0
+SEED = 11
 HOOKS = ("orders", "on_phase", "on_message", "on_event", "on_results", "revised_orders")
 
 
@@ -48,7 +50,7 @@ def run(out: Path, config: str, games: int, year: int, cache: Path, offline: boo
     experiment = Experiment(
         slots=slots_from(["llm:l", "llm:english", "dumbbot"]),
         games=games,
-        seed=11,
+        seed=SEED,
         out=out,
         jobs=1,  # in this process, so that the seat's hooks are timed
         settings=GameSettings(name="experiment", year_limit=year),
@@ -120,34 +122,33 @@ def main() -> int:
     per_call_ms = 1000 * sum(durations) / max(calls, 1)
     hook_ms = sorted(1000 * d for d in durations)
     figures = {
-        "benchmark": "llm_seats",
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "machine": machine(),
-        "commit": commit(),
-        "n": {
+        "seat_ms_per_call": round(per_call_ms, 3),
+        "hook_ms_median": round(statistics.median(hook_ms), 3),
+        "hook_ms_p99": round(hook_ms[max(0, int(0.99 * len(hook_ms)) - 1)], 3),
+        "identical_files": len(names) - len(different),
+        "files": len(names),
+        "all_from_cache": cached,
+        "recorded_run_seconds": round(recorded_seconds, 2),
+        "replayed_run_seconds": round(replay_seconds, 2),
+    }
+    rec = record(
+        "llm_seats",
+        TITLE,
+        " ".join([".venv/bin/python", "benchmarks/llm_seats.py", *sys.argv[1:]]),
+        calls,
+        [figures_table(figures)],
+        seeds=[SEED],
+        notes=run_notes(args.games, args.year, calls),
+        data={
             "games": args.games,
             "year_limit": args.year,
             "calls": calls,
             "requests_recorded": sent,
             "hook_calls": len(durations),
+            "different": different,
         },
-        "figures": {
-            "seat_ms_per_call": {"value": round(per_call_ms, 3), "goal": f"< {GOAL_MS}", "met": per_call_ms < GOAL_MS},
-            "hook_ms_median": {"value": round(statistics.median(hook_ms), 3), "goal": None},
-            "hook_ms_p99": {"value": round(hook_ms[max(0, int(0.99 * len(hook_ms)) - 1)], 3), "goal": None},
-            "replay_identical_files": {
-                "value": len(names) - len(different),
-                "of": len(names),
-                "goal": "all",
-                "met": not different,
-                "different": different,
-            },
-            "replay_all_from_cache": {"value": cached, "goal": True, "met": cached},
-            "recorded_run_seconds": {"value": round(recorded_seconds, 2), "goal": None},
-            "replayed_run_seconds": {"value": round(replay_seconds, 2), "goal": None},
-        },
-    }
-    print(f"model seats -- {figures['date']}, commit {figures['commit']}")
+    )
+    print(f"model seats -- {rec.date}, commit {rec.commit}")
     print(f"machine: {describe()}")
     print(f"{args.games} games to {args.year}, two model seats (L and English) and five DumbBots, {calls} calls\n")
     print(
@@ -155,8 +156,8 @@ def main() -> int:
         f"   {'met' if per_call_ms < GOAL_MS else 'NOT met'}"
     )
     print(
-        f"  per hook call: median {figures['figures']['hook_ms_median']['value']} ms,"
-        f" p99 {figures['figures']['hook_ms_p99']['value']} ms over {len(durations)} calls"
+        f"  per hook call: median {figures['hook_ms_median']} ms, p99 {figures['hook_ms_p99']} ms"
+        f" over {len(durations)} calls"
     )
     print(
         f"replay byte for byte: {len(names) - len(different)} of {len(names)} files the same"
@@ -165,37 +166,61 @@ def main() -> int:
     print(
         f"replay from the cache alone: {cached}; recorded run {recorded_seconds:.1f} s, replay {replay_seconds:.1f} s"
     )
-    results = ROOT / "benchmarks" / "results"
-    results.mkdir(exist_ok=True)
-    (results / "llm_seats.json").write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
-    render(figures, ROOT / "docs" / "results" / "llm_seats.md")
+    print(f"written to {write(rec)}")
     return 0 if not different and cached else 1
 
 
-def render(figures: dict[str, Any], path: Path) -> None:
-    """The figures as a Markdown page, from the JSON and nothing else."""
-    f, n = figures["figures"], figures["n"]
-    m = figures["machine"]
-    lines = [
-        "# Model seats: figures",
-        "",
-        f"Written by `benchmarks/llm_seats.py` on {figures['date']} at commit {figures['commit']}, on {m['cores']}"
-        f" cores ({m['cpu']}, {m['python']}); from `benchmarks/results/llm_seats.json`.",
-        f"{n['games']} games to {n['year_limit']}: two model seats (L and English press) against five DumbBots,"
-        f" through the scripted stand-in provider, {n['calls']} calls.",
-        "",
-        "| figure | value | goal |",
-        "|---|---:|---|",
-        f"| the seat's own time per call, without the model (replay from the cache) | {f['seat_ms_per_call']['value']} ms"
-        f" | {f['seat_ms_per_call']['goal']} ms |",
-        f"| one hook call, median / p99 | {f['hook_ms_median']['value']} / {f['hook_ms_p99']['value']} ms | |",
-        f"| files of the offline replay the same byte for byte | {f['replay_identical_files']['value']} of"
-        f" {f['replay_identical_files']['of']} | all |",
-        f"| every call of the replay from the cache | {f['replay_all_from_cache']['value']} | True |",
-        "",
+TITLE = "Model seats: the seat's own cost per call, and a cached replay byte for byte"
+COLUMNS = (
+    Column("figure", "figure"),
+    Column("value", "value", True),
+    Column("unit", "unit"),
+    Column("goal", "goal"),
+    Column("met", "goal met"),
+)
+
+
+def figures_table(f: dict[str, Any]) -> Table:
+    """The figures of one run beside their goals; ``f`` holds the plain values (see :func:`main`)."""
+    per_call = f["seat_ms_per_call"]
+    rows = [
+        {
+            "figure": "the seat's own time per call, without the model (replay from the cache)",
+            "value": per_call,
+            "unit": "ms",
+            "goal": f"< {GOAL_MS:g} ms",
+            "met": per_call < GOAL_MS,
+        },
+        {"figure": "one hook call, median", "value": f["hook_ms_median"], "unit": "ms"},
+        {"figure": "one hook call, p99", "value": f["hook_ms_p99"], "unit": "ms"},
+        {
+            "figure": "files of the offline replay the same byte for byte",
+            "value": f["identical_files"],
+            "unit": f"of {f['files']}",
+            "goal": "all",
+            "met": f["identical_files"] == f["files"],
+        },
+        {
+            "figure": "every call of the replay from the cache",
+            "value": f["all_from_cache"],
+            "goal": "yes",
+            "met": bool(f["all_from_cache"]),
+        },
+        {"figure": "the recorded run (through the stand-in)", "value": f["recorded_run_seconds"], "unit": "s"},
+        {"figure": "the replayed run (offline)", "value": f["replayed_run_seconds"], "unit": "s"},
     ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines), encoding="utf-8")
+    return Table("Figures", COLUMNS, rows)
+
+
+def run_notes(games: int, year: int, calls: int) -> list[str]:
+    return [
+        (
+            f"{games} games to {year}: two model seats (L and English press) against five DumbBots, through the"
+            f" scripted stand-in provider (`tests/llm/standin.py`), {calls} calls; then the same run replayed with"
+            " `--llm-offline` from the cache, the stand-in stopped. The seat's own time is the time inside its"
+            " hooks during the replay divided by the calls: everything but the model and HTTP. n: the calls."
+        )
+    ]
 
 
 if __name__ == "__main__":

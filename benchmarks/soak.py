@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import re
@@ -61,6 +62,7 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.machine import print_header
+from benchmarks.results import Column, Table, record, write
 from bots.registry import make_bot
 from bots.session import BotSession
 from bots.ws_client import WsClient
@@ -505,7 +507,128 @@ async def run(args: argparse.Namespace) -> int:
         print(f"  {note}")
     if tally.refusals:
         exit_code = 1
+    stored = [(s.finished, s.store_bytes / 1e6) for s in samples if s.finished >= args.sample_every]
+    held = [s.in_memory for s in samples if s.in_memory is not None]
+    latency = {
+        "yes": ((first, pct(first_yes, 0.5), pct(first_yes, 0.99)), (last, pct(last_yes, 0.5), pct(last_yes, 0.99))),
+        "hlo": ((first, pct(first_hlo, 0.5), pct(first_hlo, 0.99)), (last, pct(last_hlo, 0.5), pct(last_hlo, 0.99))),
+    }
+    tables = soak_tables(
+        per_1000 if len(fitted) >= 2 else None,
+        len(fitted),
+        (rss[0], rss[-1], max(rss)),
+        slope(stored) * 1000 if len(stored) >= 2 else None,
+        max(held) if held else None,
+        tally.refusals,
+        latency,
+    )
+    notes = [
+        (
+            f"One `detente serve` process (`--deadlines none`, its limits raised on its command line) through"
+            f" {tally.short_games:,} short games back to back (seven websocket clients join the open game, all `DRW`,"
+            f" leave) and {tally.bot_games} bot games (seven `{args.bot}`s, year limit {args.year_limit},"
+            f" {tally.bot_phases:,} phases), the server's RSS sampled every {args.sample_every:,} finished games;"
+            f" {wall / 60:.1f} minutes."
+        )
+    ]
+    notes += [f"Refusal: {note}" for note in tally.refusal_notes[:20]]
+    samples_kept = [
+        {
+            "finished": s.finished,
+            "seconds": round(s.seconds, 1),
+            "rss_mib": round(s.rss_kib / 1024, 2),
+            "in_memory": s.in_memory,
+            "store_mb": round(s.store_bytes / 1e6, 2),
+        }
+        for s in samples
+    ]
+    data = {
+        "short_games": tally.short_games,
+        "bot_games": tally.bot_games,
+        "bot_phases": tally.bot_phases,
+        "wall_s": round(wall, 1),
+        "samples": samples_kept,
+    }
+    command = " ".join(["benchmarks/soak.py", *(args.argv or [])])
+    rec = record(
+        "soak",
+        "The game server over a long run",
+        command,
+        tally.finished,
+        tables,
+        seeds=[args.seed],
+        notes=notes,
+        data=data,
+    )
+    print(f"written to {write(rec)}")
     return exit_code
+
+
+def _figure(value: float | None, digits: int) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, digits)  # NaN is no figure
+
+
+FIGURE_COLUMNS = (
+    Column("figure", "figure"),
+    Column("value", "measured", True),
+    Column("goal", "goal"),
+    Column("met", "goal met"),
+    Column("before", "before (issue 15)"),
+)
+LATENCY_COLUMNS = (
+    Column("what", "join latency"),
+    Column("window", "games", True),
+    Column("p50", "p50 ms", True),
+    Column("p99", "p99 ms", True),
+)
+
+
+def soak_tables(
+    per_1000: float | None,
+    points: int,
+    rss: tuple[float, float, float],
+    store_per_1000: float | None,
+    most_in_memory: int | None,
+    refusals: int,
+    latency: dict[str, tuple[tuple[int, float, float], tuple[int, float, float]]],
+) -> list[Table]:
+    """The record's tables: memory and refusals beside their goals, the join latency of the
+    first games beside that of the last (its reference: a server that does not slow down)."""
+    figures = [
+        {
+            "figure": f"RSS growth, MiB per 1,000 finished games ({points} samples)",
+            "value": _figure(per_1000, 3),
+            "goal": f"< {GOAL_MIB_PER_1000:g}",
+            "met": None if per_1000 is None else per_1000 < GOAL_MIB_PER_1000,
+        },
+        {"figure": "RSS at start, MiB", "value": round(rss[0], 1)},
+        {"figure": "RSS at the end, MiB", "value": round(rss[1], 1)},
+        {"figure": "RSS at most, MiB", "value": round(rss[2], 1)},
+        {"figure": "store growth, MB per 1,000 finished games", "value": _figure(store_per_1000, 2)},
+        {"figure": "games in memory at most (of the samples)", "value": most_in_memory},
+        {
+            "figure": "refusals (REJ, closed, error, timeout, no result)",
+            "value": refusals,
+            "goal": str(GOAL_REFUSALS),
+            "met": refusals == GOAL_REFUSALS,
+            "before": "every NME refused after about 1,170 games",
+        },
+    ]
+    names = {"yes": "NME -> YES, every client", "hlo": "NME -> HLO, the seventh client"}
+    rows = [
+        {"what": f"{names[kind]}, {where} games", "window": n, "p50": _figure(p50, 1), "p99": _figure(p99, 1)}
+        for kind, windows in latency.items()
+        for where, (n, p50, p99) in zip(("first", "last"), windows, strict=True)
+    ]
+    return [
+        Table("Memory and refusals", FIGURE_COLUMNS, figures),
+        Table(
+            "Join latency",
+            LATENCY_COLUMNS,
+            rows,
+            "On the clients' clock; the first games are the reference for the last (a server that keeps its speed).",
+        ),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -521,6 +644,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the server's data directory and log")
     parser.add_argument("--quick", action="store_true", help="300 games, 5 bot games, samples every 50, windows of 100")
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.quick:
         args.games, args.bot_games, args.sample_every, args.window = 300, 5, 50, 100
     return asyncio.run(run(args))
