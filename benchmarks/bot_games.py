@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import signal
 import statistics
 import sys
@@ -48,8 +47,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import results
 from benchmarks.machine import print_header
-from benchmarks.results import RESULTS, Column, Table, record, write
+from benchmarks.results import Column, Table, record, write
 from bots.inprocess import GameSetup, play_game, seeds_for
 from detente.experiments import score_game
 from engine import _native
@@ -351,10 +351,7 @@ class Kept:
     """The kept record's rows, by table title: where the figures before come from."""
 
     def __init__(self) -> None:
-        try:
-            kept = json.loads((RESULTS / "bot_games.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            kept = {}
+        kept = results.kept("bot_games")
         self.tables = {t["title"]: t["rows"] for t in kept.get("tables", [])}
 
     def value(self, title: str, key: str, match: dict[str, Any]) -> Any:

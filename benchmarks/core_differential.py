@@ -15,7 +15,6 @@ at the first difference, which it prints.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -23,7 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.results import RESULTS, Column, Table, record, write
+from benchmarks import results
+from benchmarks.results import Column, Table, record, write
 from engine import _native, standard_map
 from engine.position import ADJUSTMENTS, MOVEMENT, RETREATS
 from tests.engine_core.boards import differences, random_orders, random_position
@@ -76,9 +76,8 @@ COLUMNS = (Column("phases", "random phases compared", True), Column("seed", "see
 
 def kept_runs() -> str | None:
     """The runs of the record kept before this one, in words (its phases, seeds and differences, and its date)."""
-    try:
-        kept = json.loads((RESULTS / "core_differential.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    kept = results.kept("core_differential")
+    if not kept:
         return None
     runs = [f"{row['phases']:,} phases (seed {row.get('seed', '?')}): {row['differences']} differ"
             for table in kept["tables"] for row in table["rows"]]  # fmt: skip

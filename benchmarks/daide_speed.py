@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -34,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from machine import print_header
 
-from benchmarks.results import RESULTS, Column, Table, record, write
+from benchmarks.results import Column, Table, kept_column, record, write
 from engine import Position, legal_orders
 from protocol.daide.messages import Now, Ord, Sub, Turn
 from protocol.daide.orders import map_definition, order_from_engine, unit_from_engine
@@ -114,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     print(header)
     print("-" * len(header))
     rows = []
-    before, before_date = kept_figures("daide_speed", "check")
+    before, before_date = kept_column("daide_speed", "messages", "check")
     mix = [texts[0] for texts in kinds.values()]
     for name, texts in [*kinds.items(), ("overall (mix)", mix)]:
         tokens = sum(len(parse(t).tokens()) for t in texts) / len(texts)
@@ -141,16 +140,6 @@ def main(argv: list[str] | None = None) -> None:
         )
     )
     sys.stdout.flush()
-
-
-def kept_figures(name: str, key: str) -> tuple[dict[str, float], str | None]:
-    """The figures under ``key`` of the record kept before this run, by message, and its date."""
-    try:
-        kept = json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}, None
-    figures = {row["messages"]: row[key] for table in kept["tables"] for row in table["rows"] if row.get(key)}
-    return figures, kept.get("date", "")[:10] or None
 
 
 if __name__ == "__main__":

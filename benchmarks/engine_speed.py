@@ -64,7 +64,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from machine import machine
 
 import engine.orders
-from benchmarks.results import RESULTS, Column, Table, record, write
+from benchmarks import results
+from benchmarks.results import Column, Table, record, write
 from engine import (
     Build,
     Map,
@@ -785,10 +786,7 @@ BEFORE_ISSUE_19 = (
 
 
 def _kept() -> dict[str, Any]:
-    try:
-        return json.loads((RESULTS / "engine_speed.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    return results.kept("engine_speed")
 
 
 def _kept_date() -> str | None:

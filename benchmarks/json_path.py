@@ -60,7 +60,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine_speed import PlayedPhase, fresh, generate, passes, set_their_orders, their_version
 from machine import machine
 
-from benchmarks.results import RESULTS, Column, Table, record, write
+from benchmarks import results
+from benchmarks.results import Column, Table, record, write
 from engine import _native, adjudicate
 
 try:
@@ -441,9 +442,8 @@ def record_rows(rates: dict[tuple[str, str], float], cores: Sequence[str],
 
 def kept_ratios() -> tuple[dict[tuple[str, str], float], str | None]:
     """The ratios to process() of the record kept before this run, by (core, measurement), and its date."""
-    try:
-        kept = json.loads((RESULTS / "json_path.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    kept = results.kept("json_path")
+    if not kept:
         return {}, None
     ratios = {(row["core"], row["measurement"]): row["ratio"] for table in kept["tables"] for row in table["rows"]
               if row.get("ratio") is not None}  # fmt: skip

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -35,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from lark import Lark
 from machine import print_header
 
-from benchmarks.results import RESULTS, Column, Table, record, write
+from benchmarks.results import Column, Table, kept_column, record, write
 from engine import standard_map
 from protocol.l import check, parse
 from protocol.l.levels import ALL_LEVELS
@@ -107,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     print("-" * len(header))
     rows = [("L1 proposal (issue)", L1_PROPOSAL)] + [(f"level {n} sample", text) for n, text in SAMPLES.items()]
     kept = []
-    before, before_date = kept_figures("l_speed", "check")
+    before, before_date = kept_column("l_speed", "messages", "check")
     for name, text in rows:
         assert tree_parser.parse(text) is not None and parse(text) is not None
         ours = rate(checked, text, seconds, passes)
@@ -141,16 +140,6 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(f"written to {write(rec)} (n: timed passes per figure, the best kept)")
     sys.stdout.flush()
-
-
-def kept_figures(name: str, key: str) -> tuple[dict[str, float], str | None]:
-    """The figures under ``key`` of the record kept before this run, by message, and its date."""
-    try:
-        kept = json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}, None
-    figures = {row["messages"]: row[key] for table in kept["tables"] for row in table["rows"] if row.get(key)}
-    return figures, kept.get("date", "")[:10] or None
 
 
 if __name__ == "__main__":

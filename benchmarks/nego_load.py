@@ -93,8 +93,9 @@ import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import results
 from benchmarks.machine import print_header, start_clients
-from benchmarks.results import RESULTS, Column, Table, record, write
+from benchmarks.results import Column, Table, record, write
 from benchmarks.server_load import BENCH_LIMITS, SECRET, TOKEN, cpu_seconds, server_settings
 from protocol.daide.messages import Adm, Hlo
 from protocol.daide.parser import parse as parse_daide
@@ -738,9 +739,8 @@ def run_notes(games: int, seconds: float) -> list[str]:
 
 def kept_figures() -> dict[Any, Any]:
     """The kept record's p99 by offered rate, and its answer under ``"highest"``: the figures before."""
-    try:
-        kept = json.loads((RESULTS / "nego_load.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    kept = results.kept("nego_load")
+    if not kept:
         return {}
     found: dict[Any, Any] = {}
     for table in kept.get("tables", []):

@@ -196,6 +196,22 @@ def render(r: Mapping[str, Any]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def kept(name: str) -> dict[str, Any]:
+    """The record kept as ``NAME.json`` before this run (empty when there is none, or it cannot be
+    read): where a benchmark finds the figures before, to print and keep beside its own."""
+    try:
+        return json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def kept_column(name: str, by: str, key: str) -> tuple[dict[str, Any], str | None]:
+    """The figures under ``key`` of the kept record ``name``, by each row's ``by``, and its date."""
+    record = kept(name)
+    figures = {row[by]: row[key] for table in record.get("tables", []) for row in table["rows"] if row.get(key)}
+    return figures, record.get("date", "")[:10] or None
+
+
 def records() -> list[dict[str, Any]]:
     """Every kept record, by benchmark name."""
     return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(RESULTS.glob("*.json"))]

@@ -66,8 +66,9 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine.orders as eo
+from benchmarks import results
 from benchmarks.machine import print_header, start_clients
-from benchmarks.results import RESULTS, Column, Table, record, write
+from benchmarks.results import Column, Table, record, write
 from engine import Position, standard_map
 from engine.legal import adjustment_orders, legal_orders
 from engine.maps import Map
@@ -602,9 +603,8 @@ def run_notes(think: float, phases: int) -> list[str]:
 
 def kept_figures() -> dict[Any, Any]:
     """The kept record's p99 by number of games, and its answer under ``"largest"``: the figures before."""
-    try:
-        kept = json.loads((RESULTS / "server_load.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    kept = results.kept("server_load")
+    if not kept:
         return {}
     found: dict[Any, Any] = {}
     for table in kept.get("tables", []):
