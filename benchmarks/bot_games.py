@@ -141,7 +141,12 @@ def speed(count: int, seed: int) -> list[dict[str, Any]]:
     wall = _time_parallel(_games(["dumbbot"] * 7, count, seed), 2)
     print(f"{'dumbbot':<12} {2:>4} {60 * count / wall:>10.1f} {wall / count:>7.3f} {'-':>10}")
     rows.append(
-        {"bots": "dumbbot", "jobs": 2, "games_per_min": round(60 * count / wall, 1), "s_per_game": round(wall / count, 3)}
+        {
+            "bots": "dumbbot",
+            "jobs": 2,
+            "games_per_min": round(60 * count / wall, 1),
+            "s_per_game": round(wall / count, 3),
+        }
     )
     print(
         f"a DumbBot game on one core: {one_core:.3f} s; the D-Brane paper: {DBRANE_SECONDS:.1f} s a game"
@@ -427,8 +432,7 @@ def run_notes(goal_only: bool) -> list[str]:
             " `referee.table.Table`, no sockets). Goals: a 7-DumbBot game to 1920 in 60 ms of CPU on one core"
             " (issue 19) and in under 2 s of wall time (issue 6); one DumbBot wins at least 90% of its games"
             " against six RandomBots and against six HoldBots. n: the games measured (the goal's, the speed lines',"
-            " the strength matches')."
-            + (" `--goal-only`: the 60 ms goal alone." if goal_only else "")
+            " the strength matches')." + (" `--goal-only`: the 60 ms goal alone." if goal_only else "")
         )
     ]
 

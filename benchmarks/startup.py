@@ -39,8 +39,10 @@ DETENTE = [sys.executable, "-m", "detente"]
 AS_FROM_A_TERMINAL = [
     sys.executable,
     "-c",
-    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
-    " sys.argv[0] = 'detente'; runpy.run_module('detente', run_name='__main__')",
+    (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler);"
+        " sys.argv[0] = 'detente'; runpy.run_module('detente', run_name='__main__')"
+    ),
 ]
 RUN = ["run", "--bots", "randombot", "--games", "200", "--jobs", "2", "--year-limit", "1910", "--seed", "3"]
 TOURNAMENT = ["tournament", "--bots", "randombot,holdbot", "--games", "70", "--jobs", "2", "--seed", "5"]
