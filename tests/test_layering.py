@@ -4,6 +4,8 @@
     protocol    DAIDE, L and English: the engine (and the grammars)
     referee     the sans-I/O core of a game: the engine and the protocols, and no I/O
     bots        the bot kit: everything but the servers
+    arena       the learning environment: the engine, the protocols, the referee, the bot kit
+                and the game files; never the servers or the command line
     server      the I/O of both servers
     detente     the command line: only the modules that start servers import ``server``;
                 reading a store takes its store module alone; reading game formats
@@ -25,7 +27,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = ("engine", "protocol", "grammar", "formats", "referee", "bots", "server", "detente")
+OURS = ("engine", "protocol", "grammar", "formats", "referee", "bots", "arena", "server", "detente")
 
 #: Modules of the standard library and of the packages that do I/O, which the sans-I/O
 #: layers must not import: no clock, socket, task, database or web framework.
@@ -108,6 +110,10 @@ def test_the_referee_imports_only_the_engine_and_the_protocols_and_does_no_io() 
 
 def test_the_bots_never_import_the_servers() -> None:
     assert offences("bots", {"engine", "protocol", "grammar", "referee"}) == []
+
+
+def test_the_learning_environment_never_imports_the_servers_or_the_command_line() -> None:
+    assert offences("arena", {"engine", "protocol", "grammar", "referee", "bots", "formats"}) == []
 
 
 def test_the_servers_do_not_reach_into_the_bots_or_the_command_line() -> None:
