@@ -179,7 +179,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "detente.tournament_command:add_arguments",
     ),
     "convert": (
-        "convert a game between detente's JSON and MILA's saved-game JSON (Cicero/dipcc games read too)",
+        "convert a game between detente's JSON, MILA's saved-game JSON and Cicero's dipcc JSON",
         "Convert a game: IN's format (detente, MILA saved game, Cicero/dipcc) is detected; --to names the"
         " format written. Phases whose recorded outcome DATC v3.0 adjudicates differently are kept and marked.",
         "detente.convert_command:add_arguments",

@@ -1,4 +1,4 @@
-"""``detente convert IN [-o OUT] --to mila|detente``: a game from one format to another.
+"""``detente convert IN [-o OUT] --to mila|cicero|detente``: a game from one format to another.
 
 IN is a détente game (``games/<n>.json`` of ``detente run``), a MILA saved game (the
 ``diplomacy`` package's ``to_saved_game_format``) or a Cicero/dipcc game; its format is
@@ -25,10 +25,10 @@ import sys
 from typing import Any
 
 from detente.errors import add_json_option, fail
-from formats import FORMATS, FormatError, detect, mila, onepass, read
+from formats import FORMATS, FormatError, cicero, detect, mila, onepass, read
 from formats.jsonio import BeyondBounds, dump_line, dumps, loads, write_stdout
 
-TARGETS = ("mila", "detente")
+TARGETS = ("mila", "cicero", "detente")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +48,8 @@ def convert(data: Any, to: str, source: str | None = None) -> tuple[dict[str, An
     source = source or detect(data)
     document = read(data, source)
     marked = 0 if source == "detente" else sum(1 for phase in document["phases"] if "note" in phase)
-    return (mila.dump(document) if to == "mila" else document), source, marked
+    written = mila.dump(document) if to == "mila" else cicero.dump(document) if to == "cicero" else document
+    return written, source, marked
 
 
 class InputError(Exception):

@@ -2,7 +2,8 @@
 
 :func:`read` turns a game in any format read here into détente's game document (the shape
 of ``detente run``'s ``games/<n>.json``); :func:`to_mila` writes a game as MILA's saved-game
-JSON, which the ``diplomacy`` package loads with ``from_saved_game_format``.
+JSON, which the ``diplomacy`` package loads with ``from_saved_game_format``, and
+:func:`to_cicero` as Cicero's dipcc game JSON.
 
 >>> from formats import detect, read, to_mila
 >>> saved = to_mila({"phases": [], "messages": []})
@@ -26,7 +27,18 @@ from formats import cicero, mila
 from formats.common import FormatError, our_text, their_text
 from formats.detect import FORMATS, detect
 
-__all__ = ["FORMATS", "FormatError", "cicero", "detect", "mila", "our_text", "read", "their_text", "to_mila"]
+__all__ = [
+    "FORMATS",
+    "FormatError",
+    "cicero",
+    "detect",
+    "mila",
+    "our_text",
+    "read",
+    "their_text",
+    "to_cicero",
+    "to_mila",
+]
 
 
 def read(data: Any, format: str | None = None) -> dict[str, Any]:
@@ -49,3 +61,11 @@ def to_mila(data: Any, format: str | None = None) -> dict[str, Any]:
         return mila.dump(data)
     format = format or detect(data)
     return mila.dump(data if format == "detente" else read(data, format))
+
+
+def to_cicero(data: Any, format: str | None = None) -> dict[str, Any]:
+    """A game in any format read here (or a ``GameRecord``) as a Cicero/dipcc game."""
+    if hasattr(data, "to_json"):
+        return cicero.dump(data)
+    format = format or detect(data)
+    return cicero.dump(data if format == "detente" else read(data, format))

@@ -11,7 +11,12 @@ retreat phases the dislodged units starred in ``units``; and, in the files Meta 
 :func:`load` reads such a file as détente's game document, as :func:`formats.mila.load`
 does (the same replay with détente's engine; with no recorded results, each phase's
 results are the engine's). What dipcc adds is kept under ``source``: the top-level keys,
-and each phase's ``logs`` and ``phase_start_time`` by phase name.
+and each phase's ``logs`` and ``phase_start_time`` by phase name. :func:`dump` writes a
+détente game (a ``GameRecord`` or its document) as a dipcc game: MILA's saved game with
+dipcc's top-level keys (kept from ``source`` when the game came from dipcc, else version
+1.0, ``is_full_press`` when it has messages, ``sum_of_squares``), each phase's ``logs``
+(and its ``phase_start_time`` where one was read) and ``ALL`` for a public message; what
+détente adds beyond it stays under MILA's extra ``detente`` keys, which dipcc ignores.
 
 >>> game = {"version": "1.0", "id": "g", "is_full_press": True, "map": "standard",
 ...         "scoring_system": "sum_of_squares", "metadata": {"phase_minutes": "5"},
@@ -28,6 +33,11 @@ True
 >>> document = load(game)
 >>> document["phases"][0]["results"], document["messages"][0]["text"], document["source"]["scoring_system"]
 ({'A PAR': ['ok']}, '<DRAW>', 'sum_of_squares')
+>>> again = dump(document)
+>>> again["metadata"], again["phases"][0]["messages"][0]["recipient"], is_cicero(again)
+({'phase_minutes': '5'}, 'ALL', True)
+>>> load(again)["phases"][0]["position"] == document["phases"][0]["position"]
+True
 """
 
 from __future__ import annotations
@@ -36,11 +46,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.maps import Map
+from formats import mila
 from formats.common import FormatError
 from formats.mila import is_mila
 from formats.saved import read_saved_game
 
-__all__ = ["CICERO_KEYS", "is_cicero", "load"]
+__all__ = ["CICERO_KEYS", "dump", "is_cicero", "load"]
 
 #: The top-level keys dipcc writes and MILA does not.
 CICERO_KEYS = ("version", "is_full_press", "scoring_system", "metadata")
@@ -70,3 +81,28 @@ def load(data: Mapping[str, Any], m: Map | None = None) -> dict[str, Any]:
     if starts:
         source["phase_start_time"] = starts
     return read_saved_game(data, source, m)
+
+
+def dump(record: Any, m: Map | None = None) -> dict[str, Any]:
+    """A détente game (a ``GameRecord``, or its document) as a dipcc game (see the module)."""
+    document: Mapping[str, Any] = record.to_json() if hasattr(record, "to_json") else record
+    saved = mila.dump(document, m)
+    source = document.get("source") or {} if isinstance(document, Mapping) else {}
+    ours = source.get("format") == "cicero"
+    logs = source.get("logs", {}) if ours else {}
+    starts = source.get("phase_start_time", {}) if ours else {}
+    for phase in saved["phases"]:
+        phase["logs"] = list(logs.get(phase["name"], ()))
+        if phase["name"] in starts:
+            phase["phase_start_time"] = starts[phase["name"]]
+        for message in phase["messages"]:
+            if message["recipient"] == "GLOBAL":
+                message["recipient"] = "ALL"
+    kept = source if ours else {}
+    head = {
+        "version": kept.get("version", "1.0"),
+        "is_full_press": kept.get("is_full_press", bool(document.get("messages"))),
+        "scoring_system": kept.get("scoring_system", "sum_of_squares"),
+        "metadata": dict(kept.get("metadata", {})),
+    }
+    return {**head, **saved}

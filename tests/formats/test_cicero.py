@@ -72,3 +72,32 @@ def test_another_map_is_refused() -> None:
     game["map"] = "fva"
     with pytest.raises(cicero.FormatError if hasattr(cicero, "FormatError") else ValueError, match="standard map"):
         cicero.load(game)
+
+
+def test_a_dipcc_game_is_written_again_as_it_was_read() -> None:
+    game = sample()
+    document = cicero.load(game)
+    written = cicero.dump(document)
+    assert detect(written) == "cicero"
+    assert {k: written[k] for k in cicero.CICERO_KEYS} == {k: game[k] for k in cicero.CICERO_KEYS}
+    assert [p["name"] for p in written["phases"]] == [p["name"] for p in game["phases"]]
+    assert [p["logs"] for p in written["phases"]] == [p.get("logs", []) for p in game["phases"]]
+    again = cicero.load(written)
+    assert [p["position"] for p in again["phases"]] == [p["position"] for p in document["phases"]]
+    assert again["messages"] == document["messages"]
+
+
+def test_a_game_of_ours_goes_to_dipcc_and_back(tmp_path: Path) -> None:
+    from detente.cli import main
+
+    run = tmp_path / "run"
+    assert main(["run", "--bots", "randomnegotiator,dumbbot", "--games", "1", "--year-limit", "1903", "--out", str(run)]) == 0
+    ours = json.loads((run / "games" / "1.json").read_text())
+    assert main(["convert", str(run / "games" / "1.json"), "--to", "cicero", "-o", str(tmp_path / "g.json")]) == 0
+    written = json.loads((tmp_path / "g.json").read_text())
+    assert detect(written) == "cicero" and written["version"] == "1.0" and written["is_full_press"] is True
+    assert all(m["recipient"] != "GLOBAL" for p in written["phases"] for m in p["messages"])
+    back = cicero.load(written)
+    # the positions played, and every message, as they were (the last phase is MILA's COMPLETED)
+    assert [p["position"] for p in back["phases"][:-1]] == [p["position"] for p in ours["phases"][:-1]]
+    assert back["messages"] == ours["messages"]
