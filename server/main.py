@@ -12,18 +12,13 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from protocol.daide.framing import IM_TIMEOUT
 from referee.settings import PROTOCOLS, year_limit_text
 from server.api_models import GameCreate
-from server.app import create_app
-from server.bot_seats import House
-from server.daide_tcp import DaideTcpListener
-from server.retention import RetentionTask, start_retention
-from server.service import GameService
 from server.settings import (
     GAME_LIMIT_OPTIONS,
     LIMIT_OPTIONS,
@@ -38,13 +33,18 @@ from server.settings import (
     add_retention_arguments,
     load_settings,
 )
-from server.store import SCHEMA_VERSION, Store
 from server.web import configure_logging, run_app, run_command
+
+if TYPE_CHECKING:
+    from server.bot_seats import House
+    from server.daide_tcp import DaideTcpListener
+    from server.retention import RetentionTask
+    from server.service import GameService
 
 __all__ = ["HouseFactory", "add_serve_arguments", "configure_logging", "run", "serve"]
 
 #: What makes the server's house, once its service and settings exist.
-HouseFactory = Callable[[GameService, ServerSettings], House]
+HouseFactory = Callable[["GameService", ServerSettings], "House"]
 
 
 async def serve(
@@ -62,6 +62,13 @@ async def serve(
     serve`` gives :class:`detente.house.BotHouse`); without one, games may name no bots.
     A port that cannot be bound (HTTP or DAIDE) raises ``OSError``.
     """
+    # imported here, not with the module: ``detente serve --help`` needs only the options (0.2 s less)
+    from server.app import create_app
+    from server.daide_tcp import DaideTcpListener
+    from server.retention import start_retention
+    from server.service import GameService
+    from server.store import SCHEMA_VERSION, Store
+
     logger = structlog.get_logger("detente.server")
     store = await asyncio.to_thread(Store.open, settings.db)
     if store.migrated_from is not None:
