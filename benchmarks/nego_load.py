@@ -78,7 +78,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import math
 import random
 import sys
 import tempfile
@@ -565,7 +564,7 @@ async def main(argv: list[str] | None = None) -> int:
     )
     rows: list[tuple[dict[str, Any], float]] = []
     table_rows: list[dict[str, Any]] = []
-    before = kept_figures()
+    before = results.kept_by("nego_load", "rate", "highest offered rate", "highest")
 
     def ready(message: dict[str, Any]) -> None:
         print(
@@ -610,9 +609,9 @@ async def main(argv: list[str] | None = None) -> int:
                 "sent": row["sent"],
                 "delivered": row["delivered"],
                 "delivered_per_s": round(rate_out),
-                "p50_ms": _ms(percentile(latencies, 0.5)),
-                "p99_ms": _ms(percentile(latencies, 0.99)),
-                "max_ms": _ms(top),
+                "p50_ms": results.finite(percentile(latencies, 0.5)),
+                "p99_ms": results.finite(percentile(latencies, 0.99)),
+                "max_ms": results.finite(top),
                 "p99_before_ms": before.get(int(row["rate"])),
                 "goal": GOAL_P99,
                 "acks": row["acks"],
@@ -671,7 +670,7 @@ async def main(argv: list[str] | None = None) -> int:
             TITLE,
             " ".join([".venv/bin/python", "benchmarks/nego_load.py", *(sys.argv[1:] if argv is None else argv)]),
             sum(r["delivered"] for r, _ in rows),
-            [rates_table(table_rows), verdict_table([verdict_row])],
+            [rates_table(table_rows), results.verdict_table([verdict_row])],
             seeds=[args.seed],
             notes=run_notes(args.games, args.seconds),
             data={"games": args.games, "seconds": args.seconds, "rates": rates, "all": args.all, "sent": sent},
@@ -700,13 +699,6 @@ RATE_COLUMNS = (
     Column("verdict", "verdict"),
     Column("notes", "notes"),
 )
-VERDICT_COLUMNS = (
-    Column("figure", "figure"),
-    Column("value", "value", True),
-    Column("before", "before", True),
-    Column("goal", "goal"),
-    Column("met", "verdict"),
-)
 
 
 def rates_table(rows: list[dict[str, Any]], title: str = "Rates", note: str = "") -> Table:
@@ -721,10 +713,6 @@ def rates_table(rows: list[dict[str, Any]], title: str = "Rates", note: str = ""
     )
 
 
-def verdict_table(rows: list[dict[str, Any]]) -> Table:
-    return Table("Verdict", VERDICT_COLUMNS, rows)
-
-
 def run_notes(games: int, seconds: float) -> list[str]:
     return [
         (
@@ -735,25 +723,6 @@ def run_notes(games: int, seconds: float) -> list[str]:
             " clients included. n: the messages delivered."
         )
     ]
-
-
-def kept_figures() -> dict[Any, Any]:
-    """The kept record's p99 by offered rate, and its answer under ``"highest"``: the figures before."""
-    kept = results.kept("nego_load")
-    if not kept:
-        return {}
-    found: dict[Any, Any] = {}
-    for table in kept.get("tables", []):
-        for row in table.get("rows", []):
-            if isinstance(row.get("rate"), int) and row.get("p99_ms") is not None:
-                found.setdefault(row["rate"], row["p99_ms"])
-            if str(row.get("figure", "")).startswith("highest offered rate"):
-                found.setdefault("highest", row.get("value"))
-    return found
-
-
-def _ms(value: float) -> float | None:
-    return round(value, 1) if math.isfinite(value) else None
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -210,6 +211,38 @@ def kept_column(name: str, by: str, key: str) -> tuple[dict[str, Any], str | Non
     record = kept(name)
     figures = {row[by]: row[key] for table in record.get("tables", []) for row in table["rows"] if row.get(key)}
     return figures, record.get("date", "")[:10] or None
+
+
+def kept_by(name: str, key: str, answer: str, label: str) -> dict[Any, Any]:
+    """The kept record's p99 by each row's ``key`` (an offered rate, a number of games), and under
+    ``label`` the value of its verdict row whose figure starts with ``answer``: the figures before."""
+    found: dict[Any, Any] = {}
+    for table in kept(name).get("tables", []):
+        for row in table.get("rows", []):
+            if isinstance(row.get(key), int) and row.get("p99_ms") is not None:
+                found.setdefault(row[key], row["p99_ms"])
+            if str(row.get("figure", "")).startswith(answer):
+                found.setdefault(label, row.get("value"))
+    return found
+
+
+#: The columns of a verdict: a figure, its value, the kept one before, the goal, and whether it is met.
+VERDICT_COLUMNS = (
+    Column("figure", "figure"),
+    Column("value", "value", True),
+    Column("before", "before", True),
+    Column("goal", "goal"),
+    Column("met", "verdict"),
+)
+
+
+def verdict_table(rows: Sequence[Mapping[str, Any]]) -> Table:
+    return Table("Verdict", VERDICT_COLUMNS, rows)
+
+
+def finite(value: float, digits: int = 1) -> float | None:
+    """``value`` rounded, or None for a figure that never came (an infinite latency)."""
+    return round(value, digits) if math.isfinite(value) else None
 
 
 def records() -> list[dict[str, Any]]:

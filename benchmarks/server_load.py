@@ -49,7 +49,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import math
 import random
 import resource
 import statistics
@@ -448,7 +447,7 @@ async def main(argv: list[str] | None = None) -> int:
     )
     best: int | None = None
     failed: int | None = None
-    before = kept_figures()
+    before = results.kept_by("server_load", "games", "largest number of games", "largest")
     rows: list[dict[str, Any]] = []
     for games in levels:
         row = await run_level(games, args.phases, args.think, args.seed)
@@ -475,9 +474,9 @@ async def main(argv: list[str] | None = None) -> int:
                 "setup_s": round(row.setup, 2),
                 "phases": row.phases,
                 "phases_per_s": round(row.phases / row.seconds, 2),
-                "p50_ms": _finite(row.p50),
-                "p99_ms": _finite(row.p99),
-                "max_ms": _finite(top),
+                "p50_ms": results.finite(row.p50),
+                "p99_ms": results.finite(row.p99),
+                "max_ms": results.finite(top),
                 "p99_before_ms": before.get(games),
                 "goal": GOAL_P99,
                 "ok": ok,
@@ -531,7 +530,7 @@ async def main(argv: list[str] | None = None) -> int:
             TITLE,
             " ".join([".venv/bin/python", "benchmarks/server_load.py", *(sys.argv[1:] if argv is None else argv)]),
             sum(r["phases"] for r in rows),
-            [levels_table(rows), verdict_table([verdict_row])],
+            [levels_table(rows), results.verdict_table([verdict_row])],
             seeds=[args.seed],
             notes=run_notes(args.think, args.phases),
             data={"think": args.think, "phases_per_game": args.phases, "levels": levels, "all": args.all},
@@ -563,13 +562,6 @@ LEVEL_COLUMNS = (
     Column("client_pct", "cli %", True),
     Column("notes", "notes"),
 )
-VERDICT_COLUMNS = (
-    Column("figure", "figure"),
-    Column("value", "value", True),
-    Column("before", "before", True),
-    Column("goal", "goal"),
-    Column("met", "verdict"),
-)
 
 
 def levels_table(rows: list[dict[str, Any]], title: str = "Levels", note: str = "") -> Table:
@@ -585,10 +577,6 @@ def levels_table(rows: list[dict[str, Any]], title: str = "Levels", note: str = 
     )
 
 
-def verdict_table(rows: list[dict[str, Any]]) -> Table:
-    return Table("Verdict", VERDICT_COLUMNS, rows)
-
-
 def run_notes(think: float, phases: int) -> list[str]:
     return [
         (
@@ -599,25 +587,6 @@ def run_notes(think: float, phases: int) -> list[str]:
             " timed."
         )
     ]
-
-
-def kept_figures() -> dict[Any, Any]:
-    """The kept record's p99 by number of games, and its answer under ``"largest"``: the figures before."""
-    kept = results.kept("server_load")
-    if not kept:
-        return {}
-    found: dict[Any, Any] = {}
-    for table in kept.get("tables", []):
-        for row in table.get("rows", []):
-            if isinstance(row.get("games"), int) and row.get("p99_ms") is not None:
-                found.setdefault(row["games"], row["p99_ms"])
-            if str(row.get("figure", "")).startswith("largest number of games"):
-                found.setdefault("largest", row.get("value"))
-    return found
-
-
-def _finite(ms: float) -> float | None:
-    return round(ms, 1) if math.isfinite(ms) else None
 
 
 if __name__ == "__main__":
