@@ -43,7 +43,7 @@ class OptionalBuildExt(build_ext):
 
 setup(
     ext_modules=[
-        Extension("engine._core", sources=["engine/_core.c"], depends=["engine/_saved.c"]),
+        Extension("engine._core", sources=["engine/_core.c"], depends=["engine/_saved.c", "engine/_vector.c"]),
         Extension("engine._graph", sources=["engine/_graph.c"]),
     ],
     cmdclass={"build_ext": OptionalBuildExt},

@@ -39,19 +39,18 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from arena.observation import observe, space
-from arena.vocabulary import Vocabulary
-from bots.base import Bot
-from bots.registry import make_bot
-from engine import Position, adjudicate, format_order, legal_orders, standard_map
+from arena.observation import space
+from arena.vector import VectorEnv
+from engine import Position, format_order
 from engine.maps import Map
 from engine.orders import Order
+from engine.position import SEASONS
 
 __all__ = ["DiplomacyEnv", "parallel_env"]
 
 
 class DiplomacyEnv(ParallelEnv):
-    """Diplomacy as a ``ParallelEnv`` (see the module)."""
+    """Diplomacy as a ``ParallelEnv`` (see the module): one game of :class:`arena.VectorEnv`."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "diplomacy_v0", "render_modes": ["ansi"], "is_parallelizable": True}
 
@@ -64,27 +63,25 @@ class DiplomacyEnv(ParallelEnv):
         render_mode: str | None = None,
         game_map: Map | None = None,
     ) -> None:
-        self.map = game_map or standard_map()
-        powers = list(self.map.powers)
-        if isinstance(opponents, str):
-            chosen = [self.map.power(p) for p in (learners or ())]
-            self.opponents = {p: opponents for p in powers if p not in chosen}
-        else:
-            self.opponents = {self.map.power(p): spec for p, spec in (opponents or {}).items()}
-        for spec in set(self.opponents.values()):
-            make_bot(spec)  # an unknown bot is refused here, in one line, not at the first step
-        self.possible_agents = [p for p in powers if p not in self.opponents]
-        if not self.possible_agents:
-            raise ValueError("every power is an opponent: no agent is left to learn")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode {render_mode!r}: {self.metadata['render_modes']} or None")
+        self.vector = VectorEnv(1, opponents=opponents, learners=learners, year_limit=year_limit, autoreset=False,
+                                game_map=game_map)  # fmt: skip
+        self.map, self.words, self.opponents = self.vector.map, self.vector.words, self.vector.opponents
+        self.possible_agents = list(self.vector.possible_agents)
         self.render_mode = render_mode
         self.year_limit = year_limit
-        self.words = Vocabulary.of(self.map)
-        self.position = Position.initial(self.map)
         self.agents: list[str] = []
-        self.bots: dict[str, Bot] = {}
-        self.last_orders: list[Order] = []
+
+    @property
+    def position(self) -> Position:
+        """The game as the engine's :class:`~engine.Position`."""
+        return self.vector.position(0)
+
+    @property
+    def last_orders(self) -> list[Order]:
+        """The orders the last phase was given."""
+        return [order for orders in self.vector.given(0).values() for order in orders]
 
     @functools.cache  # noqa: B019 - one space per agent, for the environment's life, as PettingZoo expects
     def observation_space(self, agent: str) -> spaces.Space:
@@ -95,45 +92,31 @@ class DiplomacyEnv(ParallelEnv):
         return spaces.MultiDiscrete(self.words.sizes)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        rng = random.Random(seed)
-        self.position = Position.initial(self.map)
+        self.vector.reset(seed=seed)
         self.agents = list(self.possible_agents)
-        self.last_orders = []
-        self.bots = {}
-        for power, spec in sorted(self.opponents.items()):
-            bot = make_bot(spec, rng.getrandbits(64))
-            bot.start(power, self.map)
-            self.bots[power] = bot
+        rng = random.Random(seed)
+        for _ in self.opponents:  # the bots took the first draws of the seed (VectorEnv)
+            rng.getrandbits(64)
         for agent in self.possible_agents:  # the spaces' own randomness follows the seed too
             self.action_space(agent).seed(rng.getrandbits(32))
-        return self._observations(), self._infos()
+        return self._observations(self.agents), self._infos(self.agents)
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        before = self.position
-        given: dict[str, list[Order]] = {}
-        for power in self.map.powers:
-            legal = legal_orders(before, power)
-            if not legal:
-                continue
-            if power in self.bots:
-                given[power] = list(self.bots[power].orders(before, legal))
-            elif power in self.agents and power in actions:
-                given[power] = self.words.decode(np.asarray(actions[power]), legal)
-        outcome = adjudicate(before, given)
-        self.position = outcome.position
-        for bot in self.bots.values():
-            bot.on_results(before, given, self.position)
-        self.last_orders = [order for orders in given.values() for order in orders]
         live = list(self.agents)
-        winner = self.position.winner
-        over_by_year = self.year_limit is not None and self.position.phase.year > self.year_limit
-        ended = winner is not None or self.position.completed or over_by_year
-        terminations = {a: winner is not None or self.position.completed or self._eliminated(a) for a in live}
-        truncations = {a: bool(over_by_year and not terminations[a]) for a in live}
-        rewards = {a: self._score(a) if ended or terminations[a] else 0.0 for a in live}
-        observations, infos = self._observations(live), self._infos(live)
-        self.agents = [] if ended else [a for a in live if not terminations[a]]
-        return observations, rewards, terminations, truncations, infos
+        given = {a: np.asarray(actions[a])[None] for a in live if a in actions}
+        _, rewards, terminations, truncations, _ = self.vector.step(given)
+        out = (
+            self._observations(live),
+            {a: float(rewards[a][0]) for a in live},
+            {a: bool(terminations[a][0]) for a in live},
+            {a: bool(truncations[a][0]) for a in live},
+            self._infos(live),
+        )
+        active = self.vector.active[:, 0]
+        self.agents = [a for k, a in enumerate(self.possible_agents) if active[k] and a in live]
+        if not self.agents or not self.vector.active[:, 0].any():
+            self.agents = []
+        return out
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
@@ -148,36 +131,59 @@ class DiplomacyEnv(ParallelEnv):
         return "\n".join(lines)
 
     def close(self) -> None:
-        self.bots = {}
+        self.vector.close()
 
     # --- helpers -------------------------------------------------------------------------------
 
-    def _observations(self, agents: Sequence[str] | None = None) -> dict[str, dict[str, np.ndarray]]:
-        seen = observe(self.position, self.last_orders)
-        return {a: {k: v.copy() for k, v in seen.items()} for a in (self.agents if agents is None else agents)}
-
-    def _infos(self, agents: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
-        out = {}
-        for agent in self.agents if agents is None else agents:
-            legal = legal_orders(self.position, agent) if not self.position.completed else {}
-            out[agent] = {
-                "action_mask": self.words.mask(legal),
-                "orderable": self.words.orderable(legal),
-                "phase": str(self.position.phase),
+    def _observations(self, agents: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+        g = self.vector.games
+        return {
+            a: {
+                "board": g.board[0].copy(),
+                "phase": g.phase[0].copy(),
+                "builds": g.builds[0].copy(),
+                "centres": g.centres[0].copy(),
+                "last_orders": g.last_orders[0].copy(),
             }
-        return out
+            for a in agents
+        }
 
-    def _eliminated(self, power: str) -> bool:
-        p = self.position
-        return not any(u.power == power for u in p.units) and not p.center_counts.get(power, 0)
+    @functools.cached_property
+    def _idle(self) -> tuple[np.ndarray, ...]:
+        """The mask of a location with nothing to order ("no order" alone), shared and read-only."""
+        masks = []
+        for size in self.words.sizes:
+            mask = np.zeros(int(size), dtype=np.int8)
+            mask[0] = 1
+            mask.flags.writeable = False
+            masks.append(mask)
+        return tuple(masks)
 
-    def _score(self, power: str) -> float:
-        counts = self.position.center_counts
-        winner = self.position.winner
-        if winner is not None:
-            return 1.0 if power == winner else 0.0
-        squares = sum(n * n for n in counts.values())
-        return counts.get(power, 0) ** 2 / squares if squares else 0.0
+    def _infos(self, agents: Sequence[str]) -> dict[str, dict[str, Any]]:
+        g, words = self.vector.games, self.words
+        flat = g.index[0, : g.count[0]]
+        location = words.location_of[flat]
+        owner = g.owner[0]
+        masks = {a: list(self._idle) for a in agents}
+        starts = np.flatnonzero(np.r_[True, location[1:] != location[:-1]]) if len(flat) else []
+        for start, end in zip(starts, [*starts[1:], len(flat)], strict=True):
+            loc = int(location[start])
+            agent = self.map.powers[owner[loc]]
+            if agent in masks:
+                mask = np.zeros(int(words.sizes[loc]), dtype=np.int8)
+                mask[0] = 1
+                mask[flat[start:end] - words.offsets[loc]] = 1
+                masks[agent][loc] = mask
+        year, season, kind = (int(x) for x in g.phase[0])
+        phase = f"{SEASONS[season]}{year + self.map.first_year}{'MRA'[kind]}"  # str(Phase), without decoding the board
+        return {
+            agent: {
+                "action_mask": tuple(masks[agent]),
+                "orderable": np.flatnonzero(owner == self.map.powers.index(agent)).tolist(),
+                "phase": phase,
+            }
+            for agent in agents
+        }
 
 
 def parallel_env(**kwargs: Any) -> DiplomacyEnv:

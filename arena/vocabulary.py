@@ -57,10 +57,35 @@ class Vocabulary:
         where = {order: (location, i) for location, words in enumerate(orders) for i, order in enumerate(words) if i}
         return cls(m, orders, where)
 
-    @property
+    @functools.cached_property
     def sizes(self) -> np.ndarray:
         """The number of choices at each location (the ``MultiDiscrete``'s ``nvec``)."""
         return np.array([len(words) for words in self.orders], dtype=np.int64)
+
+    @functools.cached_property
+    def offsets(self) -> np.ndarray:
+        """Where each location's choices start in the flat numbering of all of them (and the total):
+        choice ``i`` of location ``l`` is ``offsets[l] + i`` there."""
+        return np.concatenate(([0], np.cumsum(self.sizes))).astype(np.int64)
+
+    @functools.cached_property
+    def location_of(self) -> np.ndarray:
+        """The location of each flat choice."""
+        return np.repeat(np.arange(len(self.orders), dtype=np.int16), self.sizes)
+
+    @functools.cached_property
+    def records(self) -> np.ndarray:
+        """Each flat choice as the engine's order record of 7 ``int16`` (kind, type, location, other
+        type, other location, destination, via: :func:`engine.batch.decode_legal`'s form); -1 for
+        the "no order" of each location."""
+        from engine.batch import encode_orders
+
+        out = np.full((int(self.offsets[-1]), 7), -1, dtype=np.int16)
+        chosen = [o for words in self.orders for o in words[1:]]
+        encoded = np.frombuffer(encode_orders(self.map, {self.map.powers[0]: chosen}).tobytes(), dtype=np.int16)
+        flat = np.array([self.offsets[loc] + i for loc, words in enumerate(self.orders) for i in range(1, len(words))])
+        out[flat] = encoded.reshape(-1, 8)[:, 1:]
+        return out
 
     def index(self, order: Order) -> tuple[int, int]:
         """``(location, index)`` of ``order``; :class:`KeyError` for an order no position allows."""
@@ -150,7 +175,10 @@ def _possible(m: Map, location: int) -> Iterable[Order]:
                 for other in _types(m, mover):
                     convoyed = other == ARMY and m.province_of[mover] in coastal and target in coastal
                     if convoyed or any(m.province_of[d] == target for d in _moves(m, other)[mover]):
-                        for destination in {target, *(d for d in _moves(m, other)[mover] if m.province_of[d] == target)}:
+                        for destination in {
+                            target,
+                            *(d for d in _moves(m, other)[mover] if m.province_of[d] == target),
+                        }:
                             yield SupportMove(unit_type, location, other, mover, destination)
         if unit_type == FLEET and m.kind[location] == SEA:
             for start in coastal:

@@ -2935,6 +2935,7 @@ static PyObject *play_case_called(MapCoreObject *self, PyObject *start, PyObject
 }
 
 #include "_saved.c"
+#include "_vector.c"
 
 static PyMethodDef MapCore_methods[] = {
     {"encode_units", (PyCFunction)MapCore_encode_units, METH_O, "encode_units(units) -> bytes, or None"},
@@ -2963,6 +2964,8 @@ static PyMethodDef MapCore_methods[] = {
      "saved_start(text) -> (start, end, key) of the first phase's state in a saved game's JSON, or None"},
     {"replay_saved", (PyCFunction)MapCore_replay_saved, METH_VARARGS,
      "replay_saved(text, board, year, season) -> (phases JSON, rows, top-level keys, messages), [texts to learn] or None"},
+    {"games", (PyCFunction)MapCore_games, METH_VARARGS,
+     "games(words, offsets, board, first_year, statics, cap, *arrays) -> Games, for arena.VectorEnv"},
     {"legal_many", (PyCFunction)MapCore_legal_many, METH_O,
      "legal_many(boards) -> [legal-order bytes or None], the GIL released"},
     {NULL, NULL, 0, NULL},
@@ -2984,7 +2987,7 @@ static struct PyModuleDef core_module = {
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
-    if (PyType_Ready(&MapCoreType) < 0 || PyType_Ready(&LegalBoardType) < 0) return NULL;
+    if (PyType_Ready(&MapCoreType) < 0 || PyType_Ready(&LegalBoardType) < 0 || PyType_Ready(&GamesType) < 0) return NULL;
     js_classes();
 #define INTERN(var, text) if (!(var = PyUnicode_InternFromString(text))) return NULL;
     INTERN(s_power, "power") INTERN(s_type, "type") INTERN(s_location, "location") INTERN(s_destination, "destination")

@@ -1,0 +1,300 @@
+"""Many games at once: ``arena.VectorEnv(n)`` steps n games in one call of the compiled core.
+
+The batched twin of :class:`arena.parallel.DiplomacyEnv`, for training loops that want
+throughput: every agent's observation, action, reward and flag carries a first axis of
+length ``n``, one row a game. One :meth:`VectorEnv.step` plays every game one phase in C
+with the GIL released (:mod:`arena.games`); ``threads=k`` splits the games over k threads.
+A game that ends (a solo, the year limit, or no agent left in it) is reset in the same step,
+as Gymnasium's vector environments do in their "same step" mode: the step returns the first
+observation of the new game, and ``infos[agent]["final_observation"]`` (with the mask
+``infos[agent]["_final_observation"]``) the last one of the game that ended, whose rewards,
+terminations and truncations are the step's.
+
+The legal choices are kept sparse, as the core writes them: :meth:`VectorEnv.legal` lists
+them as (game, location, index) arrays, :meth:`VectorEnv.sample` draws a uniformly random
+legal order at every orderable location of every game in a few numpy calls, and
+:meth:`VectorEnv.action_mask` builds the dense per-location masks of one agent on demand.
+
+>>> env = VectorEnv(4, year_limit=1901)
+>>> observations, infos = env.reset(seed=7)
+>>> observations["FRA"]["board"].shape, infos["FRA"]["orderable"].shape
+((4, 81, 9), (4, 81))
+>>> actions = env.sample()
+>>> actions["FRA"].shape, [str(env.position(i).phase) for i in range(4)]
+((4, 81), ['S1901M', 'S1901M', 'S1901M', 'S1901M'])
+>>> for _ in range(2):  # every unit holds: no centre changes hands, no winter, 1902 is past the limit
+...     observations, rewards, terminations, truncations, infos = env.step({})
+>>> bool(truncations["FRA"].all()), bool(infos["FRA"]["_final_observation"].all())
+(True, True)
+>>> [str(env.position(i).phase) for i in range(4)]
+['S1901M', 'S1901M', 'S1901M', 'S1901M']
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+
+from arena.games import Games
+from arena.observation import space
+from bots.base import Bot
+from bots.registry import make_bot
+from engine import Position, legal_orders, standard_map
+from engine.maps import Map
+from engine.orders import Order, Waive
+
+__all__ = ["VectorEnv", "seats"]
+
+Arrays = dict[str, np.ndarray]
+
+
+def seats(m: Map, opponents: Mapping[str, str] | str | None, learners: Sequence[str] | None) -> dict[str, str]:
+    """The powers the bot kit plays, power -> bot spec: ``opponents`` as given, or that spec for
+    every power but ``learners``. An unknown bot is refused here, in one line."""
+    if isinstance(opponents, str):
+        chosen = [m.power(p) for p in (learners or ())]
+        chosen_opponents = {p: opponents for p in m.powers if p not in chosen}
+    else:
+        chosen_opponents = {m.power(p): spec for p, spec in (opponents or {}).items()}
+    for spec in set(chosen_opponents.values()):
+        make_bot(spec)
+    if len(chosen_opponents) == len(m.powers):
+        raise ValueError("every power is an opponent: no agent is left to learn")
+    return chosen_opponents
+
+
+class VectorEnv:
+    """``n`` games of Diplomacy stepped together (see the module)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "diplomacy_vector_v0", "autoreset_mode": "same-step"}
+
+    def __init__(
+        self,
+        n: int,
+        *,
+        opponents: Mapping[str, str] | str | None = None,
+        learners: Sequence[str] | None = None,
+        year_limit: int | None = 1920,
+        threads: int = 1,
+        autoreset: bool = True,
+        game_map: Map | None = None,
+    ) -> None:
+        if n < 1 or threads < 1:
+            raise ValueError("VectorEnv needs n >= 1 games and threads >= 1")
+        self.map = game_map or standard_map()
+        self.num_envs = n
+        self.opponents = seats(self.map, opponents, learners)
+        self.possible_agents = [p for p in self.map.powers if p not in self.opponents]
+        self.agents = list(self.possible_agents)
+        self.year_limit = year_limit
+        self.autoreset = autoreset
+        self.games = Games(self.map, n)
+        self.words = self.games.words
+        self.threads = min(threads, n)
+        self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 and self.games.compiled else None
+        self._index = {p: w for w, p in enumerate(self.map.powers)}
+        self._agent_rows = np.array([self._index[a] for a in self.possible_agents])
+        #: whether each agent still plays in each game (agents x games)
+        self.active = np.ones((len(self.possible_agents), n), dtype=bool)
+        self.seeds: list[int | None] = [None] * n
+        self.bots: list[dict[str, Bot]] = [{} for _ in range(n)]
+        self._owner_before = self.games.owner.copy()
+        self._seeder = self._rng = np.random.default_rng()
+
+    @functools.cache  # noqa: B019 - one space per agent, for the environment's life
+    def observation_space(self, agent: str) -> spaces.Space:
+        """One game's observation space (every row of the batch is one such observation)."""
+        return space(self.map, self.year_limit)
+
+    @functools.cache  # noqa: B019
+    def action_space(self, agent: str) -> spaces.Space:
+        """One game's action space: one choice per location (a batch of actions is (n, locations))."""
+        return spaces.MultiDiscrete(self.words.sizes)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """Every game anew, game ``i`` seeded ``seed + i``; later games seeded from ``seed`` too."""
+        self._seeder, self._rng = np.random.default_rng(seed), np.random.default_rng(seed)
+        for i in range(self.num_envs):
+            self._reset_game(i, None if seed is None else seed + i)
+        self.active[:] = True
+        return self._observations(), self._infos()
+
+    def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Every game one phase; ``actions[agent]``: (n, locations) choices (a missing agent orders nothing)."""
+        games, n = self.games, self.num_envs
+        chosen = np.zeros((n, len(self.map.powers), len(self.map.locations)), dtype=np.int32)
+        for agent, action in actions.items():
+            if agent in self._index and agent not in self.opponents:
+                chosen[:, self._index[agent]] = np.asarray(action).reshape(n, -1)
+        before = self._bots_order(chosen) if self.opponents else None
+        self._owner_before[:] = games.owner
+        if self._pool is None:
+            games.step(chosen)
+        else:
+            bounds = np.linspace(0, n, self.threads + 1).astype(int)
+            list(self._pool.map(lambda k: games.step(chosen, bounds[k], bounds[k + 1], k), range(self.threads)))
+        if before is not None:
+            for i, position in before.items():
+                after, given = games.position(i), games.orders(i, self._owner_before[i])
+                for bot in self.bots[i].values():
+                    bot.on_results(position, given, after)
+        return self._settle()
+
+    def sample(self, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
+        """Uniformly random legal orders for every agent: one at each orderable location of each game."""
+        rng = rng or self._rng
+        game, location, index = self.legal()
+        key = game * len(self.map.locations) + location
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+        sizes = np.diff(np.r_[starts, len(key)])
+        picked = starts + (rng.random(len(starts)) * sizes).astype(np.int64)
+        g, loc = game[picked], location[picked]
+        power = self.games.owner[g, loc]
+        out = {}
+        for agent in self.possible_agents:
+            action = np.zeros((self.num_envs, len(self.map.locations)), dtype=np.int64)
+            mine = power == self._index[agent]
+            action[g[mine], loc[mine]] = index[picked][mine]
+            out[agent] = action
+        return out
+
+    def legal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every legal choice of this phase as (game, location, index) arrays, grouped by game and
+        location; ``games.owner[game, location]`` is the power whose it is."""
+        games = self.games
+        flat = games.index[np.arange(games.index.shape[1]) < games.count[:, None]]
+        game = np.repeat(np.arange(self.num_envs), games.count)
+        location = self.words.location_of[flat].astype(np.int64)
+        return game, location, flat - self.words.offsets[location]
+
+    def action_mask(self, agent: str) -> tuple[np.ndarray, ...]:
+        """``agent``'s legal-action mask, one (n, choices) ``int8`` array per location ("no order",
+        0, always allowed): row ``i`` of each is the single environment's mask of game ``i``."""
+        game, location, index = self.legal()
+        mine = self.games.owner[game, location] == self._index[agent]
+        flat = np.zeros((self.num_envs, int(self.words.offsets[-1])), dtype=np.int8)
+        flat[:, self.words.offsets[:-1]] = 1
+        flat[game[mine], self.words.offsets[location[mine]] + index[mine]] = 1
+        return tuple(np.split(flat, self.words.offsets[1:-1], axis=1))
+
+    def position(self, i: int) -> Position:
+        """Game ``i`` as the engine's :class:`~engine.Position`."""
+        return self.games.position(i)
+
+    def given(self, i: int) -> dict[str, list[Order]]:
+        """The orders game ``i``'s last phase was given, by power."""
+        return self.games.orders(i, self._owner_before[i])
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+        self.bots = [{} for _ in range(self.num_envs)]
+
+    # --- helpers -------------------------------------------------------------------------------
+
+    def _reset_game(self, i: int, seed: int | None) -> None:
+        seed = int(self._seeder.integers(2**63)) if seed is None else seed
+        self.seeds[i] = seed
+        self.games.reset(i)
+        rng = random.Random(seed)
+        self.bots[i] = {}
+        for power, spec in sorted(self.opponents.items()):  # as the single environment seeds them
+            bot = make_bot(spec, rng.getrandbits(64))
+            bot.start(power, self.map)
+            self.bots[i][power] = bot
+
+    def _bots_order(self, chosen: np.ndarray) -> dict[int, Position]:
+        """The bots' orders written into ``chosen``; the positions they ordered in, by game."""
+        before = {}
+        for i in range(self.num_envs):
+            if self.games.completed[i]:
+                continue
+            position = before[i] = self.games.position(i)
+            for power, bot in self.bots[i].items():
+                legal = legal_orders(position, power)
+                if legal:
+                    orders = [
+                        o for o in bot.orders(position, legal) if not isinstance(o, Waive) and o in self.words.where
+                    ]
+                    chosen[i, self._index[power]] = self.words.encode(orders)
+        return before
+
+    def _settle(self) -> tuple[dict, dict, dict, dict, dict]:
+        """Rewards and flags of the step, the ended games reset."""
+        games = self.games
+        rows = self._agent_rows
+        centres, units = games.centres.astype(np.int64), games.units
+        completed = games.completed.astype(bool)
+        year = games.phase[:, 0].astype(np.int64) + self.map.first_year
+        by_year = (year > self.year_limit) if self.year_limit is not None else np.zeros(self.num_envs, dtype=bool)
+        ended = completed | by_year
+        eliminated = ((units == 0) & (centres == 0))[:, rows].T  # agents x games
+        terminated = self.active & (completed[None, :] | eliminated)
+        truncated = self.active & by_year[None, :] & ~terminated
+        paid = self.active & (ended[None, :] | terminated)
+        score = scores(centres, completed)[:, rows].T
+        rewards = np.where(paid, score, 0.0)
+        self.active &= ~terminated & ~ended[None, :]
+        over = ended | ~self.active.any(axis=0)
+        final = None
+        if self.autoreset and over.any():
+            final = self._seen()
+            for i in np.flatnonzero(over):
+                self._reset_game(int(i), None)
+            self.active[:, over] = True
+        observations, infos = self._observations(), self._infos()
+        if final is not None:
+            for agent in self.possible_agents:
+                infos[agent]["final_observation"] = final
+                infos[agent]["_final_observation"] = over
+        names = self.possible_agents
+        return (
+            observations,
+            {a: rewards[k] for k, a in enumerate(names)},
+            {a: terminated[k] for k, a in enumerate(names)},
+            {a: truncated[k] for k, a in enumerate(names)},
+            infos,
+        )
+
+    def _seen(self) -> Arrays:
+        g = self.games
+        return {
+            "board": g.board.copy(),
+            "phase": g.phase.copy(),
+            "builds": g.builds.copy(),
+            "centres": g.centres.copy(),
+            "last_orders": g.last_orders.copy(),
+        }
+
+    def _observations(self) -> dict[str, Arrays]:
+        """Every agent sees the same board: one set of fresh arrays, shared by the agents' entries."""
+        return dict.fromkeys(self.possible_agents, self._seen())
+
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        owner = self.games.owner
+        return {
+            a: {"orderable": owner == self._index[a], "active": self.active[k].copy()}
+            for k, a in enumerate(self.possible_agents)
+        }
+
+
+def scores(centres: np.ndarray, completed: np.ndarray) -> np.ndarray:
+    """Each power's score, (games, powers): 1 to the winner of a solo (0 to the others), else
+    its centres squared over the sum of every power's squares (0 where no power has a centre).
+
+    >>> scores(np.array([[18, 4, 0], [2, 2, 0]]), np.array([True, False])).tolist()
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]]
+    """
+    centres = centres.astype(np.float64)
+    squares = (centres**2).sum(axis=1, keepdims=True)
+    share = np.divide(centres**2, squares, out=np.zeros_like(centres), where=squares > 0)
+    winner = np.zeros_like(centres)
+    winner[np.arange(len(centres)), centres.argmax(axis=1)] = 1.0
+    return np.where(completed[:, None], winner, share)
