@@ -102,20 +102,18 @@ class DiplomacyEnv(ParallelEnv):
         return self._observations(self.agents), self._infos(self.agents)
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        live = list(self.agents)
-        given = {a: np.asarray(actions[a])[None] for a in live if a in actions}
-        _, rewards, terminations, truncations, _ = self.vector.step(given)
+        live = self.agents
+        rewards, terminated, truncated, over = self.vector.play({a: actions[a] for a in live if a in actions})
+        rows = [self.possible_agents.index(a) for a in live]
         out = (
             self._observations(live),
-            {a: float(rewards[a][0]) for a in live},
-            {a: bool(terminations[a][0]) for a in live},
-            {a: bool(truncations[a][0]) for a in live},
+            {a: float(rewards[k, 0]) for a, k in zip(live, rows, strict=True)},
+            {a: bool(terminated[k, 0]) for a, k in zip(live, rows, strict=True)},
+            {a: bool(truncated[k, 0]) for a, k in zip(live, rows, strict=True)},
             self._infos(live),
         )
         active = self.vector.active[:, 0]
-        self.agents = [a for k, a in enumerate(self.possible_agents) if active[k] and a in live]
-        if not self.agents or not self.vector.active[:, 0].any():
-            self.agents = []
+        self.agents = [] if over[0] else [a for a, k in zip(live, rows, strict=True) if active[k]]
         return out
 
     def render(self) -> str | None:
@@ -164,24 +162,30 @@ class DiplomacyEnv(ParallelEnv):
         flat = g.index[0, : g.count[0]]
         location = words.location_of[flat]
         owner = g.owner[0]
+        # one fresh mask per orderable location (the others share the read-only idle one): one
+        # buffer for them all, cut where the locations change, legal entries set in one call
+        starts = np.flatnonzero(np.r_[True, location[1:] != location[:-1]]) if len(flat) else np.zeros(0, dtype=int)
+        places = location[starts]
+        sizes = words.sizes[places]
+        base = np.r_[0, np.cumsum(sizes)]
+        buffer = np.zeros(int(base[-1]), dtype=np.int8)
+        buffer[base[:-1]] = 1
+        group = np.cumsum(np.r_[True, location[1:] != location[:-1]]) - 1 if len(flat) else np.zeros(0, dtype=int)
+        buffer[base[group] + flat - words.offsets[location]] = 1
         masks = {a: list(self._idle) for a in agents}
-        starts = np.flatnonzero(np.r_[True, location[1:] != location[:-1]]) if len(flat) else []
-        for start, end in zip(starts, [*starts[1:], len(flat)], strict=True):
-            loc = int(location[start])
-            agent = self.map.powers[owner[loc]]
+        for k, place in enumerate(places.tolist()):
+            agent = self.map.powers[owner[place]]
             if agent in masks:
-                mask = np.zeros(int(words.sizes[loc]), dtype=np.int8)
-                mask[0] = 1
-                mask[flat[start:end] - words.offsets[loc]] = 1
-                masks[agent][loc] = mask
-        year, season, kind = (int(x) for x in g.phase[0])
+                masks[agent][place] = buffer[base[k] : base[k + 1]]
+        year, season, kind = g.phase[0].tolist()
         phase = f"{SEASONS[season]}{year + self.map.first_year}{'MRA'[kind]}"  # str(Phase), without decoding the board
+        orderable = {a: [] for a in agents}
+        for place in places.tolist():
+            agent = self.map.powers[owner[place]]
+            if agent in orderable:
+                orderable[agent].append(place)
         return {
-            agent: {
-                "action_mask": tuple(masks[agent]),
-                "orderable": np.flatnonzero(owner == self.map.powers.index(agent)).tolist(),
-                "phase": phase,
-            }
+            agent: {"action_mask": tuple(masks[agent]), "orderable": sorted(orderable[agent]), "phase": phase}
             for agent in agents
         }
 

@@ -127,6 +127,32 @@ class VectorEnv:
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Every game one phase; ``actions[agent]``: (n, locations) choices (a missing agent orders nothing)."""
+        rewards, terminated, truncated, over = self.play(actions)
+        final = None
+        if self.autoreset and over.any():
+            final = self._seen()
+            for i in np.flatnonzero(over):
+                self._reset_game(int(i), None)
+            self.active[:, over] = True
+        observations, infos = self._observations(), self._infos()
+        if final is not None:
+            for agent in self.possible_agents:
+                infos[agent]["final_observation"] = final
+                infos[agent]["_final_observation"] = over
+        names = self.possible_agents
+        return (
+            observations,
+            {a: rewards[k] for k, a in enumerate(names)},
+            {a: terminated[k] for k, a in enumerate(names)},
+            {a: truncated[k] for k, a in enumerate(names)},
+            infos,
+        )
+
+    def play(self, actions: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`step` without resets and without building its dictionaries: every game one
+        phase, and the rewards, terminations and truncations as (agents, games) arrays, with the
+        games that are over (ended, or no agent left in them). The arrays of :attr:`games` hold
+        the observations."""
         games, n = self.games, self.num_envs
         chosen = np.zeros((n, len(self.map.powers), len(self.map.locations)), dtype=np.int32)
         for agent, action in actions.items():
@@ -226,8 +252,8 @@ class VectorEnv:
                     chosen[i, self._index[power]] = self.words.encode(orders)
         return before
 
-    def _settle(self) -> tuple[dict, dict, dict, dict, dict]:
-        """Rewards and flags of the step, the ended games reset."""
+    def _settle(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Rewards and flags of the step (agents x games), and the games now over."""
         games = self.games
         rows = self._agent_rows
         centres, units = games.centres.astype(np.int64), games.units
@@ -235,33 +261,13 @@ class VectorEnv:
         year = games.phase[:, 0].astype(np.int64) + self.map.first_year
         by_year = (year > self.year_limit) if self.year_limit is not None else np.zeros(self.num_envs, dtype=bool)
         ended = completed | by_year
-        eliminated = ((units == 0) & (centres == 0))[:, rows].T  # agents x games
+        eliminated = ((units == 0) & (centres == 0))[:, rows].T
         terminated = self.active & (completed[None, :] | eliminated)
         truncated = self.active & by_year[None, :] & ~terminated
         paid = self.active & (ended[None, :] | terminated)
-        score = scores(centres, completed)[:, rows].T
-        rewards = np.where(paid, score, 0.0)
+        rewards = np.where(paid, scores(centres, completed)[:, rows].T, 0.0)
         self.active &= ~terminated & ~ended[None, :]
-        over = ended | ~self.active.any(axis=0)
-        final = None
-        if self.autoreset and over.any():
-            final = self._seen()
-            for i in np.flatnonzero(over):
-                self._reset_game(int(i), None)
-            self.active[:, over] = True
-        observations, infos = self._observations(), self._infos()
-        if final is not None:
-            for agent in self.possible_agents:
-                infos[agent]["final_observation"] = final
-                infos[agent]["_final_observation"] = over
-        names = self.possible_agents
-        return (
-            observations,
-            {a: rewards[k] for k, a in enumerate(names)},
-            {a: terminated[k] for k, a in enumerate(names)},
-            {a: truncated[k] for k, a in enumerate(names)},
-            infos,
-        )
+        return rewards, terminated, truncated, ended | ~self.active.any(axis=0)
 
     def _seen(self) -> Arrays:
         g = self.games
