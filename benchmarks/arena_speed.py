@@ -35,14 +35,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from machine import print_header  # noqa: E402
-from paper_common import command  # noqa: E402
+from machine import print_header
+from paper_common import command
 
-import arena  # noqa: E402
-from arena.games import Games  # noqa: E402
-from benchmarks.results import VERDICT_COLUMNS, Column, Table, record, write  # noqa: E402
-from engine import Position, adjudicate, legal_orders, standard_map  # noqa: E402
-from engine.batch import adjudicate_many, encode_orders, encode_position, legal_orders_many  # noqa: E402
+import arena
+from arena.games import Games
+from benchmarks.results import VERDICT_COLUMNS, Column, Table, record, write
+from engine import Position, adjudicate, legal_orders, standard_map
+from engine.batch import adjudicate_many, encode_orders, encode_position, legal_orders_many
 
 COLUMNS = (
     Column("loop", "loop"),
@@ -184,7 +184,9 @@ def thread_rows(quick: bool, seed: int) -> list[dict]:
     ]  # fmt: skip
     for name, work, size, unit in workloads:
         one, two = two_ways(work, size, 3 if quick else 5)
-        rows.append({"workload": f"{name} ({unit})", "one": round(one), "two": round(two), "speedup": round(two / one, 2)})
+        rows.append(
+            {"workload": f"{name} ({unit})", "one": round(one), "two": round(two), "speedup": round(two / one, 2)}
+        )
         print(f"  {rows[-1]['workload']:<55} {one:>12,.0f} {two:>12,.0f}  x{two / one:.2f}")
     return rows
 
@@ -234,11 +236,15 @@ def main() -> None:
          "before": None, "goal": "control's speedup", "met": f"control x{threads[0]['speedup']}"},
     ]  # fmt: skip
     notes = [
-        f"{len(seeds)} seeded games (seeds {seeds[0]}-{seeds[-1]}) to {limit} for the diplomacy package and the single"
-        f" environment (2 of them with gymnasium's sampler); the vector environment plays {args.vector_games} games"
-        f" for {vector_steps} steps from seed {args.seed}, reset as they end. An environment step is one phase of one game.",
-        "Thread lines: the best of several passes, one thread over the whole list against two threads over its halves;"
-        " the batch API's lists are the movement phases of random games, the vector core's games all hold.",
+        (
+            f"{len(seeds)} seeded games (seeds {seeds[0]}-{seeds[-1]}) to {limit} for the diplomacy package and the single"
+            f" environment (2 of them with gymnasium's sampler); the vector environment plays {args.vector_games} games"
+            f" for {vector_steps} steps from seed {args.seed}, reset as they end. An environment step is one phase of one game."
+        ),
+        (
+            "Thread lines: the best of several passes, one thread over the whole list against two threads over its halves;"
+            " the batch API's lists are the movement phases of random games, the vector core's games all hold."
+        ),
     ]
     tables = [
         Table("Steps per second, random legal actions", COLUMNS, rows),
