@@ -86,15 +86,21 @@ class Games:
         self._positions[i] = Position.initial(self.map)
         self._write(i, self._positions[i], [])
 
-    def step(self, actions: np.ndarray, lo: int = 0, hi: int | None = None, slot: int = 0) -> None:
-        """Games ``lo`` to ``hi - 1`` one phase; ``actions``: ``int32`` of shape (n, powers, locations).
-        Threads stepping at the same time give disjoint ranges and different ``slot`` numbers
-        (below 64): each slot keeps its own scratch memory in the core."""
+    def step(
+        self, actions: np.ndarray, lo: int = 0, hi: int | None = None, slot: int = 0, which: np.ndarray | None = None
+    ) -> None:
+        """Games ``lo`` to ``hi - 1`` one phase; ``actions``: ``int32`` of shape (n, powers, locations);
+        ``which`` (n booleans), if given: only the games it marks. Threads stepping at the same
+        time give disjoint ranges and different ``slot`` numbers (below 64): each slot keeps its
+        own scratch memory in the core."""
         hi = self.n if hi is None else hi
+        marks = None if which is None else np.ascontiguousarray(which, dtype=np.uint8)
         if self._core is not None:
-            self._core.step(actions, lo, hi, slot)
+            self._core.step(actions, lo, hi, slot, marks)
             return
         for i in range(lo, hi):
+            if marks is not None and not marks[i]:
+                continue
             before = self._positions[i]
             if before.completed:
                 self._write(i, before, [])

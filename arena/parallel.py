@@ -39,12 +39,12 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from arena.observation import space
 from arena.vector import VectorEnv
 from engine import Position, format_order
 from engine.maps import Map
 from engine.orders import Order
 from engine.position import SEASONS
+from referee.settings import GameSettings
 
 __all__ = ["DiplomacyEnv", "parallel_env"]
 
@@ -61,12 +61,14 @@ class DiplomacyEnv(ParallelEnv):
         learners: Sequence[str] | None = None,
         year_limit: int | None = 1920,
         render_mode: str | None = None,
+        negotiation: GameSettings | bool = False,
+        rounds: int = 2,
         game_map: Map | None = None,
     ) -> None:
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode {render_mode!r}: {self.metadata['render_modes']} or None")
         self.vector = VectorEnv(1, opponents=opponents, learners=learners, year_limit=year_limit, autoreset=False,
-                                game_map=game_map)  # fmt: skip
+                                negotiation=negotiation, rounds=rounds, game_map=game_map)  # fmt: skip
         self.map, self.words, self.opponents = self.vector.map, self.vector.words, self.vector.opponents
         self.possible_agents = list(self.vector.possible_agents)
         self.render_mode = render_mode
@@ -83,13 +85,11 @@ class DiplomacyEnv(ParallelEnv):
         """The orders the last phase was given."""
         return [order for orders in self.vector.given(0).values() for order in orders]
 
-    @functools.cache  # noqa: B019 - one space per agent, for the environment's life, as PettingZoo expects
     def observation_space(self, agent: str) -> spaces.Space:
-        return space(self.map, self.year_limit)
+        return self.vector.observation_space(agent)
 
-    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space:
-        return spaces.MultiDiscrete(self.words.sizes)
+        return self.vector.action_space(agent)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         self.vector.reset(seed=seed)
@@ -103,7 +103,8 @@ class DiplomacyEnv(ParallelEnv):
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         live = self.agents
-        rewards, terminated, truncated, over = self.vector.play({a: actions[a] for a in live if a in actions})
+        given = {a: _batched(actions[a]) for a in live if a in actions}
+        rewards, terminated, truncated, over = self.vector.play(given)
         rows = [self.possible_agents.index(a) for a in live]
         out = (
             self._observations(live),
@@ -133,18 +134,20 @@ class DiplomacyEnv(ParallelEnv):
 
     # --- helpers -------------------------------------------------------------------------------
 
-    def _observations(self, agents: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+    def _observations(self, agents: Sequence[str]) -> dict[str, dict[str, Any]]:
         g = self.vector.games
-        return {
-            a: {
+        out: dict[str, dict[str, Any]] = {}
+        for a in agents:
+            out[a] = {
                 "board": g.board[0].copy(),
                 "phase": g.phase[0].copy(),
                 "builds": g.builds[0].copy(),
                 "centres": g.centres[0].copy(),
                 "last_orders": g.last_orders[0].copy(),
             }
-            for a in agents
-        }
+            if self.vector.settings is not None:
+                out[a].update({k: v[0] for k, v in self.vector.heard(a).items()})
+        return out
 
     @functools.cached_property
     def _idle(self) -> tuple[np.ndarray, ...]:
@@ -184,10 +187,24 @@ class DiplomacyEnv(ParallelEnv):
             agent = self.map.powers[owner[place]]
             if agent in orderable:
                 orderable[agent].append(place)
-        return {
+        infos = {
             agent: {"action_mask": tuple(masks[agent]), "orderable": sorted(orderable[agent]), "phase": phase}
             for agent in agents
         }
+        talk = self.vector.talks[0]
+        if talk is not None:
+            for power in self.map.powers:
+                frames = talk.take(power)
+                if power in infos:
+                    infos[power]["negotiation"] = frames
+        return infos
+
+
+def _batched(action: Any) -> Any:
+    """One game's action as the vector environment's batch of one."""
+    if isinstance(action, Mapping):
+        return {"orders": np.asarray(action.get("orders", 0))[None], "messages": [tuple(action.get("messages") or ())]}
+    return np.asarray(action)[None]
 
 
 def parallel_env(**kwargs: Any) -> DiplomacyEnv:

@@ -43,11 +43,14 @@ from gymnasium import spaces
 
 from arena.games import Games
 from arena.observation import space
+from arena.talk import CHARSET, MAX_TEXT, Talk
+from arena.vocabulary import Vocabulary
 from bots.base import Bot
 from bots.registry import make_bot
 from engine import Position, legal_orders, standard_map
 from engine.maps import Map
 from engine.orders import Order, Waive
+from referee.settings import GameSettings
 
 __all__ = ["VectorEnv", "seats"]
 
@@ -83,10 +86,12 @@ class VectorEnv:
         year_limit: int | None = 1920,
         threads: int = 1,
         autoreset: bool = True,
+        negotiation: GameSettings | bool = False,
+        rounds: int = 2,
         game_map: Map | None = None,
     ) -> None:
-        if n < 1 or threads < 1:
-            raise ValueError("VectorEnv needs n >= 1 games and threads >= 1")
+        if n < 1 or threads < 1 or rounds < 0:
+            raise ValueError("VectorEnv needs n >= 1 games, threads >= 1 and rounds >= 0")
         self.map = game_map or standard_map()
         self.num_envs = n
         self.opponents = seats(self.map, opponents, learners)
@@ -106,16 +111,31 @@ class VectorEnv:
         self.bots: list[dict[str, Bot]] = [{} for _ in range(n)]
         self._owner_before = self.games.owner.copy()
         self._seeder = self._rng = np.random.default_rng()
+        #: the game's settings where agents negotiate (:mod:`arena.talk`), else None
+        self.settings = GameSettings() if negotiation is True else negotiation or None
+        self.rounds = rounds if self.settings is not None else 0
+        self.talks: list[Talk | None] = [None] * n
+        #: the steps of talk each game has had in its phase
+        self.round = np.zeros(n, dtype=np.int16)
 
     @functools.cache  # noqa: B019 - one space per agent, for the environment's life
     def observation_space(self, agent: str) -> spaces.Space:
         """One game's observation space (every row of the batch is one such observation)."""
-        return space(self.map, self.year_limit)
+        seen = space(self.map, self.year_limit)
+        if self.settings is None:
+            return seen
+        texts = spaces.Sequence(spaces.Text(MAX_TEXT, charset=CHARSET))
+        rounds = spaces.Box(0, self.rounds, shape=(1,), dtype=np.int16)
+        return spaces.Dict({**seen.spaces, "messages": texts, "commitments": texts, "round": rounds})
 
     @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space:
-        """One game's action space: one choice per location (a batch of actions is (n, locations))."""
-        return spaces.MultiDiscrete(self.words.sizes)
+        """One game's action space: one choice per location (a batch of actions is (n, locations));
+        where agents negotiate, a ``Dict`` of those ``orders`` and the L ``messages`` to say."""
+        orders = spaces.MultiDiscrete(self.words.sizes)
+        if self.settings is None:
+            return orders
+        return spaces.Dict({"orders": orders, "messages": spaces.Sequence(spaces.Text(MAX_TEXT, charset=CHARSET))})
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """Every game anew, game ``i`` seeded ``seed + i``; later games seeded from ``seed`` too."""
@@ -155,21 +175,31 @@ class VectorEnv:
         the observations."""
         games, n = self.games, self.num_envs
         chosen = np.zeros((n, len(self.map.powers), len(self.map.locations)), dtype=np.int32)
+        said: dict[str, Sequence[Any]] = {}
         for agent, action in actions.items():
             if agent in self._index and agent not in self.opponents:
+                if isinstance(action, Mapping):
+                    said[agent] = action.get("messages") or [()] * n
+                    action = action.get("orders", 0)
                 chosen[:, self._index[agent]] = np.asarray(action).reshape(n, -1)
-        before = self._bots_order(chosen) if self.opponents else None
+        playing = self._talk(said, chosen) if self.settings is not None else None
+        before = self._bots_order(chosen, playing) if self.opponents or playing is not None else None
         self._owner_before[:] = games.owner
         if self._pool is None:
-            games.step(chosen)
+            games.step(chosen, which=playing)
         else:
             bounds = np.linspace(0, n, self.threads + 1).astype(int)
-            list(self._pool.map(lambda k: games.step(chosen, bounds[k], bounds[k + 1], k), range(self.threads)))
-        if before is not None:
-            for i, position in before.items():
-                after, given = games.position(i), games.orders(i, self._owner_before[i])
-                for bot in self.bots[i].values():
-                    bot.on_results(position, given, after)
+            step = lambda k: games.step(chosen, bounds[k], bounds[k + 1], k, playing)
+            list(self._pool.map(step, range(self.threads)))
+        for i, position in (before or {}).items():
+            after, given = games.position(i), games.orders(i, self._owner_before[i])
+            for bot in self.bots[i].values():
+                bot.on_results(position, given, after)
+            talk = self.talks[i]
+            if talk is not None:
+                talk.results(position, given)
+                talk.begin(after)
+                self.round[i] = 0
         return self._settle()
 
     def sample(self, rng: np.random.Generator | None = None) -> dict[str, np.ndarray]:
@@ -229,6 +259,10 @@ class VectorEnv:
         seed = int(self._seeder.integers(2**63)) if seed is None else seed
         self.seeds[i] = seed
         self.games.reset(i)
+        if self.settings is not None:
+            self.talks[i] = Talk(f"arena-{seed}", self.settings, self.map)
+            self.talks[i].begin(Position.initial(self.map))  # type: ignore[union-attr]
+            self.round[i] = 0
         rng = random.Random(seed)
         self.bots[i] = {}
         for power, spec in sorted(self.opponents.items()):  # as the single environment seeds them
@@ -236,11 +270,29 @@ class VectorEnv:
             bot.start(power, self.map)
             self.bots[i][power] = bot
 
-    def _bots_order(self, chosen: np.ndarray) -> dict[int, Position]:
-        """The bots' orders written into ``chosen``; the positions they ordered in, by game."""
+    def _talk(self, said: Mapping[str, Sequence[Any]], chosen: np.ndarray) -> np.ndarray:
+        """Every agent's messages said, in each game; the games whose phase is played this step
+        (the others talk on), their bindings written into ``chosen``."""
+        playing = np.ones(self.num_envs, dtype=bool)
+        for i, talk in enumerate(self.talks):
+            assert talk is not None
+            for k, agent in enumerate(self.possible_agents):
+                texts = said.get(agent)
+                if texts is not None and self.active[k, i] and len(texts[i]):
+                    talk.said(agent, texts[i])
+            if talk.open and self.round[i] < self.rounds:
+                playing[i] = False
+                self.round[i] += 1
+            else:
+                bind(self.words, chosen[i], talk.bound(), self.map, int(self.games.phase[i, 2]), self.games.builds[i])
+        return playing
+
+    def _bots_order(self, chosen: np.ndarray, playing: np.ndarray | None = None) -> dict[int, Position]:
+        """The bots' orders written into ``chosen``; the positions played from, by game (of the
+        games ``playing`` marks)."""
         before = {}
         for i in range(self.num_envs):
-            if self.games.completed[i]:
+            if self.games.completed[i] or (playing is not None and not playing[i]):
                 continue
             position = before[i] = self.games.position(i)
             for power, bot in self.bots[i].items():
@@ -280,15 +332,59 @@ class VectorEnv:
         }
 
     def _observations(self) -> dict[str, Arrays]:
-        """Every agent sees the same board: one set of fresh arrays, shared by the agents' entries."""
-        return dict.fromkeys(self.possible_agents, self._seen())
+        """Every agent sees the same board: one set of fresh arrays, shared by the agents' entries
+        (where agents negotiate, each has its own messages and commitments besides)."""
+        seen = self._seen()
+        if self.settings is None:
+            return dict.fromkeys(self.possible_agents, seen)
+        return {a: {**seen, **self.heard(a)} for a in self.possible_agents}
+
+    def heard(self, agent: str) -> dict[str, Any]:
+        """What ``agent`` observes of the negotiation, a row a game: the L texts it received in
+        the last step, the commitments that bind it, and the step of talk of the phase."""
+        talks = [t for t in self.talks if t is not None]
+        return {
+            "messages": [t.received(agent) for t in talks],
+            "commitments": [t.commitments(agent) for t in talks],
+            "round": self.round[:, None].copy(),
+        }
 
     def _infos(self) -> dict[str, dict[str, Any]]:
         owner = self.games.owner
-        return {
+        infos = {
             a: {"orderable": owner == self._index[a], "active": self.active[k].copy()}
             for k, a in enumerate(self.possible_agents)
         }
+        for talk in self.talks:
+            if talk is None:
+                continue
+            for power in self.map.powers:  # what the bots were told is not kept (they do not negotiate)
+                frames = talk.take(power)
+                if power in infos:
+                    infos[power].setdefault("negotiation", []).append(frames)
+        return infos
+
+
+def bind(
+    words: Vocabulary, chosen: np.ndarray, bound: Mapping[str, Sequence[Order]], m: Map, kind: int, owed: np.ndarray
+) -> None:
+    """Write the ``bound`` orders into one game's ``chosen`` (powers x locations), as
+    :func:`referee.binding.apply_binding` puts them into the orders given: a committed order
+    replaces the one given for its unit; in an adjustment phase (``kind`` 2) the committed
+    builds and removals go first, so the power's other choices count only up to what it owes."""
+    for power, orders in bound.items():
+        w = m.powers.index(power)
+        places = [words.where[o] for o in orders if o in words.where]
+        for location, index in places:
+            chosen[w, location] = index
+        if kind == 2 and places:
+            room = abs(int(owed[w])) - len(places)
+            committed = {location for location, _ in places}
+            for location in np.flatnonzero(chosen[w]):
+                if int(location) not in committed:
+                    if room <= 0:
+                        chosen[w, location] = 0
+                    room -= 1
 
 
 def scores(centres: np.ndarray, completed: np.ndarray) -> np.ndarray:

@@ -240,20 +240,37 @@ static Scratch *games_scratch(GamesObject *self, int slot) {
     return self->scratch[slot];
 }
 
-/* Games.step(actions, lo, hi, slot=0): play games lo..hi-1 one phase (actions: int32
- * [n][powers][locations]); callers at the same time give different slots */
+/* Games.step(actions, lo, hi, slot=0, which=None): play games lo..hi-1 one phase (actions:
+ * int32 [n][powers][locations]), only those ``which`` marks if given; callers at the same
+ * time give different slots */
 static PyObject *Games_step(GamesObject *self, PyObject *args) {
     PyObject *actions;
     Py_ssize_t lo, hi;
     int slot = 0;
-    if (!PyArg_ParseTuple(args, "Onn|i", &actions, &lo, &hi, &slot) || games_range(self, lo, hi) < 0) return NULL;
+    PyObject *which_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "Onn|iO", &actions, &lo, &hi, &slot, &which_obj) || games_range(self, lo, hi) < 0)
+        return NULL;
+    Py_buffer which = {0};
+    if (which_obj != Py_None) {  /* the games to play (1) and to leave as they are (0), n bytes */
+        if (PyObject_GetBuffer(which_obj, &which, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+        if (which.len != self->n) {
+            PyBuffer_Release(&which);
+            PyErr_SetString(PyExc_ValueError, "which: one byte per game");
+            return NULL;
+        }
+    }
+    const uint8_t *play = which_obj != Py_None ? (const uint8_t *)which.buf : NULL;
     Scratch *x = slot < MAXSLOTS ? games_scratch(self, slot) : NULL;
     if (!x) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "games: a slot in [0, 64)"); return NULL; }
     Py_buffer view;
-    if (PyObject_GetBuffer(actions, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(actions, &view, PyBUF_C_CONTIGUOUS) < 0) {
+        if (play) PyBuffer_Release(&which);
+        return NULL;
+    }
     const MapData *m = self->core->m;
     if (view.len != (Py_ssize_t)sizeof(int32_t) * self->n * m->npowers * m->n) {
         PyBuffer_Release(&view);
+        if (play) PyBuffer_Release(&which);
         PyErr_SetString(PyExc_ValueError, "actions: int32 of shape (games, powers, locations)");
         return NULL;
     }
@@ -261,11 +278,13 @@ static PyObject *Games_step(GamesObject *self, PyObject *args) {
     Py_ssize_t at = -1;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = lo; i < hi && !failed; i++) {
+        if (play && !play[i]) continue;
         failed = games_step_one(self, i, (const int32_t *)view.buf, x);
         if (failed) at = i;
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
+    if (play) PyBuffer_Release(&which);
     if (failed) {
         PyErr_Format(PyExc_RuntimeError, "games: game %zd is at a phase the vector core cannot play (%s)", at,
                      failed == -1 ? "its legal orders" : failed == -2 ? "its orders" : failed == -3 ? "adjudication" : "the next phase");
@@ -369,7 +388,7 @@ fail:
 }
 
 static PyMethodDef Games_methods[] = {
-    {"step", (PyCFunction)Games_step, METH_VARARGS, "step(actions, lo, hi, slot=0): games lo..hi-1 one phase, the GIL released"},
+    {"step", (PyCFunction)Games_step, METH_VARARGS, "step(actions, lo, hi, slot=0, which=None): games lo..hi-1 (those ``which`` marks) one phase, the GIL released"},
     {"reset", (PyCFunction)Games_reset, METH_O, "reset(i): game i at the start, its arrays written"},
     {"state", (PyCFunction)Games_state, METH_O, "state(i) -> (board, year, season, completed)"},
     {NULL, NULL, 0, NULL},

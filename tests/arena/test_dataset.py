@@ -16,7 +16,10 @@ from engine import format_order, standard_map
 
 def test_a_folder_of_games_in_every_format_gives_the_same_examples(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    assert main(["run", "--bots", "randomnegotiator,dumbbot", "--games", "2", "--year-limit", "1903", "--out", str(run)]) == 0
+    assert (
+        main(["run", "--bots", "randomnegotiator,dumbbot", "--games", "2", "--year-limit", "1903", "--out", str(run)])
+        == 0
+    )
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for n in (1, 2):
