@@ -99,3 +99,18 @@ def test_an_unknown_opponent_or_no_agent_is_refused_at_once() -> None:
         arena.parallel_env(opponents="dumbot", learners=("ENG",))
     with pytest.raises(ValueError, match="no agent"):
         arena.parallel_env(opponents={p: "holdbot" for p in standard_map().powers})
+
+
+def test_a_language_model_seat_plays_a_power_inside_the_env() -> None:
+    """``llm:MODEL@URL`` is an opponent like any bot: here the scripted stand-in provider
+    behind a real local HTTP server (tests/llm/standin.py) plays Austria."""
+    from tests.llm.standin import StandIn
+
+    with StandIn() as provider:
+        env = arena.parallel_env(opponents={"AUS": f"llm:good@{provider.base_url}"}, year_limit=1901)
+        env.reset(seed=1)
+        start = {u for u in env.position.units if u.power == "AUS"}
+        while env.agents:
+            env.step({a: np.zeros(len(env.map.locations), dtype=np.int64) for a in env.agents})
+        moved = {u for u in env.position.units if u.power == "AUS"}
+        assert provider.stats()["completions"] >= 2 and moved != start
