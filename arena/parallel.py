@@ -167,26 +167,26 @@ class DiplomacyEnv(ParallelEnv):
         owner = g.owner[0]
         # one fresh mask per orderable location (the others share the read-only idle one): one
         # buffer for them all, cut where the locations change, legal entries set in one call
-        starts = np.flatnonzero(np.r_[True, location[1:] != location[:-1]]) if len(flat) else np.zeros(0, dtype=int)
+        change = np.empty(len(flat), dtype=bool)
+        change[:1] = True
+        np.not_equal(location[1:], location[:-1], out=change[1:])
+        starts = np.flatnonzero(change)
         places = location[starts]
-        sizes = words.sizes[places]
-        base = np.r_[0, np.cumsum(sizes)]
+        base = np.zeros(len(places) + 1, dtype=np.int64)
+        np.cumsum(words.sizes[places], out=base[1:])
         buffer = np.zeros(int(base[-1]), dtype=np.int8)
         buffer[base[:-1]] = 1
-        group = np.cumsum(np.r_[True, location[1:] != location[:-1]]) - 1 if len(flat) else np.zeros(0, dtype=int)
-        buffer[base[group] + flat - words.offsets[location]] = 1
+        buffer[base[np.cumsum(change) - 1] + flat - words.offsets[location]] = 1
         masks = {a: list(self._idle) for a in agents}
-        for k, place in enumerate(places.tolist()):
-            agent = self.map.powers[owner[place]]
+        orderable: dict[str, list[int]] = {a: [] for a in agents}
+        powers, cuts = self.map.powers, base.tolist()
+        for k, (place, w) in enumerate(zip(places.tolist(), owner[places].tolist(), strict=True)):
+            agent = powers[w]
             if agent in masks:
-                masks[agent][place] = buffer[base[k] : base[k + 1]]
+                masks[agent][place] = buffer[cuts[k] : cuts[k + 1]]
+                orderable[agent].append(place)
         year, season, kind = g.phase[0].tolist()
         phase = f"{SEASONS[season]}{year + self.map.first_year}{'MRA'[kind]}"  # str(Phase), without decoding the board
-        orderable = {a: [] for a in agents}
-        for place in places.tolist():
-            agent = self.map.powers[owner[place]]
-            if agent in orderable:
-                orderable[agent].append(place)
         infos = {
             agent: {"action_mask": tuple(masks[agent]), "orderable": sorted(orderable[agent]), "phase": phase}
             for agent in agents

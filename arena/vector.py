@@ -207,8 +207,11 @@ class VectorEnv:
         rng = rng or self._rng
         game, location, index = self.legal()
         key = game * len(self.map.locations) + location
-        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
-        sizes = np.diff(np.r_[starts, len(key)])
+        change = np.empty(len(key), dtype=bool)
+        change[:1] = True
+        np.not_equal(key[1:], key[:-1], out=change[1:])
+        starts = np.flatnonzero(change)
+        sizes = np.diff(starts, append=len(key))
         picked = starts + (rng.random(len(starts)) * sizes).astype(np.int64)
         g, loc = game[picked], location[picked]
         power = self.games.owner[g, loc]
@@ -317,7 +320,7 @@ class VectorEnv:
         terminated = self.active & (completed[None, :] | eliminated)
         truncated = self.active & by_year[None, :] & ~terminated
         paid = self.active & (ended[None, :] | terminated)
-        rewards = np.where(paid, scores(centres, completed)[:, rows].T, 0.0)
+        rewards = np.where(paid, scores(centres, completed)[:, rows].T, 0.0) if paid.any() else np.zeros(paid.shape)
         self.active &= ~terminated & ~ended[None, :]
         return rewards, terminated, truncated, ended | ~self.active.any(axis=0)
 
