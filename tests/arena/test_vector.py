@@ -140,8 +140,10 @@ def test_two_threads_play_the_games_one_thread_plays() -> None:
 
 def test_a_sample_gives_one_legal_order_at_every_orderable_location() -> None:
     env = arena.VectorEnv(4, year_limit=1905)
-    _, infos = env.reset(seed=4)
+    observations, infos = env.reset(seed=4)
     for _ in range(10):
+        for agent in env.possible_agents:  # every row is an observation of the single game's space
+            assert all(env.observation_space(agent).contains(_row(observations[agent], i)) for i in range(4))
         actions = env.sample()
         for agent, action in actions.items():
             masks = env.action_mask(agent)
@@ -149,7 +151,7 @@ def test_a_sample_gives_one_legal_order_at_every_orderable_location() -> None:
             assert np.array_equal(action > 0, orderable)
             for i, location in zip(*np.nonzero(action), strict=True):
                 assert masks[location][i, action[i, location]] == 1
-        _, _, _, _, infos = env.step(actions)
+        observations, _, _, _, infos = env.step(actions)
 
 
 def test_bad_sizes_are_refused_in_one_line() -> None:
