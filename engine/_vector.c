@@ -35,6 +35,8 @@ typedef struct {
     Py_buffer out[10];       /* the arrays written: see OUT_ below */
     int nout;
     struct Scratch *scratch[MAXSLOTS + 1];  /* one per caller at a time, kept: no page faults per call */
+    char busy[MAXSLOTS];     /* a step runs on the slot (set and read with the GIL held) */
+    int stepping;            /* steps running now: no reset meanwhile */
 } GamesObject;
 
 enum { OUT_BOARD, OUT_PHASE, OUT_BUILDS, OUT_CENTRES, OUT_UNITS, OUT_LAST, OUT_OWNER, OUT_COUNT, OUT_INDEX,
@@ -260,8 +262,12 @@ static PyObject *Games_step(GamesObject *self, PyObject *args) {
         }
     }
     const uint8_t *play = which_obj != Py_None ? (const uint8_t *)which.buf : NULL;
-    Scratch *x = slot < MAXSLOTS ? games_scratch(self, slot) : NULL;
+    Scratch *x = slot >= 0 && slot < MAXSLOTS ? games_scratch(self, slot) : NULL;
     if (!x) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "games: a slot in [0, 64)"); return NULL; }
+    if (self->busy[slot]) {  /* two threads on one scratch would corrupt both games' steps */
+        PyErr_Format(PyExc_RuntimeError, "games: slot %d is in use by another thread: give each thread its own slot", slot);
+        return NULL;
+    }
     Py_buffer view;
     if (PyObject_GetBuffer(actions, &view, PyBUF_C_CONTIGUOUS) < 0) {
         if (play) PyBuffer_Release(&which);
@@ -276,6 +282,8 @@ static PyObject *Games_step(GamesObject *self, PyObject *args) {
     }
     int failed = 0;
     Py_ssize_t at = -1;
+    self->busy[slot] = 1;
+    self->stepping++;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = lo; i < hi && !failed; i++) {
         if (play && !play[i]) continue;
@@ -283,6 +291,8 @@ static PyObject *Games_step(GamesObject *self, PyObject *args) {
         if (failed) at = i;
     }
     Py_END_ALLOW_THREADS
+    self->busy[slot] = 0;
+    self->stepping--;
     PyBuffer_Release(&view);
     if (play) PyBuffer_Release(&which);
     if (failed) {
@@ -298,6 +308,10 @@ static PyObject *Games_reset(GamesObject *self, PyObject *arg) {
     Py_ssize_t i = PyNumber_AsSsize_t(arg, PyExc_IndexError);
     if (i == -1 && PyErr_Occurred()) return NULL;
     if (games_range(self, i, i + 1) < 0) return NULL;
+    if (self->stepping) {
+        PyErr_SetString(PyExc_RuntimeError, "games: a reset while a step runs");
+        return NULL;
+    }
     CaseState *s = &self->state[i];
     s->b = self->initial; s->year = self->first_year; s->season = 0; s->completed = 0;
     int32_t *last = (int32_t *)self->out[OUT_LAST].buf + (size_t)self->core->m->n * (size_t)i;
@@ -314,6 +328,10 @@ static PyObject *Games_state(GamesObject *self, PyObject *arg) {
     Py_ssize_t i = PyNumber_AsSsize_t(arg, PyExc_IndexError);
     if (i == -1 && PyErr_Occurred()) return NULL;
     if (games_range(self, i, i + 1) < 0) return NULL;
+    if (self->stepping) {
+        PyErr_SetString(PyExc_RuntimeError, "games: a game read while a step runs");
+        return NULL;
+    }
     const CaseState *s = &self->state[i];
     int16_t v[3 + 3 * MAXN + MAXN * (4 + MAXN) + MAXN];
     Py_ssize_t len = board_encode(self->core->m, &s->b, v);
@@ -335,7 +353,9 @@ static PyObject *MapCore_games(MapCoreObject *self, PyObject *args) {
     g->core = self; Py_INCREF(self);
     g->state = NULL; g->legal_bits = NULL; g->word = NULL; g->offset = NULL; g->hkey = NULL; g->hval = NULL;
     g->statics = NULL; g->nout = 0; g->n = 0;
-    memset(g->scratch, 0, sizeof g->scratch); g->cap = cap; g->first_year = first_year;
+    memset(g->scratch, 0, sizeof g->scratch);
+    memset(g->busy, 0, sizeof g->busy);
+    g->stepping = 0; g->cap = cap; g->first_year = first_year;
     Span w = {NULL, 0}, b = {NULL, 0}, st = {NULL, 0};
 #define FAIL(msg) do { PyErr_SetString(PyExc_ValueError, msg); goto fail; } while (0)
     if (span_of(words, &w) || span_of(initial, &b) || span_of(statics, &st)) goto fail;

@@ -161,3 +161,38 @@ def test_bad_sizes_are_refused_in_one_line() -> None:
     env.reset(seed=1)
     with pytest.raises(ValueError):
         env.step({"FRA": np.zeros((3, 81), dtype=np.int64)})
+
+
+@needs_core
+def test_two_threads_on_one_slot_are_refused_not_raced() -> None:
+    """A slot's scratch memory serves one thread at a time: a second thread asking for it while
+    the first steps is told so (and a reset or a read waits for no step) instead of corrupting."""
+    import threading
+
+    games = Games(standard_map(), 256)
+    for i in range(256):
+        games.reset(i)
+    actions = np.zeros((256, 7, 81), dtype=np.int32)
+    errors: list[str] = []
+    started, done = threading.Event(), threading.Event()
+
+    def long_steps() -> None:
+        started.set()
+        while not done.is_set():
+            games.step(actions, 0, 128, 0)
+
+    worker = threading.Thread(target=long_steps)
+    worker.start()
+    started.wait()
+    try:
+        for _ in range(2000):
+            try:
+                games.step(actions, 128, 256, 0)
+            except RuntimeError as e:
+                errors.append(str(e))
+                break
+    finally:
+        done.set()
+        worker.join()
+    assert errors and "slot 0 is in use" in errors[0]
+    games.step(actions, 128, 256, 1)  # its own slot: fine
