@@ -227,7 +227,8 @@ class VectorEnv:
         """Every legal choice of this phase as (game, location, index) arrays, grouped by game and
         location; ``games.owner[game, location]`` is the power whose it is."""
         games = self.games
-        flat = games.index[np.arange(games.index.shape[1]) < games.count[:, None]]
+        index, count = games.index, games.count.tolist()
+        flat = np.concatenate([index[i, :c] for i, c in enumerate(count)])  # the rows' used parts
         game = np.repeat(np.arange(self.num_envs), games.count)
         location = self.words.location_of[flat].astype(np.int64)
         return game, location, flat - self.words.offsets[location]
