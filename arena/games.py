@@ -71,7 +71,13 @@ class Games:
                 _static(m).tobytes(), CAPACITY, self.board, self.phase, self.builds, self.centres, self.units,
                 self.last_orders, self.owner, self.count, self.index, self.completed,
             )  # fmt: skip
+            for array in self._arrays():  # the core writes them; a reader cannot (the legal bits follow `index`)
+                array.flags.writeable = False
         self._positions: list[Position] = [Position.initial(m)] * n  # the reference's games
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.board, self.phase, self.builds, self.centres, self.units, self.last_orders, self.owner,
+                self.count, self.index, self.completed)  # fmt: skip
 
     @property
     def compiled(self) -> bool:

@@ -1980,6 +1980,17 @@ static int out_reserve(Out *o, Py_ssize_t more) {
     return 0;
 }
 
+/* room for exactly ``size`` values in all (an answer whose size is known before it is written) */
+static int out_exact(Out *o, Py_ssize_t size) {
+    if (o->failed) return -1;
+    if (size > o->cap) {
+        int16_t *grown = PyMem_RawRealloc(o->v, sizeof(int16_t) * (size_t)size);
+        if (!grown) { o->failed = 1; return -1; }
+        o->v = grown; o->cap = size;
+    }
+    return 0;
+}
+
 static void out_units(Out *o, const Units *U) {
     out_put(o, U->n);
     for (int i = 0; i < U->n; i++) { out_put(o, U->power[i]); out_put(o, U->type[i]); out_put(o, U->loc[i]); }
@@ -2083,6 +2094,12 @@ static int legal_one(const MapData *m, const int16_t *bv, Py_ssize_t blen, Board
     if (b->kind == 0) {
         int *start; LegalRec *recs;
         if (legal_all(m, &b->U, lc, &start, &recs) != 0) return -1;
+        /* the answer's exact size at once: growing it by doubling left every item's buffer up to
+         * twice too big and touched fresh pages, whose faults two threads then queued for */
+        if (out_exact(o, o->n + 1 + 4 * (Py_ssize_t)b->U.n + 7 * (Py_ssize_t)start[b->U.n]) < 0) {
+            PyMem_RawFree(start); PyMem_RawFree(recs);
+            return -1;
+        }
         out_put(o, b->U.n);
         for (int i = 0; i < b->U.n; i++) {
             out_put(o, b->U.power[i]); out_put(o, b->U.type[i]); out_put(o, b->U.loc[i]);

@@ -119,7 +119,9 @@ static int games_write(GamesObject *g, Py_ssize_t i, Scratch *x) {
     for (int u = 0; u < b->U.n; u++) units[b->U.power[u]]++;
     *done = (int8_t)s->completed;
 
-    memset(bits_, 0, sizeof(uint64_t) * (size_t)g->lwords);
+    /* clear the bits the last phase set (its entries are still in ``index``) rather than all
+     * 6.6 KB of them: a step's memory traffic is what two threads share */
+    for (int r = 0; r < *count; r++) bits_[index[r] >> 6] = 0;
     memset(owner, -1, (size_t)n);
     int k = 0;
 #define ENTRY(rec, power) do { \

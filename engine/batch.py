@@ -146,6 +146,12 @@ def _core(m: Map):
     return core
 
 
+@functools.cache
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """A pool kept for the process's life: making threads on every call cost as much as a small batch."""
+    return ThreadPoolExecutor(threads, thread_name_prefix="detente-batch")
+
+
 def _chunks(items: Sequence, threads: int) -> list[slice]:
     size = max(1, -(-len(items) // threads))
     return [slice(i, i + size) for i in range(0, len(items), size)]
@@ -164,9 +170,8 @@ def adjudicate_many(
         return [_reference_outcome(m, b, o) for b, o in zip(boards, orders, strict=True)]
     if threads <= 1 or len(boards) < 2:
         return core.adjudicate_many(boards, orders)
-    with ThreadPoolExecutor(threads) as pool:
-        parts = pool.map(lambda s: core.adjudicate_many(boards[s], orders[s]), _chunks(boards, threads))
-        return [item for part in parts for item in part]
+    parts = _pool(threads).map(lambda s: core.adjudicate_many(boards[s], orders[s]), _chunks(boards, threads))
+    return [item for part in parts for item in part]
 
 
 def legal_orders_many(m: Map, boards: Sequence[array | bytes], threads: int = 1) -> list[bytes | None]:
@@ -176,9 +181,8 @@ def legal_orders_many(m: Map, boards: Sequence[array | bytes], threads: int = 1)
         return [_reference_legal(m, b) for b in boards]
     if threads <= 1 or len(boards) < 2:
         return core.legal_many(boards)
-    with ThreadPoolExecutor(threads) as pool:
-        parts = pool.map(lambda s: core.legal_many(boards[s]), _chunks(boards, threads))
-        return [item for part in parts for item in part]
+    parts = _pool(threads).map(lambda s: core.legal_many(boards[s]), _chunks(boards, threads))
+    return [item for part in parts for item in part]
 
 
 _SEASONS = {season: i for i, season in enumerate(SEASONS)}  # the core's numbers for them
