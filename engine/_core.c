@@ -16,6 +16,10 @@
 #include <structmember.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #define MAXN 128           /* locations of a map the core takes (the standard map has 81) */
 #define MAXPOWERS 32
@@ -3003,7 +3007,24 @@ static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT, "engine._core", "The engine's compiled core (see engine/_native.py).", -1, NULL,
 };
 
+/* glibc returns freed memory at the top of its heaps to the system as soon as 128 KiB are
+ * free, and hands allocations from 128 KiB up to fresh mappings, until frees of such blocks
+ * raise both thresholds (to 64 and 32 MiB at most). A batch call allocates and frees
+ * thousands of answers: with the starting thresholds their memory went back and forth to the
+ * system, about 140,000 page faults a second that a second thread queued behind
+ * (benchmarks/arena_speed.py). Start where glibc's own adjustment ends; a process that set
+ * MALLOC_TRIM_THRESHOLD_ or MALLOC_MMAP_THRESHOLD_ keeps its own choice. */
+static void keep_freed_memory(void) {
+#ifdef __GLIBC__
+    if (!getenv("MALLOC_TRIM_THRESHOLD_") && !getenv("MALLOC_MMAP_THRESHOLD_")) {
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    }
+#endif
+}
+
 PyMODINIT_FUNC PyInit__core(void) {
+    keep_freed_memory();
     if (PyType_Ready(&MapCoreType) < 0 || PyType_Ready(&LegalBoardType) < 0 || PyType_Ready(&GamesType) < 0) return NULL;
     js_classes();
 #define INTERN(var, text) if (!(var = PyUnicode_InternFromString(text))) return NULL;
