@@ -27,9 +27,8 @@ typedef struct {
     int lwords;
     int16_t (*word)[7];      /* nwords records (entry 0 of each location unused) */
     int *offset;             /* m->n + 1 */
-    uint64_t *hkey;          /* hsize packed keys + 1, 0 empty */
-    int32_t *hval;
-    int hmask;
+    uint64_t *table;         /* per location, open addressing: (key << 20 | flat index), 0 empty */
+    int *toff, *tmask;       /* where each location's table starts, its size - 1 */
     Board initial;
     int16_t *statics;        /* m->n * VCOLS: the observation's columns of the map alone */
     Py_buffer out[10];       /* the arrays written: see OUT_ below */
@@ -44,19 +43,24 @@ enum { OUT_BOARD, OUT_PHASE, OUT_BUILDS, OUT_CENTRES, OUT_UNITS, OUT_LAST, OUT_O
 
 static PyTypeObject GamesType;
 
-static inline uint64_t word_key(int kind, int type, int loc, int atype, int aloc, int dest, int via) {
-    return 1ull | (uint64_t)(kind & 15) << 1 | (uint64_t)((type + 1) & 3) << 5 | (uint64_t)(loc & 255) << 7 |
-           (uint64_t)((atype + 1) & 3) << 15 | (uint64_t)((aloc + 1) & 255) << 17 |
-           (uint64_t)((dest + 1) & 255) << 25 | (uint64_t)(via & 1) << 33;
+/* a record's key within its location's table (its location is the table's): never 0 */
+static inline uint64_t word_key(int kind, int type, int atype, int aloc, int dest, int via) {
+    return 1ull | (uint64_t)(kind & 15) << 1 | (uint64_t)((type + 1) & 3) << 5 | (uint64_t)((atype + 1) & 3) << 7 |
+           (uint64_t)((aloc + 1) & 255) << 9 | (uint64_t)((dest + 1) & 255) << 17 | (uint64_t)(via & 1) << 25;
 }
 
-static inline uint64_t key_slot(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 20; }
+static inline uint64_t key_slot(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 40; }
 
+/* the flat index of a legal order, or -1: the tables are per location, so that the orders of
+ * one unit, looked up one after the other, stay in a few cache lines (one table of all 52,974
+ * entries missed the cache on most lookups) */
 static int word_find(const GamesObject *g, const LegalRec *r) {
-    uint64_t key = word_key(r->kind, r->type, r->loc, r->atype, r->aloc, r->dest, r->via);
-    for (uint64_t i = key_slot(key) & (uint64_t)g->hmask;; i = (i + 1) & (uint64_t)g->hmask) {
-        if (g->hkey[i] == key) return g->hval[i];
-        if (!g->hkey[i]) return -1;
+    uint64_t key = word_key(r->kind, r->type, r->atype, r->aloc, r->dest, r->via);
+    const uint64_t *t = g->table + g->toff[r->loc];
+    uint64_t mask = (uint64_t)g->tmask[r->loc];
+    for (uint64_t i = key_slot(key) & mask;; i = (i + 1) & mask) {
+        if (t[i] >> 20 == key) return (int)(t[i] & 0xFFFFF);
+        if (!t[i]) return -1;
     }
 }
 
@@ -66,7 +70,8 @@ static void Games_dealloc(GamesObject *self) {
     for (int i = 0; i < self->nout; i++) PyBuffer_Release(&self->out[i]);
     for (int i = 0; i <= MAXSLOTS; i++) scratch_free(self->scratch[i]);
     PyMem_RawFree(self->state); PyMem_RawFree(self->legal_bits); PyMem_RawFree(self->word);
-    PyMem_RawFree(self->offset); PyMem_RawFree(self->hkey); PyMem_RawFree(self->hval); PyMem_RawFree(self->statics);
+    PyMem_RawFree(self->offset); PyMem_RawFree(self->table); PyMem_RawFree(self->toff); PyMem_RawFree(self->tmask);
+    PyMem_RawFree(self->statics);
     Py_XDECREF(self->core);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -353,7 +358,7 @@ static PyObject *MapCore_games(MapCoreObject *self, PyObject *args) {
     GamesObject *g = PyObject_New(GamesObject, &GamesType);
     if (!g) return NULL;
     g->core = self; Py_INCREF(self);
-    g->state = NULL; g->legal_bits = NULL; g->word = NULL; g->offset = NULL; g->hkey = NULL; g->hval = NULL;
+    g->state = NULL; g->legal_bits = NULL; g->word = NULL; g->offset = NULL; g->table = NULL; g->toff = NULL; g->tmask = NULL;
     g->statics = NULL; g->nout = 0; g->n = 0;
     memset(g->scratch, 0, sizeof g->scratch);
     memset(g->busy, 0, sizeof g->busy);
@@ -369,21 +374,28 @@ static PyObject *MapCore_games(MapCoreObject *self, PyObject *args) {
     if (!g->offset || seq_ints(offsets, g->offset, m->n + 1, 0, g->nwords) != m->n + 1) FAIL("games: an offset per location and one more");
     if (g->offset[m->n] != g->nwords) FAIL("games: the offsets end at the number of records");
     if (board_decode(m, b.v, b.n, &g->initial) < 0 || g->initial.kind != 0) FAIL("games: a movement board to start from");
-    int hsize = 1;
-    while (hsize < 2 * g->nwords + 2) hsize <<= 1;
-    g->hmask = hsize - 1;
-    g->hkey = PyMem_RawCalloc((size_t)hsize, sizeof(uint64_t));
-    g->hval = PyMem_RawCalloc((size_t)hsize, sizeof(int32_t));
-    if (!g->hkey || !g->hval) { PyErr_NoMemory(); goto fail; }
+    if (g->nwords >= (1 << 20)) FAIL("games: at most 2^20 records");
+    g->toff = PyMem_RawMalloc(sizeof(int) * (size_t)(m->n + 1));
+    g->tmask = PyMem_RawMalloc(sizeof(int) * (size_t)m->n);
+    if (!g->toff || !g->tmask) { PyErr_NoMemory(); goto fail; }
+    int total = 0;
+    for (int l = 0; l < m->n; l++) {  /* each location's table at most half full */
+        int size = 4;
+        while (size < 2 * (g->offset[l + 1] - g->offset[l])) size <<= 1;
+        g->toff[l] = total; g->tmask[l] = size - 1; total += size;
+    }
+    g->toff[m->n] = total;
+    g->table = PyMem_RawCalloc((size_t)total, sizeof(uint64_t));
+    if (!g->table) { PyErr_NoMemory(); goto fail; }
     for (int l = 0; l < m->n; l++)
         for (int f = g->offset[l] + 1; f < g->offset[l + 1]; f++) {  /* entry 0 of a location: no order */
             const int16_t *r = g->word[f];
             if (r[2] != l) FAIL("games: a record at another location than its own");
-            uint64_t key = word_key(r[0], r[1], r[2], r[3], r[4], r[5], r[6]);
-            uint64_t i = key_slot(key) & (uint64_t)g->hmask;
-            while (g->hkey[i] && g->hkey[i] != key) i = (i + 1) & (uint64_t)g->hmask;
-            if (g->hkey[i]) FAIL("games: a record twice");
-            g->hkey[i] = key; g->hval[i] = f;
+            uint64_t key = word_key(r[0], r[1], r[3], r[4], r[5], r[6]), mask = (uint64_t)g->tmask[l];
+            uint64_t *t = g->table + g->toff[l], i = key_slot(key) & mask;
+            while (t[i] && t[i] >> 20 != key) i = (i + 1) & mask;
+            if (t[i]) FAIL("games: a record twice");
+            t[i] = key << 20 | (uint64_t)f;
         }
     /* the arrays, each checked against the size its games need */
     {
