@@ -10,7 +10,7 @@ random legal index at each orderable location, read from its ``action_mask`` (gy
 ``MultiDiscrete.sample(mask=...)`` is timed on its own line: it loops in Python over all 81
 locations); the vector environment draws with :meth:`arena.VectorEnv.sample`. "Step only"
 lines time the environment's ``step`` alone. One untimed game first on each side (the package
-loads its map, the arena builds its vocabulary), then the fastest of several passes of each loop. Goals (issue 30): single 50x, vector 150x.
+loads its map, the arena builds its vocabulary), then the fastest of several passes of each loop, the loops taking turns. Goals (issue 30): single 50x, vector 150x.
 
 The second table is the thread-scaling investigation: each workload once on one thread and
 split over two, beside controls that show what this machine gives two of anything at the
@@ -18,8 +18,8 @@ time: SHA-256 and zlib of 1 MiB blocks on two threads (both release the GIL) and
 processes (no GIL at all). SHA-256 runs on the processor's SHA extensions; zlib, like the
 engine, on its integer units.
 
-    .venv/bin/python benchmarks/arena_speed.py           # about 2 minutes on 2 cores
-    .venv/bin/python benchmarks/arena_speed.py --quick   # about 30 s (BENCHMARK_RESULTS=DIR for a trial)
+    .venv/bin/python benchmarks/arena_speed.py           # about 30 s on 2 cores
+    .venv/bin/python benchmarks/arena_speed.py --quick   # about 10 s (BENCHMARK_RESULTS=DIR for a trial)
 """
 
 from __future__ import annotations
@@ -238,19 +238,21 @@ def main() -> None:
     seeds = list(range(args.seed, args.seed + (4 if quick else 12)))
     diplomacy_loop([args.seed - 1], limit)  # untimed: the package loads its map once, the arena its vocabulary
     single_loop([args.seed - 1], limit)
-    passes = 2 if quick else 3  # the fastest pass of each loop: the machine's other work counts least
-    d_steps, d_time = min((diplomacy_loop(seeds, limit) for _ in range(passes)), key=lambda r: r[1])
+    passes = 2 if quick else 5  # the fastest pass of each loop: the machine's other work counts least
+    vector_steps = 20 if quick else 60
+    runs: dict[str, list[tuple]] = {"d": [], "s": [], "v": [], "t": []}
+    for _ in range(passes):  # the loops take turns, so that a slow spell of the machine falls on all of them
+        runs["d"].append(diplomacy_loop(seeds, limit))
+        runs["s"].append(single_loop(seeds, limit))
+        runs["v"].append(vector_loop(args.vector_games, vector_steps, limit, 1, args.seed))
+        runs["t"].append(vector_loop(args.vector_games, vector_steps, limit, 2, args.seed))
+    d_steps, d_time = min(runs["d"], key=lambda r: r[1])
     reference = d_steps / d_time
     print(f"  diplomacy package: {d_steps} steps, {reference:,.0f} steps/s")
-    s_steps, s_time, s_stepping = min((single_loop(seeds, limit) for _ in range(passes)), key=lambda r: r[1])
+    s_steps, s_time, s_stepping = min(runs["s"], key=lambda r: r[1])
     g_steps, g_time, _ = single_loop(seeds[:2], limit, gymnasium_sample=True)
-    vector_steps = 20 if quick else 60
-    v_steps, v_time, v_stepping = min(
-        (vector_loop(args.vector_games, vector_steps, limit, 1, args.seed) for _ in range(passes)), key=lambda r: r[1]
-    )
-    t_steps, t_time, t_stepping = min(
-        (vector_loop(args.vector_games, vector_steps, limit, 2, args.seed) for _ in range(passes)), key=lambda r: r[1]
-    )
+    v_steps, v_time, v_stepping = min(runs["v"], key=lambda r: r[1])
+    t_steps, t_time, t_stepping = min(runs["t"], key=lambda r: r[1])
     lines = [
         ("diplomacy package: its possible orders, set_orders, process", d_steps, d_time, None),
         ("arena.parallel_env: random legal index from the masks", s_steps, s_time, 50.0),
