@@ -203,7 +203,8 @@ class DiplomacyEnv(ParallelEnv):
 def _batched(action: Any) -> Any:
     """One game's action as the vector environment's batch of one."""
     if isinstance(action, Mapping):
-        return {"orders": np.asarray(action.get("orders", 0))[None], "messages": [tuple(action.get("messages") or ())]}
+        messages = action.get("messages") or ()
+        return {"orders": np.asarray(action.get("orders", 0))[None], "messages": [messages]}
     return np.asarray(action)[None]
 
 

@@ -174,14 +174,28 @@ class VectorEnv:
         games that are over (ended, or no agent left in them). The arrays of :attr:`games` hold
         the observations."""
         games, n = self.games, self.num_envs
-        chosen = np.zeros((n, len(self.map.powers), len(self.map.locations)), dtype=np.int32)
+        wide = np.zeros((n, len(self.map.powers), len(self.map.locations)), dtype=np.int64)
         said: dict[str, Sequence[Any]] = {}
         for agent, action in actions.items():
             if agent in self._index and agent not in self.opponents:
                 if isinstance(action, Mapping):
                     said[agent] = action.get("messages") or [()] * n
                     action = action.get("orders", 0)
-                chosen[:, self._index[agent]] = np.asarray(action).reshape(n, -1)
+                try:
+                    wide[:, self._index[agent]] = np.asarray(action).reshape(n, -1)
+                except (ValueError, TypeError):
+                    shape = getattr(np.asarray(action, dtype=object), "shape", ())
+                    raise ValueError(
+                        f"{agent}: an action is {n} x {len(self.map.locations)} choices, not {shape}"
+                    ) from None
+        bad = (wide < 0) | (wide >= self.words.sizes)
+        if bad.any():  # checked before narrowing: a huge number must not wrap into a legal index
+            _, w, location = (int(x[0]) for x in np.nonzero(bad))
+            value = int(wide[np.nonzero(bad)][0])
+            raise ValueError(
+                f"{self.map.powers[w]}: choice {value} at location {location} is not in [0, {self.words.sizes[location]})"
+            )
+        chosen = wide.astype(np.int32)
         playing = self._talk(said, chosen) if self.settings is not None else None
         before = self._bots_order(chosen, playing) if self.opponents or playing is not None else None
         self._owner_before[:] = games.owner
@@ -282,8 +296,9 @@ class VectorEnv:
             assert talk is not None
             for k, agent in enumerate(self.possible_agents):
                 texts = said.get(agent)
-                if texts is not None and self.active[k, i] and len(texts[i]):
-                    talk.said(agent, texts[i])
+                if texts is not None and self.active[k, i]:
+                    mine = texts[i] if i < len(texts) else ()
+                    talk.said(agent, (mine,) if isinstance(mine, str) else mine)  # one text is one message
             if talk.open and self.round[i] < self.rounds:
                 playing[i] = False
                 self.round[i] += 1

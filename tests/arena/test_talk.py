@@ -94,3 +94,11 @@ def test_games_of_a_vector_env_negotiate_apart() -> None:
 def test_a_negative_number_of_rounds_is_refused(rounds: int) -> None:
     with pytest.raises(ValueError, match="rounds"):
         arena.VectorEnv(1, negotiation=True, rounds=rounds)
+
+
+def test_one_text_is_one_message() -> None:
+    env = arena.parallel_env(learners=("ENG",), opponents="holdbot", negotiation=True)
+    env.reset(seed=2)
+    text = "propose(eng, fra, Agree([eng fra], pce([eng fra])))"
+    *_, infos = env.step({"ENG": {"orders": np.zeros(81, dtype=np.int64), "messages": text}})
+    assert [f["type"] for f in infos["ENG"]["negotiation"] if f["type"] in ("ack", "error")] == ["ack"]

@@ -196,3 +196,16 @@ def test_two_threads_on_one_slot_are_refused_not_raced() -> None:
         worker.join()
     assert errors and "slot 0 is in use" in errors[0]
     games.step(actions, 128, 256, 1)  # its own slot: fine
+
+
+def test_a_choice_out_of_range_is_refused_not_wrapped() -> None:
+    env = arena.parallel_env(year_limit=1902)
+    env.reset(seed=1)
+    action = np.zeros(81, dtype=np.int64)
+    action[5] = 2**32 + 1  # narrowed to 32 bits it would read 1, a legal index somewhere
+    with pytest.raises(ValueError, match=r"^[A-Z]{3}: choice 4294967297 at location 5 is not in \[0, "):
+        env.step({"AUS": action})
+    with pytest.raises(ValueError, match="AUS: an action is 1 x 81 choices"):
+        env.step({"AUS": np.zeros(7, dtype=np.int64)})
+    with pytest.raises(ValueError, match="-1 at location 0"):
+        env.step({"AUS": np.full(81, -1)})
