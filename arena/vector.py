@@ -115,6 +115,7 @@ class VectorEnv:
         self.settings = GameSettings() if negotiation is True else negotiation or None
         self.rounds = rounds if self.settings is not None else 0
         self.talks: list[Talk | None] = [None] * n
+        self._left: dict[int, dict[str, list[dict[str, Any]]]] = {}  # an ended game's frames not yet read
         #: the steps of talk each game has had in its phase
         self.round = np.zeros(n, dtype=np.int16)
 
@@ -150,14 +151,17 @@ class VectorEnv:
         rewards, terminated, truncated, over = self.play(actions)
         final = None
         if self.autoreset and over.any():
-            final = self._seen()
+            final = self._observations()  # each agent's, its last messages included
             for i in np.flatnonzero(over):
+                talk = self.talks[int(i)]
+                if talk is not None:  # what the ended game told the agents still reaches them, in this step's infos
+                    self._left[int(i)] = {power: talk.take(power) for power in self.map.powers}
                 self._reset_game(int(i), None)
             self.active[:, over] = True
         observations, infos = self._observations(), self._infos()
         if final is not None:
             for agent in self.possible_agents:
-                infos[agent]["final_observation"] = final
+                infos[agent]["final_observation"] = final[agent]
                 infos[agent]["_final_observation"] = over
         names = self.possible_agents
         return (
@@ -374,11 +378,12 @@ class VectorEnv:
             a: {"orderable": owner == self._index[a], "active": self.active[k].copy()}
             for k, a in enumerate(self.possible_agents)
         }
-        for talk in self.talks:
+        for i, talk in enumerate(self.talks):
             if talk is None:
                 continue
+            left = self._left.pop(i, {})
             for power in self.map.powers:  # what the bots were told is not kept (they do not negotiate)
-                frames = talk.take(power)
+                frames = left.get(power, []) + talk.take(power)
                 if power in infos:
                     infos[power].setdefault("negotiation", []).append(frames)
         return infos

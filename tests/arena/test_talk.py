@@ -102,3 +102,20 @@ def test_one_text_is_one_message() -> None:
     text = "propose(eng, fra, Agree([eng fra], pce([eng fra])))"
     *_, infos = env.step({"ENG": {"orders": np.zeros(81, dtype=np.int64), "messages": text}})
     assert [f["type"] for f in infos["ENG"]["negotiation"] if f["type"] in ("ack", "error")] == ["ack"]
+
+
+def test_a_game_that_ends_keeps_its_last_messages_in_the_final_observation() -> None:
+    env = arena.VectorEnv(1, negotiation=True, rounds=0, year_limit=1901)
+    env.reset(seed=5)
+    text = "propose(fra, eng, Agree([eng fra], pce([eng fra])))"
+    env.step({})  # spring
+    _, _, _, truncations, infos = env.step(
+        {"FRA": {"orders": np.zeros((1, 81), dtype=np.int64), "messages": [(text,)]}}
+    )
+    if not truncations["ENG"][0]:  # a winter to play first
+        _, _, _, truncations, infos = env.step({})
+    assert truncations["ENG"][0] and infos["ENG"]["_final_observation"][0]
+    final = infos["ENG"]["final_observation"]
+    assert env.observation_space("ENG").contains({k: v[0] for k, v in final.items()})
+    frames = [f["type"] for f in infos["ENG"]["negotiation"][0]]
+    assert "over" in frames or "phase" in frames
