@@ -141,6 +141,12 @@ def _build(m: Map) -> Any:
     assert _compiled is not None
     n = len(m.locations)
     if n > _compiled.MAX_LOCATIONS or len(m.powers) > 32 or not all(type(p) is str for p in m.powers):
+        # one line, once a map: the games still play, on the reference, many times slower
+        _log.warning(
+            "map %r has %d locations and %d powers: the compiled core takes at most %d and 32,"
+            " so its games run on the pure-Python engine",
+            m.name, n, len(m.powers), _compiled.MAX_LOCATIONS,
+        )  # fmt: skip
         return None
     power_index = {power: i for i, power in enumerate(m.powers)}
     names = sorted(set(m.english_names))

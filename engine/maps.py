@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -306,9 +307,26 @@ def _parse_borders(spec: str) -> list[tuple[str | None, str | None, list[tuple[s
     return groups
 
 
-def parse_map(text: str) -> Map:
-    """Build a :class:`Map` from the text of a map file (see ``engine/data/standard.map``)."""
+def _resolved(text: str, read: Callable[[str], str] | None, depth: int = 0) -> dict[str, list[tuple[str, str]]]:
+    """The sections of a map file, those it lacks taken from its ``[variant] base=`` (read by
+    ``read``, a map's name -> its text); the ``[variant]`` keys of both, its own first."""
     sections = _sections(text)
+    base = dict(sections.get("variant", [])).get("BASE")
+    if base is None:
+        return sections
+    if read is None or depth > 4:
+        raise MapError(f"a map based on {base!r} needs the maps it is based on (at most 4 deep)")
+    inherited = _resolved(read(base.lower()), read, depth + 1)
+    own = dict(sections.get("variant", []))
+    merged = {**inherited, **sections}
+    merged["variant"] = [(k, v) for k, v in {**dict(inherited.get("variant", [])), **own}.items() if k != "BASE"]
+    return merged
+
+
+def parse_map(text: str, read: Callable[[str], str] | None = None) -> Map:
+    """Build a :class:`Map` from the text of a map file (see ``engine/data/standard.map``);
+    ``read`` gives the text of the map a variant file names as its ``base``."""
+    sections = _resolved(text, read)
     for required in ("powers", "provinces", "homes", "positions", "borders"):
         if required not in sections:
             raise MapError(f"map file has no [{required}] section")
@@ -394,11 +412,45 @@ def parse_map(text: str) -> Map:
 
 
 def load_map(path: str | Path) -> Map:
-    """Read a map file."""
-    return parse_map(Path(path).read_text(encoding="utf-8"))
+    """Read a map file (a ``base`` it names is one of the shipped maps, or a file beside it)."""
+    path = Path(path)
+
+    def read(name: str) -> str:
+        beside = path.with_name(f"{name}.map")
+        return beside.read_text(encoding="utf-8") if beside.exists() else _shipped_text(name)
+
+    return parse_map(path.read_text(encoding="utf-8"), read)
+
+
+_MAP_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+
+
+def map_names() -> tuple[str, ...]:
+    """The names of the maps shipped with the engine (``engine/data/NAME.map``), sorted."""
+    folder = resources.files("engine").joinpath("data")
+    return tuple(sorted(p.name[: -len(".map")] for p in folder.iterdir() if p.name.endswith(".map")))
+
+
+def _shipped_text(name: str) -> str:
+    if not _MAP_NAME.fullmatch(name) or name not in map_names():
+        raise MapError(f"unknown map {name!r}: the maps are {', '.join(map_names())}")
+    return resources.files("engine").joinpath(f"data/{name}.map").read_text(encoding="utf-8")
 
 
 @functools.cache
+def variant_map(name: str) -> Map:
+    """The shipped map called ``name`` (a variant: see :func:`map_names`); :class:`MapError`
+    in one line for a name that is none of them.
+
+    >>> variant_map("fleet_rome").name, variant_map("pure").victory_centers
+    ('fleet_rome', 4)
+    """
+    m = parse_map(_shipped_text(name), _shipped_text)
+    if m.name != name:
+        raise MapError(f"engine/data/{name}.map calls itself {m.name!r}")
+    return m
+
+
 def standard_map() -> Map:
     """The standard map of 1901 Europe, shipped with the engine."""
-    return parse_map(resources.files("engine").joinpath("data/standard.map").read_text(encoding="utf-8"))
+    return variant_map("standard")
