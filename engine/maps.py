@@ -262,6 +262,7 @@ class Map:
             table.append(tuple(dist))
         return tuple(table)
 
+
 # --- the file format ---------------------------------------------------------------
 
 

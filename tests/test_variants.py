@@ -27,7 +27,9 @@ def test_every_shipped_map_parses_under_its_own_name_and_makes_legal_orders() ->
 
 
 def test_an_unknown_map_is_refused_in_one_line() -> None:
-    with pytest.raises(MapError, match=r"^unknown map 'ancmed': the maps are fleet_rome, france_austria, pure, standard"):
+    with pytest.raises(
+        MapError, match=r"^unknown map 'ancmed': the maps are fleet_rome, france_austria, pure, standard"
+    ):
         variant_map("ancmed")
     with pytest.raises(MapError, match="unknown map"):
         variant_map("../standard")
@@ -46,7 +48,9 @@ def test_a_fleet_in_rome_sails_where_an_army_could_not(pure: bool) -> None:
         game = Game(Position.initial(variant_map("fleet_rome")))
         game.play({"ITA": ["F ROM - TYS", "F NAP - ION", "A VEN - PIE"]})
         game.play({"ITA": ["F TYS - TUN"]})
-        assert game.position.center_counts["ITA"] == 4 and "F TUN" in {game.position.unit_name(u) for u in game.position.units}
+        assert game.position.center_counts["ITA"] == 4 and "F TUN" in {
+            game.position.unit_name(u) for u in game.position.units
+        }
 
 
 def test_france_against_austria_has_two_powers_and_the_other_homes_neutral() -> None:
