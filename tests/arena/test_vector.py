@@ -209,3 +209,28 @@ def test_a_choice_out_of_range_is_refused_not_wrapped() -> None:
         env.step({"AUS": np.zeros(7, dtype=np.int64)})
     with pytest.raises(ValueError, match="-1 at location 0"):
         env.step({"AUS": np.full(81, -1)})
+
+
+@pytest.mark.parametrize("name", ["pure", "france_austria", "fleet_rome"])
+def test_the_environments_play_every_shipped_variant(name: str) -> None:
+    from engine.maps import variant_map
+
+    m = variant_map(name)
+    env = arena.VectorEnv(3, game_map=m, year_limit=1904)
+    observations, _ = env.reset(seed=2)
+    assert env.possible_agents == list(m.powers)
+    assert observations[m.powers[0]]["board"].shape == (3, len(m.locations), 9)
+    for _ in range(12):
+        observations, *_ = env.step(env.sample())
+    for i in range(3):
+        position = env.position(i)
+        mine = env.legal()[0] == i
+        assert mine.sum() == sum(
+            1
+            for p in m.powers
+            for orders in legal_orders(position, p).values()
+            for o in orders
+            if type(o).__name__ != "Waive"
+        )
+    parallel_api_test = pytest.importorskip("pettingzoo.test").parallel_api_test
+    parallel_api_test(arena.parallel_env(game_map=m, year_limit=1902), num_cycles=8)
