@@ -5,7 +5,8 @@ of ``arena`` against the same loop over the ``diplomacy`` package, in one run.
 Every loop plays seeded games of uniformly random legal orders for all seven powers, from
 spring 1901 to the year limit, and counts phases played (one environment step = one phase
 of one game). The ``diplomacy`` loop asks the package for every possible order, picks one at
-each orderable location and processes the phase; the single environment is stepped with one
+each orderable location (in adjustments at as many as are owed) and processes the phase, as
+``benchmarks/arena_dipcc.py`` plays it; the single environment is stepped with one
 random legal index at each orderable location, read from its ``action_mask`` (gymnasium's own
 ``MultiDiscrete.sample(mask=...)`` is timed on its own line: it loops in Python over all 81
 locations); the vector environment draws with :meth:`arena.VectorEnv.sample`. "Step only"
@@ -39,6 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from arena_dipcc import play_diplomacy
 from machine import print_header
 from paper_common import command
 
@@ -65,21 +67,9 @@ THREAD_COLUMNS = (
 
 
 def diplomacy_loop(seeds: list[int], year_limit: int) -> tuple[int, float]:
-    from diplomacy import Game
-
-    steps, elapsed = 0, 0.0
-    for seed in seeds:
-        rng, game = random.Random(seed), Game()
-        start = time.perf_counter()
-        while not game.is_game_done and int(game.get_current_phase()[1:5]) <= year_limit:
-            possible = game.get_all_possible_orders()
-            for power in game.powers:
-                locations = game.get_orderable_locations(power)
-                game.set_orders(power, [rng.choice(possible[loc]) for loc in locations if possible[loc]])
-            game.process()
-            steps += 1
-        elapsed += time.perf_counter() - start
-    return steps, elapsed
+    """The package's loop, as the dipcc benchmark plays it (:func:`arena_dipcc.play_diplomacy`)."""
+    games = [play_diplomacy(seed, year_limit) for seed in seeds]
+    return sum(g[0] for g in games), sum(g[1] for g in games)
 
 
 def random_from_masks(infos: dict, rng: np.random.Generator) -> dict[str, np.ndarray]:
