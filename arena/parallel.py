@@ -135,17 +135,12 @@ class DiplomacyEnv(ParallelEnv):
     # --- helpers -------------------------------------------------------------------------------
 
     def _observations(self, agents: Sequence[str]) -> dict[str, dict[str, Any]]:
-        g = self.vector.games
+        """The vector environment's observation of its one game, a fresh copy for each agent."""
+        negotiating = self.vector.settings is not None
         out: dict[str, dict[str, Any]] = {}
         for a in agents:
-            out[a] = {
-                "board": g.board[0].copy(),
-                "phase": g.phase[0].copy(),
-                "builds": g.builds[0].copy(),
-                "centres": g.centres[0].copy(),
-                "last_orders": g.last_orders[0].copy(),
-            }
-            if self.vector.settings is not None:
+            out[a] = {k: v[0] for k, v in self.vector._seen().items()}
+            if negotiating:
                 out[a].update({k: v[0] for k, v in self.vector.heard(a).items()})
         return out
 
@@ -191,12 +186,9 @@ class DiplomacyEnv(ParallelEnv):
             agent: {"action_mask": tuple(masks[agent]), "orderable": sorted(orderable[agent]), "phase": phase}
             for agent in agents
         }
-        talk = self.vector.talks[0]
-        if talk is not None:
-            for power in self.map.powers:
-                frames = talk.take(power)
-                if power in infos:
-                    infos[power]["negotiation"] = frames
+        for agent, frames in self.vector.frames().items():
+            if agent in infos:
+                infos[agent]["negotiation"] = frames[0]
         return infos
 
 

@@ -378,15 +378,24 @@ class VectorEnv:
             a: {"orderable": owner == self._index[a], "active": self.active[k].copy()}
             for k, a in enumerate(self.possible_agents)
         }
+        for agent, frames in self.frames().items():
+            infos[agent]["negotiation"] = frames
+        return infos
+
+    def frames(self) -> dict[str, list[list[dict[str, Any]]]]:
+        """Each agent's negotiation frames since the last call, a list a game (an ended game's
+        last ones first); empty where agents do not negotiate. What the bots were told is
+        dropped: they do not negotiate."""
+        out: dict[str, list[list[dict[str, Any]]]] = {}
         for i, talk in enumerate(self.talks):
             if talk is None:
                 continue
             left = self._left.pop(i, {})
-            for power in self.map.powers:  # what the bots were told is not kept (they do not negotiate)
+            for power in self.map.powers:
                 frames = left.get(power, []) + talk.take(power)
-                if power in infos:
-                    infos[power].setdefault("negotiation", []).append(frames)
-        return infos
+                if power not in self.opponents:
+                    out.setdefault(power, []).append(frames)
+        return out
 
 
 def bind(

@@ -33,7 +33,7 @@ typedef struct {
     int16_t *statics;        /* m->n * VCOLS: the observation's columns of the map alone */
     Py_buffer out[10];       /* the arrays written: see OUT_ below */
     int nout;
-    struct Scratch *scratch[MAXSLOTS + 1];  /* one per caller at a time, kept: no page faults per call */
+    struct Scratch *scratch[MAXSLOTS];  /* one per caller at a time, kept: no page faults per call */
     char busy[MAXSLOTS];     /* a step runs on the slot (set and read with the GIL held) */
     int stepping;            /* steps running now: no reset meanwhile */
 } GamesObject;
@@ -68,7 +68,7 @@ static void scratch_free(struct Scratch *x);
 
 static void Games_dealloc(GamesObject *self) {
     for (int i = 0; i < self->nout; i++) PyBuffer_Release(&self->out[i]);
-    for (int i = 0; i <= MAXSLOTS; i++) scratch_free(self->scratch[i]);
+    for (int i = 0; i < MAXSLOTS; i++) scratch_free(self->scratch[i]);
     PyMem_RawFree(self->state); PyMem_RawFree(self->legal_bits); PyMem_RawFree(self->word);
     PyMem_RawFree(self->offset); PyMem_RawFree(self->table); PyMem_RawFree(self->toff); PyMem_RawFree(self->tmask);
     PyMem_RawFree(self->statics);
@@ -181,7 +181,6 @@ static int games_write(GamesObject *g, Py_ssize_t i, Scratch *x) {
  * grouped by power; the vocabulary indices given are written into ``last`` */
 static int games_orders(GamesObject *g, Py_ssize_t i, const int32_t *act, int16_t *ov, int32_t *last) {
     const MapData *m = g->core->m;
-    const Board *b = &g->state[i].b;
     const uint64_t *bits_ = g->legal_bits + (size_t)i * (size_t)g->lwords;
     const int8_t *owner = (const int8_t *)g->out[OUT_OWNER].buf + (size_t)m->n * (size_t)i;
     int n = m->n, k = 0;
@@ -201,7 +200,6 @@ static int games_orders(GamesObject *g, Py_ssize_t i, const int32_t *act, int16_
             last[l] = a;
         }
     }
-    (void)b;
     return k;
 }
 
@@ -244,7 +242,7 @@ static int games_range(GamesObject *g, Py_ssize_t lo, Py_ssize_t hi) {
 
 /* the scratch of a slot, made the first time (the GIL held) */
 static Scratch *games_scratch(GamesObject *self, int slot) {
-    if (slot < 0 || slot > MAXSLOTS) { PyErr_SetString(PyExc_ValueError, "games: a slot in [0, 64)"); return NULL; }
+    if (slot < 0 || slot >= MAXSLOTS) { PyErr_SetString(PyExc_ValueError, "games: a slot in [0, 64)"); return NULL; }
     if (!self->scratch[slot] && !(self->scratch[slot] = scratch_new())) PyErr_NoMemory();
     return self->scratch[slot];
 }
@@ -310,20 +308,28 @@ static PyObject *Games_step(GamesObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* the game ``arg`` names, for a call that touches it with the GIL held: -1 (an exception set)
+ * for no such game, or while a step runs (its games are being written without the GIL) */
+static Py_ssize_t games_index(GamesObject *self, PyObject *arg, const char *what) {
+    Py_ssize_t i = PyNumber_AsSsize_t(arg, PyExc_IndexError);
+    if (i == -1 && PyErr_Occurred()) return -1;
+    if (games_range(self, i, i + 1) < 0) return -1;
+    if (self->stepping) {
+        PyErr_Format(PyExc_RuntimeError, "games: a %s while a step runs", what);
+        return -1;
+    }
+    return i;
+}
+
 /* Games.reset(i): game i at the start again, its arrays written (last orders cleared) */
 static PyObject *Games_reset(GamesObject *self, PyObject *arg) {
-    Py_ssize_t i = PyNumber_AsSsize_t(arg, PyExc_IndexError);
-    if (i == -1 && PyErr_Occurred()) return NULL;
-    if (games_range(self, i, i + 1) < 0) return NULL;
-    if (self->stepping) {
-        PyErr_SetString(PyExc_RuntimeError, "games: a reset while a step runs");
-        return NULL;
-    }
+    Py_ssize_t i = games_index(self, arg, "reset");
+    if (i < 0) return NULL;
     CaseState *s = &self->state[i];
     s->b = self->initial; s->year = self->first_year; s->season = 0; s->completed = 0;
     int32_t *last = (int32_t *)self->out[OUT_LAST].buf + (size_t)self->core->m->n * (size_t)i;
     memset(last, 0, sizeof(int32_t) * (size_t)self->core->m->n);
-    Scratch *x = games_scratch(self, MAXSLOTS);  /* its own: a step may be running without the GIL */
+    Scratch *x = games_scratch(self, 0);  /* free: no step runs (games_index) */
     if (!x) return NULL;
     int rc = games_write(self, i, x);
     if (rc < 0) { PyErr_SetString(PyExc_RuntimeError, "games: a start the vector core cannot read"); return NULL; }
@@ -332,13 +338,8 @@ static PyObject *Games_reset(GamesObject *self, PyObject *arg) {
 
 /* Games.state(i) -> (board bytes, year, season, completed): game i for the object API */
 static PyObject *Games_state(GamesObject *self, PyObject *arg) {
-    Py_ssize_t i = PyNumber_AsSsize_t(arg, PyExc_IndexError);
-    if (i == -1 && PyErr_Occurred()) return NULL;
-    if (games_range(self, i, i + 1) < 0) return NULL;
-    if (self->stepping) {
-        PyErr_SetString(PyExc_RuntimeError, "games: a game read while a step runs");
-        return NULL;
-    }
+    Py_ssize_t i = games_index(self, arg, "read");
+    if (i < 0) return NULL;
     const CaseState *s = &self->state[i];
     int16_t v[3 + 3 * MAXN + MAXN * (4 + MAXN) + MAXN];
     Py_ssize_t len = board_encode(self->core->m, &s->b, v);
