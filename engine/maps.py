@@ -426,30 +426,73 @@ def load_map(path: str | Path) -> Map:
 _MAP_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 
 
+# Maps read from files the user named (``--map FILE``), by name: a game names its map, and
+# every part of one process (servers, bots, formats) finds it here as it finds a shipped one.
+_ADDED: dict[str, Map] = {}
+_added_from: dict[str, Path] = {}
+
+
 def map_names() -> tuple[str, ...]:
-    """The names of the maps shipped with the engine (``engine/data/NAME.map``), sorted."""
+    """The names of the maps a game may name, sorted: those shipped with the engine
+    (``engine/data/NAME.map``) and those added from files with :func:`add_map_file`."""
     folder = resources.files("engine").joinpath("data")
-    return tuple(sorted(p.name[: -len(".map")] for p in folder.iterdir() if p.name.endswith(".map")))
+    return tuple(sorted({*(p.name[: -len(".map")] for p in folder.iterdir() if p.name.endswith(".map")), *_ADDED}))
 
 
 def _shipped_text(name: str) -> str:
-    if not _MAP_NAME.fullmatch(name) or name not in map_names():
+    if not _MAP_NAME.fullmatch(name) or name not in map_names() or name in _ADDED:
         raise MapError(f"unknown map {name!r}: the maps are {', '.join(map_names())}")
     return resources.files("engine").joinpath(f"data/{name}.map").read_text(encoding="utf-8")
 
 
-@functools.cache
 def variant_map(name: str) -> Map:
-    """The shipped map called ``name`` (a variant: see :func:`map_names`); :class:`MapError`
-    in one line for a name that is none of them.
+    """The map called ``name``: a shipped one or one added from a file (see
+    :func:`map_names`); :class:`MapError` in one line for a name that is none of them.
 
     >>> variant_map("fleet_rome").name, variant_map("pure").victory_centers
     ('fleet_rome', 4)
     """
+    added = _ADDED.get(name)
+    return added if added is not None else _shipped_map(name)
+
+
+@functools.cache
+def _shipped_map(name: str) -> Map:
     m = parse_map(_shipped_text(name), _shipped_text)
     if m.name != name:
         raise MapError(f"engine/data/{name}.map calls itself {m.name!r}")
     return m
+
+
+def add_map_file(path: str | Path) -> Map:
+    """Read a map file and let games name it (:func:`variant_map` finds it by the ``name`` of
+    its ``[variant]``). A name that is a shipped map's, or another file's, is refused with
+    :class:`MapError`; the same file added twice is the same map.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "again.map").write_text("[variant]\\nbase=standard\\nname=pure\\n")
+    >>> add_map_file(folder / "again.map")
+    Traceback (most recent call last):
+    ...
+    engine.maps.MapError: again.map calls itself 'pure', the name of a shipped map
+    """
+    path = Path(path)
+    try:
+        m = load_map(path)
+    except OSError as e:
+        raise MapError(f"cannot read the map file {path}: {e.strerror or e}") from None
+    if not _MAP_NAME.fullmatch(m.name):
+        raise MapError(f"{path.name}: a map's name is 1 to 32 small letters, digits or _, first a letter; not {m.name!r}")
+    if m.name not in _ADDED and m.name in map_names():
+        raise MapError(f"{path.name} calls itself {m.name!r}, the name of a shipped map")
+    known = _ADDED.get(m.name)
+    if known is not None and _added_from.get(m.name) != path.resolve():
+        raise MapError(f"{path.name} calls itself {m.name!r}, as {_added_from[m.name]} does")
+    if known is None:
+        _ADDED[m.name] = m
+        _added_from[m.name] = path.resolve()
+    return _ADDED[m.name]
 
 
 def standard_map() -> Map:

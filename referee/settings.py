@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.maps import standard_map
+from engine.maps import Map, variant_map
 from engine.position import PHASE_KINDS
 from protocol.daide.messages import VariantOption
 from protocol.l import format_levels, parse_levels
@@ -95,6 +95,8 @@ class GameSettings:
     """
 
     name: str = ""  # a name for people; the lobby shows a game without one as "(no name)"
+    # the map's name: a shipped variant or a map file added (engine.maps.variant_map)
+    map: str = "standard"
     press_level: int = 0
     l_levels: str = "1-8"
     protocol: str = "free"
@@ -112,6 +114,10 @@ class GameSettings:
     fill_after: float = 300.0
 
     def __post_init__(self) -> None:
+        board = variant_map(self.map)  # MapError (a ValueError) in one line for an unknown map
+        for power, _ in (*self.reserved, *self.bots):
+            if power not in board.powers:
+                raise ValueError(f"{power} is not a power of the map {self.map} ({', '.join(board.powers)})")
         if isinstance(self.press_level, bool) or self.press_level not in PRESS_LEVELS:
             levels = ", ".join(map(str, PRESS_LEVELS))
             raise ValueError(f"the press level is one of {levels}; not {self.press_level!r}")
@@ -137,6 +143,11 @@ class GameSettings:
         phases = tuple(kind for kind in PHASE_KINDS.values() if kind in self.press_phases)
         object.__setattr__(self, "press_phases", phases)
 
+    @property
+    def board(self) -> Map:
+        """The game's map (see :attr:`map`)."""
+        return variant_map(self.map)
+
     def variant(self) -> tuple[VariantOption, ...]:
         """The variant options of ``HLO``, in the document's order: LVL, MTL, RTL, BTL, then flags."""
         options = [VariantOption("LVL", self.press_level), *self.deadlines.variant_options()]
@@ -148,10 +159,11 @@ class GameSettings:
         return tuple(options)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form: the body of ``POST /api/games`` (the standard map is the only one)."""
+        """The JSON form: the body of ``POST /api/games``."""
+        names = self.board.power_names
         return {
             "name": self.name,
-            "map": "standard",
+            "map": self.map,
             "press_level": self.press_level,
             "l_levels": self.l_levels,
             "protocol": self.protocol,
@@ -159,8 +171,8 @@ class GameSettings:
             "press_phases": list(self.press_phases),
             "deadlines": self.deadlines.to_json(),
             "year_limit": self.year_limit,
-            "reserved": {_FULL_NAMES[p]: name for p, name in self.reserved},
-            "bots": {_FULL_NAMES[p]: bot for p, bot in self.bots},
+            "reserved": {names[p]: name for p, name in self.reserved},
+            "bots": {names[p]: bot for p, bot in self.bots},
             "stand_in": self.stand_in,
             "stand_in_after": self.stand_in_after,
             "fill_with": self.fill_with,
@@ -171,8 +183,10 @@ class GameSettings:
     def from_json(cls, data: Mapping[str, Any]) -> GameSettings:
         """Settings from their JSON form; a key left out takes its default here."""
         defaults = cls()
+        board = variant_map(str(data.get("map", defaults.map)))
         return cls(
             name=str(data.get("name", defaults.name)),
+            map=board.name,
             press_level=int(data.get("press_level", defaults.press_level)),
             l_levels=str(data.get("l_levels", defaults.l_levels)),
             protocol=str(data.get("protocol", defaults.protocol)),
@@ -180,21 +194,13 @@ class GameSettings:
             press_phases=tuple(data.get("press_phases", defaults.press_phases)),
             deadlines=Deadlines.from_json(data["deadlines"]) if "deadlines" in data else defaults.deadlines,
             year_limit=data.get("year_limit", defaults.year_limit),
-            reserved=tuple(sorted((_power(p), name) for p, name in dict(data.get("reserved") or {}).items())),
-            bots=tuple((_power(p), str(bot)) for p, bot in dict(data.get("bots") or {}).items()),
+            reserved=tuple(sorted((board.power(p), name) for p, name in dict(data.get("reserved") or {}).items())),
+            bots=tuple((board.power(p), str(bot)) for p, bot in dict(data.get("bots") or {}).items()),
             stand_in=None if data.get("stand_in") is None else str(data["stand_in"]),
             stand_in_after=float(data.get("stand_in_after", defaults.stand_in_after)),
             fill_with=None if data.get("fill_with") is None else str(data["fill_with"]),
             fill_after=float(data.get("fill_after", defaults.fill_after)),
         )
-
-
-_FULL_NAMES = standard_map().power_names
-
-
-def _power(name: str) -> str:
-    """A reserved power in any spelling, as its token (``KeyError`` for none of the map's)."""
-    return standard_map().power(name)
 
 
 def check_year_limit(year_limit: object) -> None:

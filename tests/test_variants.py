@@ -126,3 +126,23 @@ def test_a_map_too_large_for_the_compiled_core_says_so_in_one_line(caplog: pytes
         game.play({"AAA": ["A PAA - PAB"]})
     said = [r.getMessage() for r in caplog.records if "compiled core takes at most" in r.getMessage()]
     assert len(said) == 1 and "'big' has 130 locations" in said[0] and "\n" not in said[0]
+
+
+def test_a_map_file_added_is_named_by_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.maps as maps
+
+    monkeypatch.setattr(maps, "_ADDED", {})
+    monkeypatch.setattr(maps, "_added_from", {})
+    path = tmp_path / "mine.map"
+    path.write_text("[variant]\nbase=pure\nname=mine\nvictory=5\n")
+    m = maps.add_map_file(path)
+    assert (m.name, m.victory_centers, len(m.provinces)) == ("mine", 5, 7)
+    assert maps.variant_map("mine") is m and "mine" in maps.map_names()
+    assert maps.add_map_file(path) is m  # the same file twice is the same map
+    other = tmp_path / "other" / "mine.map"
+    other.parent.mkdir()
+    other.write_text(path.read_text())
+    with pytest.raises(MapError, match="as .*mine.map does"):
+        maps.add_map_file(other)
+    with pytest.raises(MapError, match="cannot read the map file"):
+        maps.add_map_file(tmp_path / "none.map")
