@@ -62,6 +62,18 @@ class Bot:
         self.power: str = ""
         self.map: Map | None = None
 
+    @classmethod
+    def cannot_play(cls, board: Map) -> str | None:
+        """Why this bot cannot play on ``board``, in one line (None: it can).
+
+        Asked before a game starts (a seat spec, :func:`bots.registry.cannot_play`) and when a
+        DAIDE game names its map, where a bot that cannot play it refuses the map and leaves
+        instead of playing wrongly. A bot that rests on one map (an opening book, provinces
+        by name, tables of seven powers, a network trained on the standard board) says so
+        here. The kit's bots read everything from the map they are given and play any.
+        """
+        return None
+
     def start(self, power: str, m: Map) -> None:
         """The game begins: the bot plays ``power`` (its token, ``"ENG"``) on map ``m``."""
         self.power = power

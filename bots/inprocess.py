@@ -1,4 +1,4 @@
-"""One game in this process: the server's game master and seven bot sessions, no sockets.
+"""One game in this process: the server's game master and a bot session per power, no sockets.
 
 The game master (:class:`referee.game.GameMaster`) and the sessions
 (:class:`bots.session.BotSession`) are the very ones the websocket server and client
@@ -21,6 +21,10 @@ what it answers is said at once, in the order of the powers. Frames left at the 
 round wait for the next phase. The table passes the game master's notices and the
 negotiation's requests between the two. :attr:`InProcessGame.before_orders` is a further
 seam, called after the rounds.
+
+The game is played on its settings' map (``GameSettings.map``), as every session learns it
+from the game master's ``MAP`` and ``MDF``; a bot that cannot play that map
+(:meth:`Bot.cannot_play`) stops the game before it starts, with one line (:class:`CannotPlay`).
 
 >>> record = play_game(GameSetup(seed=7, bots=("holdbot",) * 7, settings=GameSettings(year_limit=1901)))
 >>> record.outcome, record.winner, record.last_year, [p.phase for p in record.phases]
@@ -50,7 +54,7 @@ from referee.record import GameRecord, record_of
 from referee.settings import GameSettings
 from referee.table import Table
 
-__all__ = ["ROUNDS", "GameSetup", "GameStuck", "InProcessGame", "play_game", "seeds_for"]
+__all__ = ["ROUNDS", "CannotPlay", "GameSetup", "GameStuck", "InProcessGame", "play_game", "seeds_for"]
 
 ROUNDS = 3
 """The negotiation rounds of each phase, unless a game is given others (``--rounds``)."""
@@ -59,13 +63,17 @@ ROUNDS = 3
 PhaseHook = Callable[["InProcessGame"], None]
 
 
+class CannotPlay(ValueError):
+    """A bot of the game cannot play its map: the one line saying which, and why."""
+
+
 class GameStuck(RuntimeError):
     """No session owes orders and yet the game master waits: a bug of the SDK or the server."""
 
 
 @dataclass(frozen=True, slots=True)
 class GameSetup:
-    """What an in-process game is played with: a seed, seven bot names (in slot order), the
+    """What an in-process game is played with: a seed, a bot name per power (in slot order), the
     game's settings, the negotiation ``rounds`` of each phase, and ``powers``: the power of
     each slot (None: the game master deals them at random, from the seed)."""
 
@@ -86,6 +94,8 @@ class GameSetup:
             "protocol": s.protocol,
             "binding": s.binding,
             "rounds": self.rounds,
+            # named only off the standard map: the records of standard games stay as they were
+            **({"map": s.map} if s.map != "standard" else {}),
         }
 
 
@@ -107,6 +117,11 @@ class InProcessGame:
     powers: Sequence[str] | None = None
 
     def __post_init__(self) -> None:
+        board = self.settings.board
+        for bot in self.bots:
+            reason = type(bot).cannot_play(board)
+            if reason is not None:
+                raise CannotPlay(f"{bot.name} cannot play the map {board.name!r}: {reason}")
         rng = random.Random(self.seed)
         settings = self.settings
         names: list[str | None] = [None] * len(self.bots)

@@ -45,6 +45,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from bots.base import Bot
+from engine.maps import Map
 
 if TYPE_CHECKING:
     from bots.llm.config import LLMOptions
@@ -57,6 +58,7 @@ __all__ = [
     "Seat",
     "UnknownBot",
     "bot_class",
+    "cannot_play",
     "checked_url",
     "is_own_bot",
     "make_bot",
@@ -193,6 +195,18 @@ def bot_class(name: str) -> type[Bot]:
     if not (isinstance(cls, type) and issubclass(cls, Bot)):
         raise UnknownBot(f"{where} is not a Bot (a subclass of bots.base.Bot)")
     return cls
+
+
+def cannot_play(spec: str, board: Map) -> str | None:
+    """Why the seat ``spec`` cannot play a game on ``board``, as one line naming both (None: it
+    can): what a game checks of its seats before it starts (:meth:`Bot.cannot_play`).
+
+    >>> from engine.maps import variant_map
+    >>> cannot_play("dumbbot", variant_map("pure")) is None
+    True
+    """
+    reason = bot_class(spec).cannot_play(board)
+    return None if reason is None else f"{spec} cannot play the map {board.name!r}: {reason}"
 
 
 def _from_file(path: str) -> ModuleType:

@@ -10,8 +10,15 @@ and the orders, or (over the network, where the orders go in as the phase opens)
 :meth:`BotSession.resubmit` after each negotiation event and send the replacing ``SUB``
 it returns when the bot revised its orders (:meth:`Bot.revised_orders`).
 
+The session follows the game's map. ``MAP ('standard')`` is the shipped standard map; for
+any other name it asks ``MDF`` and plays on the map the answer defines
+(:func:`protocol.daide.mdf.map_from_mdf`), which is the shipped map of that name only if it
+is the same board: a name alone is never trusted. A bot that cannot play the map
+(:meth:`Bot.cannot_play`), or a map definition the engine cannot read, is refused the DAIDE
+way: ``REJ (MAP ('name'))`` and ``OFF``, the reason in :attr:`BotSession.declined`.
+
 The session keeps the game as the engine sees it: ``SCO`` and ``NOW`` become a
-:class:`~engine.position.Position` on the standard map (``MRT`` units become the
+:class:`~engine.position.Position` on the game's map (``MRT`` units become the
 dislodged units with their retreat options), so a bot is asked for orders with exactly
 the position and the legal orders the game master checks them against (only the order in
 which units are listed may differ: ``NOW`` sorts them). The orders a bot
@@ -30,6 +37,19 @@ for complete orders; this makes sure it always gets them.
 >>> _ = session.receive(Hlo("ENG", 1234, ()))
 >>> session.power, session.passcode
 ('ENG', 1234)
+
+On another map the session asks for the map's definition first:
+
+>>> from engine.maps import variant_map
+>>> from protocol.daide.orders import map_definition
+>>> pure = BotSession(HoldBot())
+>>> pure.receive(MapMessage("pure"))
+[Mdf(powers=(), centres=(), non_centres=(), adjacencies=())]
+>>> pure.receive(map_definition(variant_map("pure")))
+[Yes(content=MapMessage(name='pure'))]
+>>> pure.map is variant_map("pure")  # the shipped map: its definition is the one received
+True
+
 >>> session.rejoin()
 [Iam(power='ENG', passcode=1234, session=None), Hlo(power=None, passcode=None, variant=()), Sco(ownership=()), Now(turn=None, units=())]
 """
@@ -43,7 +63,7 @@ from typing import Any, TypeVar, cast
 import engine.orders as eo
 from bots.base import Bot, LegalOrders
 from engine import Position, legal_orders, standard_map
-from engine.maps import Map
+from engine.maps import Map, map_names, variant_map
 from engine.position import ADJUSTMENTS, Dislodged, Unit
 from protocol.daide.messages import (
     Adm,
@@ -52,6 +72,7 @@ from protocol.daide.messages import (
     Hlo,
     Iam,
     MapMessage,
+    Mdf,
     MrtUnit,
     Nme,
     Not,
@@ -70,6 +91,7 @@ from protocol.daide.messages import (
     VariantOption,
     Yes,
 )
+from protocol.daide.mdf import MdfError, map_from_mdf, same_map
 from protocol.daide.orders import (
     DaideOrderError,
     location_to_engine,
@@ -82,6 +104,10 @@ __all__ = ["BotSession", "complete_orders", "position_from"]
 
 T = TypeVar("T")
 
+#: The messages held while an ``MDF`` is awaited (a greeting, the centres, the position and a
+#: little press); more, and the server is not answering the request.
+MAX_HELD = 256
+
 
 class BotSession:
     """One player (or, with ``observer=True``, one observer) of one game.
@@ -91,7 +117,8 @@ class BotSession:
     once the game has ended and its last position is known (after ``SMR`` the session asks
     for ``NOW``: the server sends it unasked after the last phase, not after a voted
     draw), the server said ``OFF``, or it refused to seat this client (``refused`` holds
-    the refused message). ``rejected`` lists the ``THX`` of orders the server did not take
+    the refused message), or this client refused the game's map (``declined`` says why, in
+    one line). ``map`` is the game's map (the standard one until ``MAP`` tells another). ``rejected`` lists the ``THX`` of orders the server did not take
     and ``discarded`` the bot's orders that were not legal: both stay empty for a sound bot.
     """
 
@@ -112,6 +139,9 @@ class BotSession:
         self.result: Slo | Drw | None = None
         self.summary: Smr | None = None
         self.refused: Value | None = None
+        self.declined: str | None = None
+        self._map_asked: str | None = None  # the name of the map whose MDF was asked for
+        self._held: list[Value] = []  # what came while the MDF was awaited, read once the map is known
         self.off = False
         self.finished = False
         self.rejected: list[Thx] = []
@@ -128,7 +158,7 @@ class BotSession:
 
     @property
     def over(self) -> bool:
-        return self.finished or self.off or self.refused is not None
+        return self.finished or self.off or self.refused is not None or self.declined is not None
 
     # --- what the session sends of its own accord ----------------------------------------------
 
@@ -235,6 +265,14 @@ class BotSession:
         of a game need, and, after a rejoin, the ``SUB`` already sent for the phase. New
         orders wait for :meth:`submit`.
         """
+        if self.declined is not None:
+            return []  # the client refused the game's map and left: it plays no part of it
+        if self._map_asked is not None and not isinstance(message, Mdf):
+            # a server may greet a player before its map is settled: the greeting waits for the map
+            if len(self._held) >= MAX_HELD:
+                return self._decline(self._map_asked, f"the server sent {MAX_HELD} messages and not the MDF asked for")
+            self._held.append(message)
+            return []
         if type(message) is Ord:  # most of what a phase says: every result, to everyone
             if message.turn is not None and self.reads_results:
                 self._results.append(message)
@@ -250,7 +288,9 @@ class BotSession:
         elif isinstance(message, Hlo) and message.power is not None:
             self._hello(message)
         elif isinstance(message, MapMessage) and message.name is not None:
-            return [Yes(message)]
+            return self._map_named(message.name)
+        elif isinstance(message, Mdf) and message.powers and self._map_asked is not None:
+            return self._map_defined(message)
         elif isinstance(message, Adm) and message.session is not None and self.power is None:
             self.session = message.session  # before HLO only: no player may hand us another
         elif isinstance(message, Slo | Drw):
@@ -269,6 +309,51 @@ class BotSession:
         elif isinstance(message, Rej) and isinstance(message.content, Sub):  # a phase gone by
             self.unacknowledged = max(0, self.unacknowledged - len(message.content.orders))
         return []
+
+    def _map_named(self, name: str) -> list[Value]:
+        """``MAP ('name')``: the standard map is known; any other is asked for (``MDF``)."""
+        if self.declined is not None:
+            return []
+        if self.power is not None:  # a copy, once the game has begun: its map is settled
+            return [Yes(MapMessage(name))] if name.lower() == self.map.name else []
+        if name.lower() == "standard":
+            return self._play_on(name, standard_map())
+        self._map_asked = name
+        return [Mdf()]
+
+    def _map_defined(self, mdf: Mdf) -> list[Value]:
+        """The ``MDF`` asked for: the shipped map of the name if it is this very board, else the
+        map the definition makes."""
+        name = self._map_asked
+        assert name is not None
+        self._map_asked = None
+        try:
+            board = map_from_mdf(mdf, name.lower())
+        except MdfError as error:
+            return self._decline(name, f"cannot read the map {name!r}: {error}")
+        if name.lower() in map_names():
+            shipped = variant_map(name.lower())
+            if same_map(shipped, board):
+                board = shipped  # with the names, the first year and the victory the MDF leaves out
+        answer = self._play_on(name, board)
+        held, self._held = self._held, []
+        for message in held:
+            answer += self.receive(message)
+        return answer
+
+    def _play_on(self, name: str, board: Map) -> list[Value]:
+        reason = None if self.observer else type(self.bot).cannot_play(board)
+        if reason is not None:
+            return self._decline(name, f"{self.name} cannot play the map {name!r}: {reason}")
+        self.map = board
+        self.centres = Position.initial(board).centers
+        return [Yes(MapMessage(name))]
+
+    def _decline(self, name: str, line: str) -> list[Value]:
+        """Refuse the map as DAIDE says a client that cannot cope with it does, and leave."""
+        self.declined = line
+        self.due = False
+        return [Rej(MapMessage(name)), Off()]
 
     def _hello(self, hlo: Hlo) -> None:
         assert hlo.power is not None

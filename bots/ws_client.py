@@ -14,6 +14,12 @@ times, since with a passcode the server keeps the seat until it has noticed the 
 connection go. A server that refuses the connection outright (no such
 game) ends the client.
 
+The text is read on the game's map: the session's map once ``MAP`` and ``MDF`` have told it
+(a map's own province and power tokens are no tokens of the standard map), and an ``MDF``
+by its shape (:func:`protocol.daide.mdf.read_mdf`), as it is what tells those tokens. A bot
+that cannot play the map refuses it and leaves (:attr:`BotSession.declined`); the client
+logs that one line.
+
 >>> import asyncio
 >>> from bots.base import HoldBot
 >>> client = WsClient(BotSession(HoldBot()), "ws://127.0.0.1:8700/daide", game="g2")
@@ -25,16 +31,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import structlog
 import websockets
 
 from bots.base import Bot
 from bots.session import BotSession
+from engine.maps import Map, standard_map
+from protocol.daide.mdf import MdfError, read_mdf
 from protocol.daide.messages import Iam, Value
-from protocol.daide.parser import DaideSyntaxError, parse
+from protocol.daide.orders import province_categories
+from protocol.daide.parser import DaideParser, DaideSyntaxError, parse
+
+log = structlog.get_logger("detente.bots")
 
 __all__ = ["ConnectionFailed", "WsClient", "observe", "play"]
 
@@ -123,6 +136,8 @@ class WsClient:
                 refusals += 1
                 session.refused = None
                 await self._pause(refusals)
+        if session.declined is not None:
+            log.warning(session.declined)
         return session
 
     async def _pause(self, attempt: int) -> None:
@@ -138,9 +153,9 @@ class WsClient:
             if not isinstance(text, str):
                 continue  # the server sends text frames only
             try:
-                message = parse(text)
-            except DaideSyntaxError:
-                continue  # nothing a bot could do about it
+                message = read(text, session.map)
+            except (DaideSyntaxError, MdfError):
+                continue  # nothing a bot could do about it (an MDF it cannot read: it asked for none)
             await self._send(await self._off_loop(session.receive, message))
             if session.acknowledged:
                 self._answered.set()
@@ -178,6 +193,21 @@ class WsClient:
     async def _send(self, messages: list[Value]) -> None:
         for message in messages:
             await self.ws.send(str(message))
+
+
+def read(text: str, m: Map) -> Value:
+    """The message of ``text`` on the map ``m``: an ``MDF`` by its shape, the rest by ``m``'s tokens."""
+    if text.lstrip()[:3].upper() == "MDF":
+        return read_mdf(text)
+    if m is standard_map():
+        return parse(text)  # the protocol's own parser of the standard map, and its caches
+    return _parser(m).parse(text)  # type: ignore[return-value]
+
+
+@functools.lru_cache(maxsize=8)
+def _parser(m: Map) -> DaideParser:
+    """The parser of ``m``'s powers and provinces: made once per map (a map lives as long as the process)."""
+    return DaideParser(m.powers, province_categories(m))
 
 
 def time_limit(session: BotSession) -> float | None:

@@ -71,6 +71,7 @@ class Map:
     homes: dict[str, tuple[int, ...]]
     starting_units: tuple[tuple[str, int, int], ...]
     aliases: dict[str, int]
+    description: str = ""  # one line for people choosing a map ([variant] description=)
 
     # --- names -----------------------------------------------------------------
 
@@ -409,6 +410,7 @@ def parse_map(text: str, read: Callable[[str], str] | None = None) -> Map:
         homes=homes,
         starting_units=tuple(starting),
         aliases=aliases,
+        description=variant.get("DESCRIPTION", ""),
     )
 
 
@@ -435,12 +437,35 @@ _added_from: dict[str, Path] = {}
 def map_names() -> tuple[str, ...]:
     """The names of the maps a game may name, sorted: those shipped with the engine
     (``engine/data/NAME.map``) and those added from files with :func:`add_map_file`."""
+    return tuple(sorted({*_shipped_names(), *_ADDED}))
+
+
+@functools.cache
+def _shipped_names() -> frozenset[str]:
     folder = resources.files("engine").joinpath("data")
-    return tuple(sorted({*(p.name[: -len(".map")] for p in folder.iterdir() if p.name.endswith(".map")), *_ADDED}))
+    return frozenset(p.name[: -len(".map")] for p in folder.iterdir() if p.name.endswith(".map"))
+
+
+def power_names() -> dict[str, str]:
+    """Every power of every map a game may name, token -> full name (``ENG`` -> ``ENGLAND``):
+    what reads a power's full name without its game's map at hand (the feed's notices).
+
+    >>> power_names()["FRA"]
+    'FRANCE'
+    """
+    return _power_names(tuple(map_names()))
+
+
+@functools.cache
+def _power_names(names: tuple[str, ...]) -> dict[str, str]:
+    merged: dict[str, str] = {}
+    for name in names:
+        merged.update(variant_map(name).power_names)
+    return merged
 
 
 def _shipped_text(name: str) -> str:
-    if not _MAP_NAME.fullmatch(name) or name not in map_names() or name in _ADDED:
+    if not _MAP_NAME.fullmatch(name) or name not in _shipped_names():
         raise MapError(f"unknown map {name!r}: the maps are {', '.join(map_names())}")
     return resources.files("engine").joinpath(f"data/{name}.map").read_text(encoding="utf-8")
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine.orders as eo
-from engine.maps import Map, standard_map
+from engine.maps import Map
 from engine.position import Position
 from protocol.bridge import BridgeError, daide_to_l, l_to_daide
 from protocol.daide.parser import DaideSyntaxError, parse_press
@@ -152,7 +152,7 @@ class Negotiation:
         self.requests: dict[str, Outstanding] = {}
         self.settings = settings
         self.levels = parse_levels(settings.l_levels)
-        self.map = m or standard_map()
+        self.map = m or settings.board
         self.position = Position.initial(self.map)
         self.phase: str | None = None
         self.kind: str | None = None

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.maps import standard_map
+from engine.maps import power_names
 from referee.settings import GameSettings
 
 __all__ = [
@@ -112,7 +112,7 @@ _TYPES: dict[type, str] = {
 
 def to_json(notice: Notice) -> dict[str, Any]:
     """The feed's frame of ``notice``."""
-    full = standard_map().power_names
+    full = power_names()  # a notice does not carry its game's map; a power's token is one name
     out: dict[str, Any] = {"type": _TYPES[type(notice)], "game": notice.game}
     if isinstance(notice, GameNotice):
         out.update(settings=notice.settings.to_json(), state=notice.state, phase=notice.phase)
@@ -140,13 +140,15 @@ def from_json(frame: Mapping[str, Any]) -> Notice:
     kind, game = frame.get("type"), frame.get("game")
     if not isinstance(game, str):
         raise ValueError("a notice without game")
-    m = standard_map()
+    tokens = {full: token for token, full in power_names().items()}
 
     def power(name: Any) -> str:
-        try:
-            return m.power(str(name))
-        except KeyError:
-            raise ValueError(f"a {kind} notice naming no power: {name!r}") from None
+        key = str(name).upper()
+        token = key if key in power_names() else tokens.get(key)
+        if token is None:
+            raise ValueError(f"a {kind} notice naming no power: {name!r}")
+        return token
+
 
     def field(name: str) -> Any:
         if name not in frame:

@@ -39,7 +39,7 @@ from typing import Any
 
 from engine.maps import Map, variant_map
 from engine.position import PHASE_KINDS
-from protocol.daide.messages import VariantOption
+from protocol.daide.messages import POWERS, PROVINCES, VariantOption
 from protocol.l import format_levels, parse_levels
 from referee.deadlines import Deadlines
 
@@ -51,6 +51,7 @@ __all__ = [
     "STAND_IN_AFTER_MAX",
     "Deadlines",
     "GameSettings",
+    "check_daide_names",
     "check_year_limit",
     "keeps",
     "parse_year_limit",
@@ -115,6 +116,7 @@ class GameSettings:
 
     def __post_init__(self) -> None:
         board = variant_map(self.map)  # MapError (a ValueError) in one line for an unknown map
+        check_daide_names(board)
         for power, _ in (*self.reserved, *self.bots):
             if power not in board.powers:
                 raise ValueError(f"{power} is not a power of the map {self.map} ({', '.join(board.powers)})")
@@ -200,6 +202,33 @@ class GameSettings:
             stand_in_after=float(data.get("stand_in_after", defaults.stand_in_after)),
             fill_with=None if data.get("fill_with") is None else str(data["fill_with"]),
             fill_after=float(data.get("fill_after", defaults.fill_after)),
+        )
+
+
+def check_daide_names(board: Map) -> None:
+    """Refuse, in one line, a map whose powers or provinces have no DAIDE token: every player
+    of a game (bots, the page, DAIDE clients) speaks DAIDE, and the servers send the standard
+    representation (an empty ``RM``), not one of the map's own.
+
+    >>> from engine.maps import parse_map
+    >>> odd = parse_map("[variant]\\nname=odd\\n[powers]\\nXYZ=Xyz\\n[provinces]\\nQQQ=Q\\nVIE=Vienna\\n"
+    ...                 "[homes]\\nXYZ=QQQ\\n[positions]\\nXYZ=AMY QQQ\\n[borders]\\nQQQ=AMY VIE\\n")
+    >>> check_daide_names(odd)
+    Traceback (most recent call last):
+    ...
+    ValueError: the map odd names what DAIDE has no token for (powers XYZ; provinces QQQ): its powers and provinces must be named with DAIDE's standard tokens
+    """
+    powers = [p for p in board.powers if p not in POWERS]
+    provinces = [board.locations[p] for p in board.provinces if board.locations[p] not in PROVINCES]
+    if powers or provinces:
+        what = "; ".join(
+            f"{kind} {', '.join(names[:8])}{' ...' if len(names) > 8 else ''}"
+            for kind, names in (("powers", powers), ("provinces", provinces))
+            if names
+        )
+        raise ValueError(
+            f"the map {board.name} names what DAIDE has no token for ({what}): "
+            "its powers and provinces must be named with DAIDE's standard tokens"
         )
 
 

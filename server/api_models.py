@@ -17,7 +17,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -30,8 +30,10 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
-from engine import Adjudication, Position, Power, standard_map
+from engine import Adjudication, Position, Power
+from engine.maps import map_names, variant_map
 from engine.position import PHASE_KINDS
 from protocol.l import format_levels, parse_levels
 from referee.deadlines import Deadlines
@@ -126,24 +128,92 @@ _DEFAULT = GameSettings()
 """The one default of each setting, which :class:`GameCreate`'s fields take."""
 
 
+def _spellings() -> dict[str, str]:
+    """Every spelling of every power of every map a game may name (token and full name, in upper
+    case; the standard seven's English names and adjectives too) -> its token. Read each time:
+    a map file may be added while the process runs (:func:`engine.maps.add_map_file`)."""
+    found = {spelling.upper(): p.value for p in Power for spelling in (p.full_name, p.english, p.adjective)}
+    for name in map_names():
+        for token, full in variant_map(name).power_names.items():
+            found.setdefault(token, token)
+            found.setdefault(full, token)
+    return found
+
+
 def _token(name: Any) -> Any:
     """A power in any spelling (``"FRANCE"``, ``"fra"``) as its token; anything else as it is,
-    for the Literal to refuse."""
-    try:
-        return Power.of(name).value if isinstance(name, str) else name
-    except KeyError:
-        return name
+    for :func:`_a_power` to refuse."""
+    return _spellings().get(name.strip().upper(), name) if isinstance(name, str) else name
+
+
+def power_token(name: str) -> str:
+    """The token of a power of some map a game may name, from any spelling; KeyError if none."""
+    token = _token(name)
+    if token not in _spellings().values():
+        raise KeyError(name)
+    return str(token)
+
+
+def _a_power(token: str) -> str:
+    if token not in _spellings().values():
+        raise PydanticCustomError("power", "{name} is no power of any map", {"name": token})
+    return token
+
+
+class _FullNames(Mapping[str, str]):
+    """Token -> full name, over the powers of every map (a token names one power on every map
+    that has it: the standard seven are the same on each of their maps)."""
+
+    def _table(self) -> dict[str, str]:
+        table: dict[str, str] = {}
+        for name in map_names():
+            for token, full in variant_map(name).power_names.items():
+                table.setdefault(token, full)
+        return table
+
+    def __getitem__(self, token: str) -> str:
+        return self._table()[token]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
 
 
 #: The API and the store name a power by its full name (``"ENGLAND"``); inside, by its token.
-FULL_NAMES: Mapping[str, str] = standard_map().power_names
+FULL_NAMES: Mapping[str, str] = _FullNames()
 
-#: A power of the standard map, read in any spelling, kept as its token, written by its full name.
-PowerName = Annotated[  # type: ignore[valid-type]
-    Literal[tuple(p.value for p in Power)],
+#: A power of a map, read in any spelling, kept as its token, written by its full name; whether
+#: it is a power of the game's own map is checked with the map (:meth:`GameCreate._powers_of_the_map`).
+PowerName = Annotated[
+    str,
     BeforeValidator(_token),
+    AfterValidator(_a_power),
     PlainSerializer(FULL_NAMES.__getitem__, return_type=str),
 ]
+
+
+def _a_map(name: str) -> str:
+    if name not in map_names():
+        maps = ", ".join(map_names())
+        raise PydanticCustomError("map", "unknown map {name}: the maps are {maps}", {"name": repr(name), "maps": maps})
+    return name
+
+
+#: A map a game may be played on (:func:`engine.maps.map_names`).
+MapName = Annotated[
+    str, Field(max_length=64, description="the map: standard, or a variant (GET /api/maps)"), AfterValidator(_a_map)
+]
+
+
+def _not_the_map(board: str, powers: Iterable[str]) -> str | None:
+    """Why these powers are not all the map's (one line), or None."""
+    m = variant_map(board)
+    others = sorted(set(powers) - set(m.powers))
+    if not others:
+        return None
+    return f"{', '.join(others)}: not a power of the map {board} ({', '.join(m.powers)})"
 
 
 class GameCreate(Body):
@@ -155,7 +225,7 @@ class GameCreate(Body):
     """
 
     name: str = Field(default=_DEFAULT.name, max_length=100, description="a name for people; need not be unique")
-    map: Literal["standard"] = "standard"
+    map: MapName = _DEFAULT.map
     press_level: PressLevel = Field(
         default=_DEFAULT.press_level,
         description="DAIDE syntax level: 0 (no press) to 130, 8000 free text",
@@ -210,7 +280,10 @@ class GameCreate(Body):
     fill_after: float = Field(default=_DEFAULT.fill_after, ge=1, le=STAND_IN_AFTER_MAX)
 
     @model_validator(mode="after")
-    def _kept_or_bot(self) -> GameCreate:
+    def _powers_of_the_map(self) -> GameCreate:
+        why = _not_the_map(self.map, [*self.reserved, *self.bots])
+        if why is not None:
+            raise ValueError(why)
         both = sorted(set(self.reserved) & set(self.bots))
         if both:
             raise ValueError(f"{', '.join(FULL_NAMES[p] for p in both)}: kept for a player and given to a bot")
@@ -239,10 +312,18 @@ class GameCreate(Body):
 class AgainstBots(Body):
     """The body of ``POST /api/games/against-bots``: a game of one person against the server's bots."""
 
+    map: MapName = _DEFAULT.map
     power: PowerName | None = Field(default=None, description="the power the person plays (null: one drawn)")
-    bot: SeatSpec | None = Field(default=None, description="the bot of the six other seats (null: the server's choice)")
+    bot: SeatSpec | None = Field(default=None, description="the bot of the other seats (null: the server's choice)")
     name: str = Field(default="", max_length=100)
     year_limit: int | None = Field(default=_DEFAULT.year_limit, ge=FIRST_YEAR, le=LAST_YEAR)
+
+    @model_validator(mode="after")
+    def _a_power_of_the_map(self) -> AgainstBots:
+        why = None if self.power is None else _not_the_map(self.map, [self.power])
+        if why is not None:
+            raise ValueError(why)
+        return self
 
 
 class AgainstBotsCreated(Body):

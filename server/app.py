@@ -37,6 +37,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import formats
 from engine import standard_map
+from engine.maps import Map, variant_map
 from formats import FormatError, mila
 from server import export, web_api
 from server.api_models import (
@@ -51,6 +52,7 @@ from server.api_models import (
     game_position,
     json_schemas,
     openapi,
+    power_token,
 )
 from server.bodies import BodyError, error_response, parse_json, read_body, read_raw
 from server.bot_seats import TooManyBotGames
@@ -275,7 +277,9 @@ async def _feed_request(service: GameService, text: str) -> dict[str, Any]:
         return {"type": "error", "message": f"not a request: {exc.errors()[0]['msg']}"}
     if isinstance(request, AuthRequest):
         try:  # the hello frame may name the power in any spelling: here it becomes its token
-            power = standard_map().power(request.power)
+            power = (
+                power_token(request.power) if request.game is None else _board(service, request.game).power(request.power)
+            )
         except KeyError:
             return {"type": "auth", "id": request.id, "ok": False, "game": None, "power": None}
         found = service.check_session(request.game, power, request.session)
@@ -296,16 +300,24 @@ async def _feed_request(service: GameService, text: str) -> dict[str, Any]:
             return {"type": "delivered", **names, "ok": False, "reached": [], "retry": True}
         return {"type": "delivered", **names, "ok": reached is not None, "reached": reached or [], "retry": False}
     try:
-        ok = await service.bind(request.game, request.phase, _by_power(request.orders), request.request)
+        orders = _by_power(_board(service, request.game), request.orders)
+        ok = await service.bind(request.game, request.phase, orders, request.request)
     except StoreError:
         return {"type": "bound", **names, "ok": False, "retry": True}
     return {"type": "bound", **names, "ok": ok, "retry": False}
 
 
-def _by_power(orders: dict[str, list[str]]) -> dict[str, list[str]]:
+def _board(service: GameService, game_id: str) -> Map:
+    """The map of a live game (the standard one for a game the server does not hold: no power of
+    it is found then, as none is in play)."""
+    game = service.games.get(game_id)
+    return variant_map(game.create.map) if game is not None else standard_map()
+
+
+def _by_power(m: Map, orders: dict[str, list[str]]) -> dict[str, list[str]]:
     """A bind request's orders by power, whichever spelling it names them in; a name that is no
     power of the map binds nothing."""
-    m, out = standard_map(), {}
+    out = {}
     for name, texts in orders.items():
         with contextlib.suppress(KeyError):
             out[m.power(name)] = texts

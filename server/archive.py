@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import Position, standard_map
+from engine.maps import Map, variant_map
 from engine.position import Phase
-from server.api_models import FULL_NAMES, GamePosition, HistoryEntry
+from server.api_models import GamePosition, HistoryEntry
 
 __all__ = ["MAX_IMPORTED_PHASES", "complete", "imported", "stored_history", "stored_position"]
 
@@ -41,14 +42,15 @@ def stored_history(events: Sequence[Any]) -> list[HistoryEntry]:
     ]
 
 
-def stored_position(events: Sequence[Any]) -> Position:
-    """The position after the last phase played (the initial one if none was; a finished
-    game's is completed)."""
+def stored_position(events: Sequence[Any], board: Map | None = None) -> Position:
+    """The position after the last phase played on ``board`` (the game's map; the standard one
+    by default), the initial one if none was; a finished game's is completed."""
+    board = board or standard_map()
     phases = _adjudications(events)
     if not phases:
-        return Position.initial(standard_map())
+        return Position.initial(board)
     last = phases[-1]
-    return Position.from_json(last["after"], standard_map(), played=Phase.parse(last["phase"]))
+    return Position.from_json(last["after"], board, played=Phase.parse(last["phase"]))
 
 
 #: The most phases an imported game may have (a game to 1935 has about 180; beyond, no game).
@@ -64,7 +66,8 @@ def imported(
     message may be read by anyone, as when the file itself is public).
 
     An imported game has no ``join`` or ``start`` records: it is served from its records,
-    never replayed. A game that stopped before its end keeps the outcome ``unfinished``.
+    never replayed. A game that stopped before its end keeps the outcome ``unfinished``. It
+    was played on the document's ``map`` (the standard one when it names none).
 
     >>> records, result = imported({"phases": [], "messages": [], "outcome": "draw"}, 0.0)
     >>> records, result["outcome"], len(result["powers"]), result["phase"]
@@ -76,15 +79,17 @@ def imported(
     by_phase: dict[str, list[dict[str, Any]]] = {}
     for message in document.get("messages") or ():
         by_phase.setdefault(str(message.get("phase", "")), []).append(message)
+    board = variant_map(str(document.get("map") or "standard"))  # MapError (a ValueError) for an unknown map
+    full = board.power_names
     records: list[tuple[str, dict[str, Any], float]] = []
-    last = Position.initial(standard_map()).to_json()
+    last = Position.initial(board).to_json()
     for entry in phases:
         for message in by_phase.pop(str(entry.get("phase")), []):
             records.append(("press", _press(message, public), at))
         after = GamePosition.model_validate(entry["position"]).model_dump(mode="json")
         records.append(("adjudicate", {
             "phase": str(entry["phase"]),
-            "given": {FULL_NAMES.get(p, p): [str(o) for o in orders] for p, orders in (entry.get("orders") or {}).items()},
+            "given": {full.get(p, p): [str(o) for o in orders] for p, orders in (entry.get("orders") or {}).items()},
             "results": {str(unit): [str(w) for w in words] for unit, words in (entry.get("results") or {}).items()},
             "after": after,
             **({"note": str(entry["note"])} if entry.get("note") else {}),
@@ -94,14 +99,14 @@ def imported(
         records.extend(("press", _press(message, public), at) for message in messages)
     outcome = document.get("outcome") if document.get("outcome") in ("solo", "draw") else "unfinished"
     if outcome == "solo":
-        powers = [FULL_NAMES.get(document.get("winner") or "", document.get("winner") or "")]
+        powers = [full.get(document.get("winner") or "", document.get("winner") or "")]
     elif outcome == "draw":
         powers = sorted(p for p, units in (last.get("units") or {}).items() if units or (last.get("centers") or {}).get(p))
     else:
         powers = []
     phase = str(last.get("phase", "S1901M"))
     if phase == "COMPLETED" and phases:  # names no phase: the winter the game ended in, as a live game's result
-        phase = str(Position.from_json(last, standard_map(), played=Phase.parse(str(phases[-1]["phase"]))).phase)
+        phase = str(Position.from_json(last, board, played=Phase.parse(str(phases[-1]["phase"]))).phase)
     return records, {"outcome": outcome, "powers": powers, "phase": phase}
 
 

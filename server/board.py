@@ -1,14 +1,19 @@
-"""The board as the page draws it: the standard map with positions, regions and colours.
+"""The board as the page draws it: a map's province shapes, positions, adjacency and colours.
 
-The map data has no province shapes, so each province is drawn as a region around its
-position in ``static/layout.json``: the Voronoi cell of the positions, cut to a circle.
-:func:`map_data` is the body of ``GET /api/map`` (:mod:`server.web_api`).
+The shapes are real coastlines (Natural Earth) cut into the board's provinces by
+``scripts/draw_maps.py``, which writes ``server/geography/NAME.json``; a map is drawn with the
+geography that has exactly its provinces (fleet_rome and france_austria are drawn as the
+standard board). A map with none (a user's map file) is drawn as a diagram: its provinces on
+rings, each the Voronoi cell of its place cut to a circle. :func:`map_data` is the body of
+``GET /api/maps/NAME`` (:mod:`server.web_api`).
 
 >>> data = map_data()
->>> len(data.provinces), len(data.supply_centres), data.provinces[0].id
-(75, 34, 'ADR')
+>>> len(data.provinces), len(data.supply_centres), data.provinces[0].id, data.credit
+(75, 34, 'ADR', 'Made with Natural Earth')
 >>> sorted(data.army_moves["PAR"])
 ['BRE', 'BUR', 'GAS', 'PIC']
+>>> map_data("fleet_rome").provinces == data.provinces, len(map_data("pure").provinces)
+(True, 7)
 """
 
 from __future__ import annotations
@@ -22,16 +27,15 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from engine import Position, Power, standard_map
-from engine.maps import COAST, LAND, SEA, Map
+from engine import Position, Power
+from engine.maps import COAST, LAND, SEA, Map, variant_map
 from server.api_models import Body, GamePosition, game_position
 
 __all__ = ["MapData", "map_data", "regions"]
 
-LAYOUT = Path(__file__).parent / "static" / "layout.json"
+GEOGRAPHY = Path(__file__).parent / "geography"
 REGION_RADIUS = 150.0
-"""No region reaches further than this from its province's position: the map's outer
-provinces end in a curve, not at the frame."""
+"""No cell of a diagram reaches further than this from its province's place (by default)."""
 CIRCLE_SIDES = 24
 KIND_NAMES = {LAND: "land", COAST: "coast", SEA: "sea"}
 
@@ -45,20 +49,19 @@ class Province(Body):
     supply_centre: bool
     home: str | None = Field(description="the power whose home centre it is")
     coasts: list[str] = Field(description="its coasts (STP/NC, STP/SC), if it has several")
-    x: float
+    x: float = Field(description="where its unit stands")
     y: float
-    region: list[tuple[float, float]] = Field(description="the polygon drawn for it")
+    label: tuple[float, float] = Field(description="where its name is written")
+    shape: str = Field(description="its outline: SVG path data in the map's frame, one closed subpath a piece")
 
 
 class Place(Body):
-    """A place of the layout with no province: an impassable area such as Switzerland, or an
-    island (Ireland, Corsica) drawn as a disc of ``radius`` in a region of sea."""
+    """Land that is no province, drawn and impassable: Switzerland, Ireland, Corsica."""
 
     id: str
     x: float
     y: float
-    region: list[tuple[float, float]]
-    radius: float | None = Field(default=None, description="an island's radius; null for an impassable land")
+    shape: str = Field(description="SVG path data")
 
 
 class Edge(Body):
@@ -81,9 +84,10 @@ class PowerEntry(Body):
 
 
 class MapData(Body):
-    """The body of ``GET /api/map``."""
+    """The body of ``GET /api/maps/NAME``."""
 
     name: str
+    credit: str = Field(description="whose geography it is drawn from (empty for a diagram)")
     width: float
     height: float
     powers: dict[str, str] = Field(description="DAIDE abbreviation -> full name")
@@ -97,13 +101,6 @@ class MapData(Body):
     supply_centres: list[str]
     homes: dict[str, list[str]]
     initial: GamePosition
-
-
-@functools.cache
-def _layout() -> dict[str, Any]:
-    with LAYOUT.open(encoding="utf-8") as handle:
-        layout: dict[str, Any] = json.load(handle)
-    return layout
 
 
 Point = tuple[float, float]
@@ -155,60 +152,47 @@ def regions(
     return cells
 
 
+PALETTE = ("#8c564b", "#17becf", "#bcbd22", "#e377c2", "#7f7f7f", "#ff7f0e", "#1f77b4", "#2ca02c")
+"""Colours for the powers of a map that are none of the standard seven, in the map's order."""
+
+
 @functools.cache
-def map_data() -> MapData:
-    """The standard map with the layout's positions and the regions drawn from them (computed once)."""
-    m = standard_map()
-    layout = _layout()
-    positions: dict[str, list[float]] = layout["provinces"]
-    coast_positions: dict[str, list[float]] = layout["coasts"]
-    blank_positions: dict[str, list[float]] = {**layout.get("blanks", {}), **layout.get("islands", {})}
+def map_data(name: str = "standard") -> MapData:
+    """The map called ``name`` as the page draws it (computed once a map)."""
+    m = variant_map(name)
     names = [m.locations[p] for p in m.provinces]
-    missing = [n for n in names if n not in positions]
-    if missing:
-        raise ValueError(f"layout.json has no position for {', '.join(missing)}")
-    sites = [(float(positions[n][0]), float(positions[n][1])) for n in names]
-    sites += [(float(b[0]), float(b[1])) for b in blank_positions.values()]
-    width, height = float(layout["width"]), float(layout["height"])
-    cells = regions(sites, width, height)
+    drawn = _geography(frozenset(names)) or _diagram(m)
+    width, height = float(drawn["width"]), float(drawn["height"])
+    places = drawn["provinces"]
     provinces = [
         Province(
-            id=m.locations[p],
+            id=n,
             name=m.english_names[p],
             kind=KIND_NAMES[m.kind[p]],  # type: ignore[arg-type]
             supply_centre=m.is_supply_center[p],
             home=None if m.home_of[p] is None else m.power_names[m.home_of[p]],
             coasts=[m.locations[c] for c in m.coasts[p]],
-            x=sites[i][0],
-            y=sites[i][1],
-            region=cells[i],
+            x=places[n]["x"],
+            y=places[n]["y"],
+            label=tuple(places[n]["label"]),
+            shape=places[n]["shape"],
         )
-        for i, p in enumerate(m.provinces)
+        for n, p in zip(names, m.provinces, strict=True)
     ]
-    blanks = [
-        Place(
-            id=name,
-            x=float(b[0]),
-            y=float(b[1]),
-            region=cells[len(names) + k],
-            radius=float(b[2]) if len(b) > 2 else None,
-        )
-        for k, (name, b) in enumerate(blank_positions.items())
-    ]
+    blanks = [Place(id=k, x=b["x"], y=b["y"], shape=b["shape"]) for k, b in drawn["blanks"].items()]
+    coast_positions: dict[str, list[float]] = drawn.get("coasts", {})
     locations: dict[str, tuple[float, float]] = {}
-    for loc, name in enumerate(m.locations):
-        province = m.locations[m.province_of[loc]]
-        where = coast_positions.get(name, positions[province])
-        locations[name] = (float(where[0]), float(where[1]))
+    for loc, location in enumerate(m.locations):
+        province = places[m.locations[m.province_of[loc]]]
+        where = coast_positions.get(location, (province["x"], province["y"]))
+        locations[location] = (float(where[0]), float(where[1]))
     return MapData(
         name=m.name,
+        credit=drawn.get("credit", ""),
         width=width,
         height=height,
         powers=dict(m.power_names),
-        power_table=[
-            PowerEntry(token=p.value, name=p.full_name, english=p.english, adjective=p.adjective, colour=p.colour)
-            for p in map(Power.of, m.powers)
-        ],
+        power_table=[_power_entry(m, token, i) for i, token in enumerate(m.powers)],
         provinces=provinces,
         locations=locations,
         blanks=blanks,
@@ -223,6 +207,62 @@ def map_data() -> MapData:
         homes={m.power_names[power]: [m.locations[p] for p in provinces] for power, provinces in m.homes.items()},
         initial=game_position(Position.initial(m)),
     )
+
+
+def _power_entry(m: Map, token: str, index: int) -> PowerEntry:
+    try:
+        p = Power.of(token)
+    except (KeyError, ValueError):  # a power of another map: its own name, a colour of the palette
+        full = m.power_names[token]
+        english = full.title()
+        return PowerEntry(token=token, name=full, english=english, adjective=english, colour=PALETTE[index % len(PALETTE)])
+    return PowerEntry(token=p.value, name=p.full_name, english=p.english, adjective=p.adjective, colour=p.colour)
+
+
+@functools.cache
+def _geographies() -> tuple[dict[str, Any], ...]:
+    out = []
+    for path in sorted(GEOGRAPHY.glob("*.json")):
+        with path.open(encoding="utf-8") as handle:
+            out.append(json.load(handle))
+    return tuple(out)
+
+
+def _geography(provinces: frozenset[str]) -> dict[str, Any] | None:
+    """The drawn geography whose provinces are exactly these, if one is."""
+    return next((g for g in _geographies() if frozenset(g["provinces"]) == provinces), None)
+
+
+DIAGRAM_SIZE = 1000.0
+
+
+def _diagram(m: Map) -> dict[str, Any]:
+    """A map with no geography, as a diagram: the provinces in map order on rings around the
+    centre (eight on the first, then more on each), each the cell of its place cut to a circle."""
+    count = len(m.provinces)
+    sites: list[Point] = []
+    ring, on_ring, radius = 0, 1, 0.0
+    while len(sites) < count:
+        for k in range(on_ring):
+            if len(sites) == count:
+                break
+            angle = 2 * math.pi * k / on_ring + ring * 0.5
+            c = DIAGRAM_SIZE / 2
+            sites.append((c + radius * math.cos(angle), c + radius * math.sin(angle)))
+        ring += 1
+        on_ring, radius = 8 * ring, ring * DIAGRAM_SIZE / 2 / (1 + math.isqrt(count // 4 + 1))
+    step = DIAGRAM_SIZE / 2 / (1 + math.isqrt(count // 4 + 1))
+    cells = regions(sites, DIAGRAM_SIZE, DIAGRAM_SIZE, [step * 0.9] * count)
+    provinces = {
+        m.locations[p]: {
+            "x": round(x, 1),
+            "y": round(y, 1),
+            "label": (round(x, 1), round(y + 16, 1)),
+            "shape": "M" + "L".join(f"{a} {b}" for a, b in cell) + "Z",
+        }
+        for p, (x, y), cell in zip(m.provinces, sites, cells, strict=True)
+    }
+    return {"width": DIAGRAM_SIZE, "height": DIAGRAM_SIZE, "provinces": provinces, "blanks": {}, "credit": ""}
 
 
 def _edges(m: Map) -> list[Edge]:

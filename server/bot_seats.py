@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
-from engine import standard_map
+from engine.maps import variant_map
 from referee.networks import network_of
 from server.api_models import AgainstBots, GameCreate
 
@@ -133,22 +133,24 @@ class BotSeats:
     # --- games against bots -------------------------------------------------------------------
 
     async def against_bots(self, request: AgainstBots, address: str | None) -> tuple[Game, str, str]:
-        """A new game in which the person keeps ``request.power`` (or one drawn) and the server's
-        bots play the six others: the game, the power and the name that takes its seat (``NME``).
+        """A new game on ``request.map`` in which the person keeps ``request.power`` (or one drawn)
+        and the server's bots play the other powers: the game, the power and the name that takes its seat (``NME``).
         Raises :class:`TooManyBotGames` or ``ValueError`` (a bot no house plays), each in one line."""
         service = self.service
         if self.house is None:
             raise ValueError(NO_HOUSE)
         bot = request.bot or self.house.default_bot
         network = network_of(address)
-        power = request.power or service.rng.choice(standard_map().powers)
+        board = variant_map(request.map)
+        power = request.power or service.rng.choice(board.powers)
         secret = secrets.token_urlsafe(16)
         create = GameCreate(
             name=request.name or "against bots",
+            map=board.name,
             deadlines=None,  # nobody else waits: each phase waits for the person
             year_limit=request.year_limit,
             reserved={power: secret},
-            bots={p: bot for p in standard_map().powers if p != power},
+            bots={p: bot for p in board.powers if p != power},
         )
         why = self.refuse(create)  # a bad request is told so, whether or not there is room
         if why is not None:

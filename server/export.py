@@ -13,14 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from engine.maps import Map, standard_map
 from protocol.daide.messages import Snd
 from protocol.daide.parser import DaideSyntaxError, parse
-from server.api_models import FULL_NAMES
 
 __all__ = ["FORMATS", "document"]
 
 FORMATS = ("mila", "detente")
-POWERS = frozenset(FULL_NAMES.values())  # as the documents name them
 
 
 def _content(sent: str) -> str:
@@ -38,9 +37,11 @@ def document(
     press: Iterable[tuple[str, Mapping[str, Any]]],
     result: Mapping[str, Any] | None,
     private: bool,
+    board: Map | None = None,
 ) -> dict[str, Any]:
-    """The game document of ``game_id``: ``phases`` as ``/history`` gives them, ``press`` the
-    store's press records in order, each with the phase being played when it was sent.
+    """The game document of ``game_id``, played on ``board`` (the standard map by default):
+    ``phases`` as ``/history`` gives them, ``press`` the store's press records in order, each
+    with the phase being played when it was sent. Press to every other power of the map is public.
 
     >>> sent = [("S1901M", {"sender": "FRA", "recipients": ["ENG"], "press": "SND (ENG) (PRP (PCE (ENG FRA)))"})]
     >>> document("g1", [], sent, None, False)["messages"]
@@ -48,17 +49,21 @@ def document(
     >>> document("g1", [], sent, None, True)["messages"]
     [{'phase': 'S1901M', 'sender': 'FRANCE', 'recipients': ['ENGLAND'], 'press': 'PRP (PCE (ENG FRA))'}]
     """
+    board = board or standard_map()
+    full = board.power_names
+    everyone = frozenset(full.values())  # as the documents name them
     messages = []
     for phase, record in press:
-        sender = FULL_NAMES.get(record.get("sender", ""), record.get("sender"))
-        recipients = [FULL_NAMES.get(r, r) for r in record.get("recipients") or ()]
-        if private or record.get("public") or set(recipients) >= POWERS - {sender}:
+        sender = full.get(record.get("sender", ""), record.get("sender"))
+        recipients = [full.get(r, r) for r in record.get("recipients") or ()]
+        if private or record.get("public") or set(recipients) >= everyone - {sender}:
             messages.append({"phase": phase, "sender": sender, "recipients": recipients,
                              "press": _content(str(record.get("press", "")))})  # fmt: skip
     outcome = (result or {}).get("outcome", "unfinished")
     winner = (result or {}).get("powers", [None])[0] if outcome == "solo" else None
     return {
         "source": {"id": game_id},
+        "map": board.name,
         "outcome": outcome,
         "winner": winner,
         "phases": list(phases),

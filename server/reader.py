@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from engine import Position
+from engine.maps import variant_map
 from referee.game import GameMaster, GameState, Outcome, StandIns
 from server import archive, export
 from server.api_models import (
@@ -112,7 +113,7 @@ class GameReader:
         events = await asyncio.to_thread(self.store.events, game_id)
         if not archive.complete(events):
             return (await asyncio.to_thread(_replayed, stored, events)).position
-        return archive.stored_position(events)
+        return archive.stored_position(events, variant_map(str(stored.settings.get("map") or "standard")))
 
     async def history(self, game_id: str) -> list[HistoryEntry] | None:
         """The phases played in a game, oldest first; None if there is no such game. Orders are
@@ -146,7 +147,8 @@ class GameReader:
             game_id = f"i{secrets.token_hex(4)}"
         now = self.clock()
         records, result = archive.imported(document, now, public)
-        settings = GameCreate(name=name[:100], deadlines=None, year_limit=None).model_dump(mode="json")
+        board = str(document.get("map") or "standard")  # archive.imported has refused an unknown one
+        settings = GameCreate(name=name[:100], map=board, deadlines=None, year_limit=None).model_dump(mode="json")
 
         await asyncio.to_thread(self.store.add_finished_game, game_id, settings, records, result, now)
         log.info("game imported", game=game_id, phases=sum(1 for kind, _, _ in records if kind == "adjudicate"))
@@ -169,7 +171,8 @@ class GameReader:
                 phase = names[adjudicated] if adjudicated < len(names) else (info.phase or "")
                 press.append((phase, event.payload))
         result = None if info.result is None else info.result.model_dump(mode="json")
-        document = export.document(game_id, [e.model_dump(mode="json") for e in phases], press, result, private)
+        board = variant_map(info.settings.map)
+        document = export.document(game_id, [e.model_dump(mode="json") for e in phases], press, result, private, board)
         # from the events read above, not read again: the store holds what the live game does
         spans = StandIns.of((e.kind, e.payload) for e in events).spans
         return document | {"stand_ins": [StandInInfo.of(s).model_dump(mode="json") for s in spans]}

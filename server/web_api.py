@@ -7,9 +7,12 @@ dialogue assistant, so that the page holds no second copy of the rules:
 
 - ``GET /`` the page, ``/static/...`` its files (revalidated on every load: ``no-cache``).
 - ``GET /api/map``: the standard map as the page draws it (:mod:`server.board`): every
-  province with its kind, name, coasts, supply centre and home, a position and a region,
-  the adjacency of armies and fleets, the homes, the powers with their names and colours,
-  and the initial position.
+  province with its kind, name, coasts, supply centre and home, its shape and where its name
+  and units go, the adjacency of armies and fleets, the homes, the powers with their names
+  and colours, and the initial position. ``GET /api/maps/{name}``: the same of any map a game
+  may be played on; ``GET /api/maps``: those maps, each with its description and powers (the
+  lobby's chooser). A map's body is made once, and sent with an ``ETag`` (``no-cache``, as the
+  page's files: revalidated, answered 304 when unchanged) and gzipped when the browser takes it.
 - ``GET /api/games/{id}/legal?power=ENG``: the legal orders of a power in the current phase,
   in the short notation and in DAIDE (what ``SUB`` carries), by unit.
 - ``POST /api/orders/check`` ``{game, power, text}``: one order in the short notation,
@@ -27,6 +30,10 @@ so nothing asks for a passcode.
 from __future__ import annotations
 
 import asyncio
+import functools
+import gzip
+import hashlib
+import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -40,13 +47,14 @@ from starlette.types import Scope
 
 import engine.orders as eo
 from engine import OrderSyntaxError, Position, format_order, legal_orders, parse_order, standard_map
+from engine.maps import Map, map_names, variant_map
 from engine.position import ADJUSTMENTS, PHASE_KINDS
 from protocol.daide.orders import DaideOrderError, order_from_engine
 from protocol.english import NotUnderstood, to_english, understand
 from protocol.l import LError, parse, parse_levels, to_text
 from referee.orders import NOTES, check_order
 from server.api_models import Body
-from server.board import map_data
+from server.board import PowerEntry, map_data
 from server.bodies import error_response, read_body
 from server.service import GameService
 
@@ -146,6 +154,60 @@ class Rendered(Body):
     english: str
 
 
+class MapSummary(Body):
+    """A map a game may be played on, as the lobby offers it."""
+
+    name: str
+    description: str = Field(description="one line for people choosing a map (the map file's [variant] description)")
+    powers: list[PowerEntry]
+    provinces: int
+    supply_centres: int
+    victory_centres: int = Field(description="the supply centres a solo needs")
+
+
+class MapList(Body):
+    """The body of ``GET /api/maps``: every map a game may be played on, the standard one first."""
+
+    maps: list[MapSummary]
+
+
+def map_list() -> MapList:
+    """The maps of :func:`engine.maps.map_names`, the standard one first (the lobby's default)."""
+    names = sorted(map_names(), key=lambda name: (name != "standard", name))
+    return MapList(maps=[_summary(name) for name in names])
+
+
+def _summary(name: str) -> MapSummary:
+    m, data = variant_map(name), map_data(name)
+    return MapSummary(
+        name=name,
+        description=m.description,
+        powers=data.power_table,
+        provinces=len(m.provinces),
+        supply_centres=len(m.supply_centers),
+        victory_centres=m.victory_centers,
+    )
+
+
+@functools.cache
+def map_body(name: str) -> tuple[bytes, bytes, str]:
+    """The JSON of a map as the page draws it, that JSON gzipped, and its ETag: made once per map
+    (a map a game may name never changes while the process runs)."""
+    body = json.dumps(map_data(name).model_dump(mode="json"), separators=(",", ":"), ensure_ascii=False).encode()
+    return body, gzip.compress(body, compresslevel=9, mtime=0), f'"{hashlib.sha256(body).hexdigest()[:32]}"'
+
+
+def map_response(request: Request, name: str) -> Response:
+    """The map's body, or 304 when the browser has it already; gzipped when it accepts gzip."""
+    body, zipped, etag = map_body(name)
+    headers = {"ETag": etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
+    if etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    if "gzip" in request.headers.get("accept-encoding", ""):
+        return Response(zipped, media_type="application/json", headers={**headers, "Content-Encoding": "gzip"})
+    return Response(body, media_type="application/json", headers=headers)
+
+
 
 
 # --- orders ----------------------------------------------------------------------------------
@@ -214,9 +276,10 @@ def check(position: Position, power: str, text: str) -> OrderChecked:
 # --- English ---------------------------------------------------------------------------------
 
 
-def _power(name: str) -> str:
-    """The power a request names, in any spelling; KeyError if none."""
-    return standard_map().power(name)
+def _power(name: str, board: Map | None = None) -> str:
+    """The power a request names, in any spelling, on the game's map (the standard one when the
+    request names no game); KeyError if none."""
+    return (board or standard_map()).power(name)
 
 
 def understand_text(
@@ -224,7 +287,8 @@ def understand_text(
 ) -> Understanding:
     """What the dialogue assistant makes of ``request.text`` (see :mod:`protocol.english`),
     within the game's L ``levels`` (None: all)."""
-    sender, receiver = _power(request.sender), _power(request.receiver)
+    board = position.map if position is not None else None
+    sender, receiver = _power(request.sender, board), _power(request.receiver, board)
     open_proposal = parse(request.open_proposal) if request.open_proposal else None
     said = understand(request.text, sender, receiver, position=position, open_proposal=open_proposal, levels=levels)
     if isinstance(said, NotUnderstood):
@@ -285,17 +349,27 @@ def routes(service: GameService) -> list[BaseRoute]:
         )
 
     async def get_map(request: Request) -> Response:
-        return JSONResponse(map_data().model_dump(mode="json"))
+        return await asyncio.to_thread(map_response, request, "standard")
+
+    async def get_map_of(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in map_names():
+            return error_response(404, f"no map {name!r}: the maps are {', '.join(map_names())}")
+        return await asyncio.to_thread(map_response, request, name)
+
+    async def get_maps(request: Request) -> Response:
+        body = await asyncio.to_thread(map_list)
+        return JSONResponse(body.model_dump(mode="json"), headers={"Cache-Control": "no-cache"})
 
     async def get_legal(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        try:
-            power = _power(request.query_params.get("power", ""))
-        except KeyError:
-            return error_response(422, "power: give a power, such as ENG or ENGLAND")
         position = await position_of(game_id)
         if isinstance(position, JSONResponse):
             return position
+        try:
+            power = _power(request.query_params.get("power", ""), position.map)
+        except KeyError:
+            return error_response(422, f"power: give a power of the map {position.map.name}, such as {position.map.powers[0]}")
         body = await asyncio.to_thread(legal_for, game_id, position, power)
         return JSONResponse(body.model_dump(mode="json"))
 
@@ -303,22 +377,19 @@ def routes(service: GameService) -> list[BaseRoute]:
         body = await read_body(request, OrderCheck)
         if isinstance(body, JSONResponse):
             return body
-        try:
-            power = _power(body.power)
-        except KeyError:
-            return error_response(422, "power: give a power, such as ENG or ENGLAND")
         position = await position_of(body.game)
         if isinstance(position, JSONResponse):
             return position
+        try:
+            power = _power(body.power, position.map)
+        except KeyError:
+            return error_response(422, f"power: give a power of the map {position.map.name}, such as {position.map.powers[0]}")
         return JSONResponse(check(position, power, body.text).model_dump(mode="json", exclude_none=True))
 
     async def english_understand(request: Request) -> Response:
         body = await read_body(request, Understand)
         if isinstance(body, JSONResponse):
             return body
-        unknown = _unknown_power(body.sender, body.receiver)
-        if unknown is not None:
-            return unknown
         position: Position | None = None
         levels: frozenset[int] | None = None
         if body.game is not None:
@@ -326,6 +397,9 @@ def routes(service: GameService) -> list[BaseRoute]:
             position = found if isinstance(found, Position) else None
             info = await service.reader.info(body.game)
             levels = None if info is None else frozenset(parse_levels(info.settings.l_levels))
+        unknown = _unknown_power(body.sender, body.receiver, board=None if position is None else position.map)
+        if unknown is not None:
+            return unknown
         return await _answer(lambda: understand_text(body, position, levels))
 
     async def english_render(request: Request) -> Response:
@@ -341,6 +415,8 @@ def routes(service: GameService) -> list[BaseRoute]:
         Route("/", index),
         Mount("/static", app=_StaticFiles(directory=STATIC_DIR), name="static"),
         Route("/api/map", get_map),
+        Route("/api/maps", get_maps),
+        Route("/api/maps/{name}", get_map_of),
         Route("/api/games/{game_id}/legal", get_legal),
         Route("/api/orders/check", check_orders, methods=["POST"]),
         Route("/api/english/understand", english_understand, methods=["POST"]),
@@ -348,11 +424,11 @@ def routes(service: GameService) -> list[BaseRoute]:
     ]
 
 
-def _unknown_power(*names: str) -> JSONResponse | None:
-    """The 422 answer for the first name that is no power, or None when all are."""
+def _unknown_power(*names: str, board: Map | None = None) -> JSONResponse | None:
+    """The 422 answer for the first name that is no power (of ``board``, standard by default), or None when all are."""
     for name in names:
         try:
-            _power(name)
+            _power(name, board)
         except KeyError:
             return error_response(422, f"unknown power {name!r}: give a power, such as ENG or ENGLAND")
     return None

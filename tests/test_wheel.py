@@ -69,7 +69,7 @@ def test_build_makes_an_sdist_with_the_sources_and_a_wheel_with_the_compiled_cor
     assert any(n.startswith("engine/_core.") and n.endswith(".so") for n in inside), "no compiled core in the wheel"
     assert any(n.startswith("engine/_graph.") and n.endswith(".so") for n in inside)
     data = {"grammar/l.lark", "grammar/daide.lark", "engine/data/standard.map", "engine/data/example-case.json"}
-    assert data | {"server/static/index.html", "server/static/layout.json"} <= inside
+    assert data | {"server/static/index.html", "server/geography/standard.json", "server/geography/pure.json", "server/geography/LICENCE"} <= inside
     assert not any(n.startswith(("tests/", "benchmarks/", "docs/")) for n in inside)
     assert "Provides-Extra: report" in metadata and "matplotlib" in metadata
 

@@ -285,7 +285,9 @@ class LLMBot(Bot):
     def _ask_orders(self, position: Position, legal: LegalOrders) -> OrdersRead | None:
         if self._out_of_budget():
             return None
-        system = prompt.system_message(position.map.power_names[self.power], "orders", self.profile.press, self.levels)
+        system = prompt.system_message(
+            position.map.power_names[self.power], "orders", self.profile.press, self.levels, position.map
+        )
         user = prompt.user_message("orders", position, self.power, legal, self.news, self.profile.press, self.levels)
         schema = prompt.orders_schema(prompt.legal_table(position, self.power, legal))
         first, again = self._ask(
@@ -331,7 +333,7 @@ class LLMBot(Bot):
         self._heard_at_last_press = self._heard
         legal = legal_orders(position, self.power)
         mode = self.profile.press
-        system = prompt.system_message(position.map.power_names[self.power], "press", mode, self.levels)
+        system = prompt.system_message(position.map.power_names[self.power], "press", mode, self.levels, position.map)
         user = prompt.user_message("press", position, self.power, legal, self.news, mode, self.levels)
         opened = dict(self._open)
         first, again = self._ask(

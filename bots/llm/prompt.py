@@ -32,6 +32,7 @@ from typing import Any
 
 from bots.base import LegalOrders
 from engine import Position, format_order
+from engine.maps import Map
 from engine.position import RETREATS
 from protocol.calendar import TURN_SEASONS
 
@@ -51,7 +52,7 @@ MAX_TEXT = 1500  # characters of one incoming message shown
 SEASONS = {s.season: s.word for s in TURN_SEASONS if s.kind != RETREATS}  # spring, fall, winter
 KINDS = {"M": "movement", "R": "retreats", "A": "adjustments"}
 
-_SYSTEM = """You play {power} in a game of Diplomacy on the standard map, against six other players.
+_SYSTEM = """You play {power} in a game of Diplomacy on {board}, against {others} other {players}.
 Every request gives the board and a TASK. Answer with one JSON object and nothing else, of the form the TASK asks.
 Orders are in short notation: "A PAR - BUR" (move), "A PAR H" (hold), "F ECH S A LON - BRE" (support a move),
 "A MUN S A BER" (support a hold), "F NTH C A LON - NWY" (convoy), "A LON - NWY VIA" (move by convoy),
@@ -66,7 +67,7 @@ propose(eng, [fra], Agree([eng fra], pce([eng fra])))    peace between England a
 propose(eng, [fra], Agree([eng fra], aly([eng fra], [ger])))    an alliance of eng and fra against ger
 propose(eng, [fra], [Commit(eng, [fra], Do(mto(Unit(eng, Region(lon, coast)), Region(ech, sea)))) Commit(fra, [eng], Do(hld(Unit(fra, Region(bre, coast)))))])
 accept(eng, [fra], <the deal of fra's proposal>)    reject(eng, [fra], <the deal>)    withdraw(eng, [fra])
-Powers are aus eng fra ger ita rus tur; you are the sender of every message you write."""
+Powers are {powers}; you are the sender of every message you write."""
 
 _PRESS_ENGLISH = """PRESS: write plain English, one message per item, to one power. Say one thing a message, e.g.
 "I propose peace between England and France", "I propose an alliance against Germany", "I accept", "I reject",
@@ -74,11 +75,28 @@ _PRESS_ENGLISH = """PRESS: write plain English, one message per item, to one pow
 What cannot be said in the negotiation language is returned to you with the reason."""
 
 
-def system_message(name: str, task: str, press: str, levels: str) -> str:
-    """The rules of the answer for the power the model reads as ``name`` (its full name)."""
-    text = _SYSTEM.format(power=name)
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def system_message(name: str, task: str, press: str, levels: str, board: Map) -> str:
+    """The rules of the answer for the power the model reads as ``name`` (its full name), in a
+    game on ``board`` (its powers, the number of the others; a map other than the standard
+    one is named, which a model may know by its name).
+
+    >>> from engine.maps import variant_map
+    >>> system_message("FRANCE", "orders", "l", "1-3", variant_map("france_austria")).splitlines()[0]
+    "You play FRANCE in a game of Diplomacy on the map 'france_austria', against one other player."
+    """
+    others = len(board.powers) - 1
+    text = _SYSTEM.format(
+        power=name,
+        board="the standard map" if board.name == "standard" else f"the map {board.name!r}",
+        others=_NUMBERS[others] if others < len(_NUMBERS) else others,
+        players="player" if others == 1 else "players",
+    )
     if task == "press":
-        text += "\n" + (_PRESS_L.format(levels=levels) if press == "l" else _PRESS_ENGLISH)
+        powers = " ".join(p.lower() for p in board.powers)
+        text += "\n" + (_PRESS_L.format(levels=levels, powers=powers) if press == "l" else _PRESS_ENGLISH)
     return text
 
 

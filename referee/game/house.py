@@ -165,7 +165,7 @@ def seat(g: GameMaster, conn: str, power: str, bot: str, now: float) -> bool:
         g.out.record(
             "join", now, power=power, name=bot, version=HOUSE_VERSION, passcode=player.passcode, session=player.session
         )
-        g.out.to(conn, MapMessage("standard"))
+        g.out.to(conn, MapMessage(g.map.name))
         g.out.to(conn, session_adm(token))  # a negotiating bot opens the negotiation with it
         g.join(conn, player, now)
         return True

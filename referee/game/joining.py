@@ -34,9 +34,8 @@ from referee.settings import keeps
 if TYPE_CHECKING:
     from referee.game.master import GameMaster
 
-__all__ = ["MAP_NAME", "TAKEN_OVER"]
+__all__ = ["TAKEN_OVER"]
 
-MAP_NAME = "standard"
 TAKEN_OVER = "another connection took this seat with its session token"
 """The ``ADM`` text an older connection gets before its ``OFF`` when its seat is taken over."""
 
@@ -64,7 +63,7 @@ def nme(g: GameMaster, conn: str, msg: Nme, now: float) -> None:
         **extra,
     )  # fmt: skip
     g.out.to(conn, Yes(msg))
-    g.out.to(conn, MapMessage(MAP_NAME))
+    g.out.to(conn, MapMessage(g.map.name))
     g.out.to(conn, session_adm(token))
     g.join(conn, player, now, network)
 
@@ -72,7 +71,7 @@ def nme(g: GameMaster, conn: str, msg: Nme, now: float) -> None:
 def obs(g: GameMaster, conn: str, msg: Obs, now: float) -> None:
     g.seats.roster.clients[conn] = Client(conn, Role.OBSERVER)
     g.out.to(conn, Yes(msg))
-    g.out.to(conn, MapMessage(MAP_NAME))
+    g.out.to(conn, MapMessage(g.map.name))
 
 
 def iam(g: GameMaster, conn: str, msg: Iam, now: float) -> None:
@@ -167,7 +166,7 @@ def off(g: GameMaster, conn: str, msg: Off, now: float) -> None:
 
 def map_request(g: GameMaster, conn: str, msg: MapMessage, now: float) -> None:
     # a request for another copy; a client never names a map
-    g.out.to(conn, MapMessage(MAP_NAME) if msg.name is None else Rej(msg))
+    g.out.to(conn, MapMessage(g.map.name) if msg.name is None else Rej(msg))
 
 
 def mdf(g: GameMaster, conn: str, msg: Value, now: float) -> None:

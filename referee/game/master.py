@@ -39,7 +39,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from engine import Position, standard_map
+from engine import Position
 from engine.position import PHASE_KINDS, RETREATS
 from protocol.daide.messages import Ccd, Drw, Frm, Hlo, Mis, PressMessage, Slo, Tme, Value
 from protocol.daide.parser import DaideSyntaxError, parse
@@ -90,7 +90,7 @@ class GameMaster:
         self.settings = settings
         self.created = now
         self.rng = rng if rng is not None else random.Random()
-        self.map = standard_map()
+        self.map = settings.board
         self.powers: tuple[str, ...] = self.map.powers
         self.seats = Seats(self.rng, passcode_in_use)
         self.book = OrderBook(self.map)

@@ -23,6 +23,7 @@ async function call(method, path, body) {
 }
 
 const rendered = new Map(); // "viewer|l" -> Promise<string>: incoming L is rendered once
+const maps = new Map(); // map name -> Promise<MapData>
 
 export const api = {
   config: () => call("GET", "/api/config"),
@@ -33,7 +34,17 @@ export const api = {
   history: (id) => call("GET", `/api/games/${encodeURIComponent(id)}/history`),
   /** The game's messages the public may read (all of them for a game imported as public), oldest first. */
   messages: (id) => call("GET", `/api/games/${encodeURIComponent(id)}/export?format=detente`).then((d) => d.messages),
-  map: () => call("GET", "/api/map"),
+  /** The maps a game may be played on: {maps: [{name, description, powers, ...}]}. */
+  maps: () => call("GET", "/api/maps"),
+  /** A map as the page draws it (each fetched once a page: the server revalidates with its ETag). */
+  map(name = "standard") {
+    if (!maps.has(name)) {
+      const loading = call("GET", `/api/maps/${encodeURIComponent(name)}`);
+      loading.catch(() => maps.delete(name)); // a failure is tried again next time
+      maps.set(name, loading);
+    }
+    return maps.get(name);
+  },
   legal: (id, power) => call("GET", `/api/games/${encodeURIComponent(id)}/legal?power=${encodeURIComponent(power)}`),
   check: (game, power, text) => call("POST", "/api/orders/check", { game, power, text }),
   understand: (body) => call("POST", "/api/english/understand", body),

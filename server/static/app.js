@@ -1,14 +1,13 @@
-// The page's entry: load the config and the map, then show the lobby or a game, by the address's hash.
+// The page's entry: load the config and the list of maps, then show the lobby or a game (on its own map), by the
+// address's hash.
 
 import { alerts } from "./alerts.js";
 import { api } from "./api.js";
 import { $, h } from "./dom.js";
 import { GameView } from "./game.js";
 import { Lobby } from "./lobby.js";
-import { setProvinces } from "./notation.js";
-import { setPowers } from "./powers.js";
 
-const shared = { config: null, map: null };
+const shared = { config: null, maps: [] };
 let lobby = null;
 let game = null;
 
@@ -43,14 +42,12 @@ function muteButton() {
 
 async function boot() {
   try {
-    [shared.config, shared.map] = await Promise.all([api.config(), api.map()]);
-    setPowers(shared.map.power_table);
-    setProvinces(shared.map.provinces);
+    [shared.config, shared.maps] = await Promise.all([api.config(), api.maps().then((r) => r.maps)]);
   } catch (error) {
     $("#lobby").append(h("p", { class: "bad" }, `The game server does not answer: ${error.message}`));
     return;
   }
-  lobby = new Lobby($("#lobby"), shared.config);
+  lobby = new Lobby($("#lobby"), shared.config, shared.maps);
   muteButton();
   window.addEventListener("hashchange", route);
   route();

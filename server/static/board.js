@@ -1,86 +1,111 @@
-// The map: an SVG drawn from /api/map (regions, adjacency, supply centres), with units, orders and results on top.
+// The map: an SVG drawn from the game's map (/api/maps/NAME: province shapes, names, adjacency, supply centres),
+// with units, orders and results on top, and a tap read as a person means it.
 
-import { fill, s } from "./dom.js";
+import { fill, h, s } from "./dom.js";
 import { abbr, colourOf, nameOf } from "./powers.js";
 import { provinceOf, readOrder } from "./notation.js";
 
 const FAILED = new Set(["bounce", "void", "disrupted", "no convoy", "cut"]);
 
+/** The least a unit's tap target measures across, in CSS pixels (WCAG's 44). */
+const TARGET_PX = 44;
+
 export class Board {
-  /** `handlers`: onUnit(unitName, event), onTarget(provinceId, event). */
+  /** `handlers`: onUnit(unitName, event), onTarget(provinceId, event) (a province tapped where no unit
+   * of the person's is to be chosen), onBlank(event) (a tap on no province). */
   constructor(root, map, handlers = {}) {
     this.root = root;
     this.map = map;
     this.handlers = handlers;
     this.provinces = new Map(map.provinces.map((p) => [p.id, p]));
     this.names = false;
+    this.state = { selected: null, targets: new Set() };
+    this.tappable = new Map(); // unit name -> its province, for the units the person may order now
     this.svg = s("svg", {
       viewBox: `0 0 ${map.width} ${map.height}`,
       class: "board",
       role: "img",
-      "aria-label": "the map",
+      "aria-label": `the map: ${map.name}`,
+      "data-map": map.name,
       preserveAspectRatio: "xMidYMid meet",
+      onclick: (event) => this.tap(event),
     });
-    for (const layer of ["regions", "tints", "edges", "centres", "labels", "last", "units", "orders", "marks"]) {
+    for (const layer of ["regions", "tints", "edges", "centres", "hits", "labels", "last", "units", "orders", "marks"]) {
       this[layer] = s("g", { class: `layer ${layer}` });
       this.svg.append(this[layer]);
     }
     this.regionOf = new Map();
     this.drawBase();
     root.append(this.svg);
+    // the geography's credit, small in a corner of the map (an HTML line: it keeps its size at any zoom)
+    if (map.credit) root.append(h("div", { class: "credit", id: "map-credit" }, map.credit));
+    // a unit's tap target is 44 CSS px at the size the map is drawn: drawn again when that size changes
+    this.scale = 0;
+    new ResizeObserver(() => this.drawHits()).observe(this.svg);
   }
 
-  /** Where a unit at `location` stands: a coast's own point, or just below the province's label. */
+  /** Where a unit at `location` stands: the map's point for it (a coast's own point for a fleet on a coast). */
   point(location) {
-    if (location && location.includes("/") && this.map.locations[location]) return this.map.locations[location];
+    const at = location && this.map.locations[location];
+    if (at) return at;
     const p = this.provinces.get(provinceOf(location));
-    return p ? [p.x, p.y + 6] : [0, 0];
+    return p ? [p.x, p.y] : [0, 0];
+  }
+
+  /** A province's shape: its outline when the map has one, else the polygon of its region. */
+  shape(place, attrs) {
+    if (place.shape) return s("path", { d: place.shape, ...attrs });
+    return s("polygon", { points: place.region.map((q) => q.join(",")).join(" "), ...attrs });
   }
 
   drawBase() {
     const { map } = this;
     for (const blank of map.blanks) {
-      const points = blank.region.map((q) => q.join(",")).join(" ");
-      this.regions.append(s("polygon", { points, class: blank.radius ? "region water" : "region blank" }));
-      if (blank.radius) this.regions.append(s("circle", { cx: blank.x, cy: blank.y, r: blank.radius, class: "island" }));
+      this.regions.append(this.shape(blank, { class: blank.radius ? "region water" : "region blank" }));
+      if (blank.radius && !blank.shape) this.regions.append(s("circle", { cx: blank.x, cy: blank.y, r: blank.radius, class: "island" }));
     }
     for (const p of map.provinces) {
-      const points = p.region.map((q) => q.join(",")).join(" ");
       const facts = [p.supply_centre ? "supply centre" : null, p.home ? `home of ${nameOf(p.home)}` : null];
       const title = `${p.name} (${p.id})${facts.some(Boolean) ? " — " + facts.filter(Boolean).join(", ") : ""}`;
-      const region = s(
-        "polygon",
-        {
-          points,
-          class: `region ${p.kind}`,
-          "data-province": p.id,
-          onclick: (event) => this.handlers.onTarget && this.handlers.onTarget(p.id, event),
-        },
-        s("title", {}, title),
-      );
+      const region = this.shape(p, { class: `region ${p.kind}`, "data-province": p.id });
+      region.append(s("title", {}, title));
       this.regionOf.set(p.id, region);
       this.regions.append(region);
     }
     for (const edge of map.edges) {
-      const a = this.provinces.get(edge.a);
-      const b = this.provinces.get(edge.b);
+      const a = this.point(edge.a);
+      const b = this.point(edge.b);
       const kind = edge.army && edge.fleet ? "both" : edge.army ? "army" : "fleet";
-      this.edges.append(s("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: `edge ${kind}` }));
+      this.edges.append(s("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: `edge ${kind}` }));
     }
     for (const p of map.provinces) {
       if (p.supply_centre) {
-        this.centres.append(s("circle", { cx: p.x + 17, cy: p.y - 16, r: 4.5, class: "centre", "data-centre": p.id }));
+        const [x, y] = this.centrePoint(p);
+        this.centres.append(s("circle", { cx: x, cy: y, r: 4.5, class: "centre", "data-centre": p.id }));
       }
     }
     this.drawLabels();
+  }
+
+  /** Where a province's name is written. */
+  labelPoint(p) {
+    return p.label || [p.x, p.y - 12];
+  }
+
+  /** Where a supply centre's dot is drawn: beside the name, clear of the unit. */
+  centrePoint(p) {
+    if (p.centre) return p.centre;
+    const [x, y] = this.labelPoint(p);
+    return [x + 5 + 3.6 * p.id.length, y - 4];
   }
 
   drawLabels() {
     fill(this.labels);
     for (const p of this.map.provinces) {
       const text = this.names ? p.name : p.id;
+      const [x, y] = this.labelPoint(p);
       this.labels.append(
-        s("text", { x: p.x, y: p.y - 12, class: `label ${p.kind}${this.names ? " long" : ""}` }, text),
+        s("text", { x, y, class: `label ${p.kind}${this.names ? " long" : ""}`, "data-province": p.id }, text),
       );
     }
   }
@@ -95,13 +120,77 @@ export class Board {
   }
 
   /**
+   * One tap (or click) on the map, read as a person means it, whatever is drawn on top: a province
+   * is found under the point (its name counts as the province), a unit by its body or the ring of
+   * 44 px around it. With a unit selected, a tap on one of its destinations orders the move; else a
+   * tap on a unit of the person's, or anywhere in its province, selects it.
+   */
+  tap(event) {
+    const stack = document.elementsFromPoint(event.clientX, event.clientY);
+    const label = stack.find((e) => e.classList && e.classList.contains("label"));
+    const region = stack.find((e) => e.classList && e.classList.contains("region") && e.dataset.province);
+    const province = label ? label.dataset.province : region ? region.dataset.province : null;
+    const { selected, targets } = this.state;
+    const unit = this.unitAt(stack, event);
+    if (selected && province && targets.has(province) && unit !== selected) {
+      this.handlers.onTarget && this.handlers.onTarget(province, event);
+    } else if (unit) {
+      this.handlers.onUnit && this.handlers.onUnit(unit, event);
+    } else if (province && this.unitIn(province)) {
+      this.handlers.onUnit && this.handlers.onUnit(this.unitIn(province), event);
+    } else if (province) {
+      this.handlers.onTarget && this.handlers.onTarget(province, event);
+    } else if (this.handlers.onBlank) {
+      this.handlers.onBlank(event);
+    }
+  }
+
+  /** The person's unit tapped: one whose body is under the point, else the nearest whose ring is. */
+  unitAt(stack, event) {
+    const body = stack.map((e) => e.closest && e.closest("g.unit")).find((g) => g && this.tappable.has(g.dataset.unit));
+    if (body) return body.dataset.unit;
+    const rings = stack.filter((e) => e.classList && e.classList.contains("hit") && this.tappable.has(e.dataset.unit));
+    const distance = (e) => {
+      const r = e.getBoundingClientRect();
+      return Math.hypot(r.x + r.width / 2 - event.clientX, r.y + r.height / 2 - event.clientY);
+    };
+    rings.sort((a, b) => distance(a) - distance(b));
+    return rings.length ? rings[0].dataset.unit : null;
+  }
+
+  /** The unit of the person's to be ordered in a province, if there is one. */
+  unitIn(province) {
+    for (const [unit, at] of this.tappable) if (at === province) return unit;
+    return null;
+  }
+
+  /** The CSS pixels one unit of the map's frame is drawn as (0 while the map is not shown). */
+  pixelsPerUnit() {
+    const ctm = this.svg.getScreenCTM();
+    return ctm ? Math.hypot(ctm.a, ctm.b) : 0;
+  }
+
+  /** The rings around the person's units that take a tap: 44 CSS px across at the size drawn. */
+  drawHits() {
+    const scale = this.pixelsPerUnit();
+    this.scale = scale;
+    fill(this.hits);
+    if (!scale) return;
+    const r = TARGET_PX / 2 / scale;
+    for (const [unit, , point] of this.hitPoints || []) {
+      this.hits.append(s("circle", { cx: point[0], cy: point[1], r, class: "hit", "data-unit": unit }));
+    }
+  }
+
+  /**
    * Draw a view: `position` (the API's GamePosition), `orders` (drawn bold: the person's drafts or
-   * a past phase's orders, each {power, text, result, status}), `last` (drawn faint), `marks` (units
-   * dislodged without an order of their own), `mine` (the person's power: only its units may be
-   * clicked), `selectable`
-   * (unit names that may be clicked), `selected` and `targets` (provinces to highlight).
+   * a past phase's orders, each {power, text, result, status}), `last` (last turn's, drawn faint and
+   * grey), `marks` (units dislodged without an order of their own), `mine` (the person's power: only
+   * its units may be chosen), `selectable` (unit names that may be chosen), `selected` and `targets`
+   * (provinces to highlight: the destinations of the selected unit).
    */
   show({ position, orders = [], last = [], marks = [], mine = null, selectable = new Set(), selected = null, targets = new Set() }) {
+    this.state = { selected, targets };
     // supply centres and their regions in their owner's colour
     const owner = new Map();
     for (const [power, centres] of Object.entries(position.centers || {})) {
@@ -113,29 +202,31 @@ export class Board {
       const power = owner.get(id);
       region.classList.toggle("owned", Boolean(power));
       region.classList.toggle("target", targets.has(id));
-      if (power) {
-        this.tints.append(
-          s("polygon", { points: region.getAttribute("points"), class: "tint", fill: colourOf(power), "data-owner": abbr(power) }),
-        );
-      }
+      if (power) this.tints.append(this.shape(p, { class: "tint", fill: colourOf(power), "data-owner": abbr(power) }));
       if (p.supply_centre) {
         const dot = this.centres.querySelector(`[data-centre="${id}"]`);
         dot.style.fill = power ? colourOf(power) : "";
         dot.dataset.owner = power ? abbr(power) : "";
       }
     }
+    for (const label of this.labels.children) label.classList.toggle("target", targets.has(label.dataset.province));
     fill(this.units);
-    for (const [power, units] of Object.entries(position.units || {})) {
-      const retreating = Object.keys(position.dislodged || {}).length > 0;
-      for (const name of units) {
-        const can = !retreating && abbr(power) === mine && selectable.has(name);
-        this.units.append(this.unit(power, name, { can, selected }));
+    this.tappable = new Map();
+    this.hitPoints = [];
+    const retreating = Object.keys(position.dislodged || {}).length > 0;
+    const add = (power, name, dislodged) => {
+      const can = (dislodged || !retreating) && abbr(power) === mine && selectable.has(name);
+      const g = this.unit(power, name, { dislodged, can, selected });
+      this.units.append(g);
+      if (can) {
+        const location = name.split(" ")[1];
+        this.tappable.set(name, provinceOf(location));
+        this.hitPoints.push([name, location, this.unitPoint(location, dislodged)]);
       }
-    }
-    for (const [name, d] of Object.entries(position.dislodged || {})) {
-      const can = abbr(d.power) === mine && selectable.has(name);
-      this.units.append(this.unit(d.power, name, { dislodged: true, can, selected }));
-    }
+    };
+    for (const [power, units] of Object.entries(position.units || {})) for (const name of units) add(power, name, false);
+    for (const [name, d] of Object.entries(position.dislodged || {})) add(d.power, name, true);
+    this.drawHits();
     fill(this.last);
     fill(this.orders);
     fill(this.marks);
@@ -144,13 +235,14 @@ export class Board {
     this.markDislodged(this.marks, marks);
   }
 
+  unitPoint(location, dislodged = false) {
+    const [x, y] = this.point(location);
+    return dislodged ? [x + 15, y + 12] : [x, y];
+  }
+
   unit(power, name, { dislodged = false, can = false, selected = null }) {
     const [type, location] = name.split(" ");
-    let [x, y] = this.point(location);
-    if (dislodged) {
-      x += 15;
-      y += 12;
-    }
+    const [x, y] = this.unitPoint(location, dislodged);
     const colour = colourOf(power);
     const shape =
       type === "F"
@@ -159,24 +251,40 @@ export class Board {
     const classes = ["unit", `power-${abbr(power)}`, dislodged && "dislodged", can && "selectable", can && selected === name && "selected"];
     return s(
       "g",
-      {
-        class: classes,
-        "data-unit": name,
-        "data-power": abbr(power),
-        onclick: (event) => {
-          if (can && this.handlers.onUnit) {
-            event.stopPropagation();
-            this.handlers.onUnit(name, event);
-          }
-        },
-      },
+      { class: classes, "data-unit": name, "data-power": abbr(power) },
       shape,
-      s("text", { x, y: y + 4, class: "letter" }, type),
+      s("text", { x, y: y + 4, class: "letter", fill: inkOn(colour) }, type),
       s("title", {}, `${nameOf(power)}: ${dislodged ? "dislodged " : ""}${name}`),
     );
   }
 
-  /** One order, with its result words when it has been adjudicated. */
+  /** A box around where a province's unit and name are drawn, in the page's coordinates: what the
+   * order menu must leave in view when the province is a destination. */
+  placeBox(province) {
+    const p = this.provinces.get(province);
+    const boxes = [];
+    const label = this.labels.querySelector(`[data-province="${province}"]`);
+    if (label) boxes.push(label.getBoundingClientRect());
+    const unit = this.units.querySelector(`g.unit[data-unit$=" ${province}"], g.unit[data-unit*=" ${province}/"]`);
+    if (unit) boxes.push(unit.getBoundingClientRect());
+    else if (p) {
+      const scale = this.pixelsPerUnit();
+      const m = this.svg.getScreenCTM();
+      const [x, y] = this.point(province);
+      const c = new DOMPoint(x, y).matrixTransform(m);
+      boxes.push(new DOMRect(c.x - 12 * scale, c.y - 9 * scale, 24 * scale, 18 * scale));
+    }
+    return boxes;
+  }
+
+  /** The page box of a unit's body (where its menu is to be put beside). */
+  unitBox(unit) {
+    const g = this.units.querySelector(`g.unit[data-unit="${unit}"]`);
+    return g ? g.getBoundingClientRect() : null;
+  }
+
+  /** One order, with its result words when it has been adjudicated. An order with a `status` is one
+   * of the person's drafts of this turn: drawn on a white halo, unlike the grey of last turn's. */
   drawOrder(layer, { power, text, result = null, status = null }) {
     const order = readOrder(text);
     if (!order || order.kind === "waive") return;
@@ -186,6 +294,7 @@ export class Board {
     const classes = [
       "order",
       `kind-${order.kind}`,
+      status && "draft",
       status && `status-${status}`,
       result && (failed ? "failed" : "succeeded"),
       ...words.map((w) => `result-${w.replace(/\s+/g, "-")}`),
@@ -219,6 +328,15 @@ export class Board {
     if (words.includes("dislodged")) {
       g.append(...ring(from, colour));
     }
+    if (status) {
+      for (const part of [...g.children]) {
+        const halo = part.cloneNode();
+        halo.classList.add("draft-halo");
+        halo.removeAttribute("stroke");
+        halo.removeAttribute("fill");
+        g.insertBefore(halo, part);
+      }
+    }
     layer.append(g);
   }
 
@@ -233,6 +351,14 @@ export class Board {
       layer.append(g);
     }
   }
+}
+
+/** The letter's colour on a unit of `colour` (#rrggbb): dark on a light colour, white on a dark one. */
+function inkOn(colour) {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour || "");
+  if (!m) return "#fff";
+  const [r, g, b] = m.slice(1).map((x) => parseInt(x, 16) / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 ? "#1d2330" : "#fff";
 }
 
 function along([x1, y1], [x2, y2], t) {

@@ -1,4 +1,5 @@
-// One game in the page: the DAIDE link (join, rejoin or watch), the map and its history, the orders and the chat.
+// One game in the page: the DAIDE link (join, rejoin or watch), the game's own map and its history, the orders and
+// the chat.
 
 import { alerts } from "./alerts.js";
 import { api } from "./api.js";
@@ -9,9 +10,9 @@ import { DaideLink, phaseOfTurn, readMis, readThx } from "./daide.js";
 import { $, fill, h } from "./dom.js";
 import { keepSeat, playerName, seatLink, seatOf } from "./lobby.js";
 import { NegoLink, negoSocketUrl } from "./nego.js";
-import { placeName, provinceOf, readOrder } from "./notation.js";
+import { placeName, provinceOf, readOrder, setProvinces } from "./notation.js";
 import { OrdersPanel, closeMenu, showMenu } from "./orders.js";
-import { FULL, POWERS, abbr, nameOf, phaseName } from "./powers.js";
+import { FULL, POWERS, abbr, nameOf, phaseName, setPowers } from "./powers.js";
 import { ResultsPanel, sinceLastMovement } from "./results.js";
 
 /** The pauses between attempts to read the legal orders again after a failure (the last one repeats). */
@@ -33,7 +34,7 @@ export class GameView {
       this.wants = null;
     }
     this.config = shared.config;
-    this.map = shared.map;
+    this.map = null; // the game's own map, once read (start)
     this.power = null;
     this.session = null; // the token of the server's ADM after YES (NME), until HLO says the power
     this.replaced = false; // another window or browser took the seat: do not take it back unasked
@@ -84,7 +85,7 @@ export class GameView {
         "div",
         { class: "toggles" },
         toggle("show-names", "names", false, (e) => this.board.setNames(e.target.checked)),
-        toggle("show-edges", "adjacency", true, (e) => this.board.setEdges(e.target.checked)),
+        toggle("show-edges", "adjacency", false, (e) => this.board.setEdges(e.target.checked)),
         toggle("show-last", "last orders", true, (e) => {
           this.showLast = e.target.checked;
           this.redraw();
@@ -96,7 +97,7 @@ export class GameView {
     this.errorBanner = h("div", { class: "banner error", id: "error-banner", role: "alert", hidden: true });
     this.resultsEl = h("section", { class: "results", id: "results", hidden: true });
     this.ordersEl = h("section", { class: "orders", id: "orders" });
-    this.barEl = h("div", { class: "order-bar-box" });
+    this.barEl = h("div", { class: "order-bar-box", id: "order-bar-box" });
     this.chatEl = h("aside", { class: "chat", id: "chat" }, h("p", { class: "chat-state" }, "Negotiation is for the players of a game."));
     // on a phone: the map first, and a tab bar to the orders and the chat
     const tab = (name, text) =>
@@ -114,27 +115,30 @@ export class GameView {
       { type: "button", class: "zoom", id: "zoom", "aria-pressed": "false", onclick: () => this.zoom() },
       "Zoom in",
     );
+    // the bar with Submit sticks to the bottom of the view while the map and the orders above it
+    // are read, and scrolls away with them: the results and the powers come after it, so that
+    // nothing is ever drawn over them
     this.left = h(
       "div",
-      { class: "left" },
+      { class: "left", id: "left" },
       this.banner,
       this.errorBanner,
       this.boardBox,
       this.controls,
-      this.resultsEl,
-      this.powersEl,
       this.ordersEl,
       this.barEl,
+      this.resultsEl,
+      this.powersEl,
     );
-    fill(this.root, this.tabs, this.left, this.chatEl);
+    this.column = h("div", { class: "column" }, this.left);
+    fill(this.root, this.tabs, this.column, this.chatEl);
     this.controls.querySelector(".toggles").prepend(this.zoomButton);
     this.board = new Board(this.boardBox, this.map, {
       onUnit: (unit, event) => this.unitClicked(unit, event),
       onTarget: (province, event) => this.targetClicked(province, event),
+      onBlank: () => this.deselect(),
     });
-    this.board.svg.addEventListener("click", (event) => {
-      if (event.target === this.board.svg) this.deselect();
-    });
+    this.board.setEdges(false);
     this.orders = new OrdersPanel(this.ordersEl, {
       send: (text) => this.daide && this.daide.send(text),
       changed: () => this.redraw(),
@@ -155,7 +159,28 @@ export class GameView {
     document.addEventListener("keydown", this.keyHandler);
   }
 
+  /** The game's map (the standard one if the game cannot be read now: the page says why later). */
+  async loadMap() {
+    let name = "standard";
+    try {
+      name = (await api.game(this.id)).settings.map;
+    } catch {
+      // no such game, or the server is busy: the refresh that follows says so
+    }
+    this.map = await api.map(name);
+    setPowers(this.map.power_table);
+    setProvinces(this.map.provinces);
+  }
+
   async start() {
+    try {
+      await this.loadMap();
+    } catch (error) {
+      this.root.hidden = false;
+      fill(this.root, h("p", { class: "banner error" }, `Cannot read the map of this game: ${error.message}`));
+      return;
+    }
+    if (this.closed) return;
     this.build();
     await this.refresh();
     const url = new URL("/daide", window.location.href);
@@ -216,10 +241,10 @@ export class GameView {
     if (this.seatLinkEl) this.seatLinkEl.remove();
     closeMenu();
     this.root.hidden = true;
-    this.phaseEl.textContent = "";
-    this.powerEl.textContent = "";
-    this.powerEl.removeAttribute("data-power");
-    this.countdown.el.textContent = "";
+    if (this.phaseEl) this.phaseEl.textContent = "";
+    if (this.powerEl) this.powerEl.textContent = "";
+    if (this.powerEl) this.powerEl.removeAttribute("data-power");
+    if (this.countdown) this.countdown.el.textContent = "";
   }
 
   /** A failure the page is working around (it says so, and keeps the person's role). */
@@ -240,7 +265,10 @@ export class GameView {
     this.root.dataset.tab = name === "chat" ? "chat" : "board";
     if (!scroll) return;
     if (name === "orders") this.ordersEl.scrollIntoView({ block: "start" });
-    else if (name === "map") window.scrollTo(0, 0);
+    else if (name === "map") {
+      window.scrollTo(0, 0);
+      this.left.scrollTop = 0;
+    }
     else if (name === "chat") {
       window.scrollTo(0, 0);
       const input = document.getElementById("chat-input");
@@ -577,7 +605,7 @@ export class GameView {
       this.phaseEl.dataset.phase = "COMPLETED";
     } else if (d.status === "forming") {
       const taken = d.players.filter((p) => p.taken).length;
-      this.phaseEl.textContent = `waiting for players: ${taken} of 7`;
+      this.phaseEl.textContent = `waiting for players: ${taken} of ${d.players.length}`;
     } else if (d.position) {
       this.phaseEl.textContent = `${phaseName(d.position.phase)} (${d.position.phase})`;
       this.phaseEl.dataset.phase = d.position.phase;
@@ -753,10 +781,16 @@ export class GameView {
     if (this.view !== null) return;
     this.selected = unit;
     this.redraw();
-    showMenu(this.boardBox, event, unit, this.orders.optionsFor(unit), (option) => {
+    this.menuFor(unit, this.orders.optionsFor(unit));
+  }
+
+  /** The menu of `options` for `unit`, beside the unit and clear of the destinations highlighted. */
+  menuFor(unit, options, title = null) {
+    const avoid = [...this.board.state.targets].flatMap((province) => this.board.placeBox(province));
+    showMenu(this.boardBox, { anchor: this.board.unitBox(unit), avoid }, unit, options, (option) => {
       this.selected = null;
       this.orders.pick(unit, option);
-    });
+    }, title);
   }
 
   targetClicked(province, event) {
@@ -776,10 +810,7 @@ export class GameView {
     const unit = this.selected;
     if (options.length > 1) {
       // a province with two coasts this fleet can reach: ask which
-      showMenu(this.boardBox, event, unit, options, (option) => {
-        this.selected = null;
-        this.orders.pick(unit, option);
-      }, `Which coast of ${placeName(province)}?`);
+      this.menuFor(unit, options, `Which coast of ${placeName(province)}?`);
       return;
     }
     this.selected = null;

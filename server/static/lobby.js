@@ -1,8 +1,9 @@
-// The lobby: the open, running and finished games; join one as a player or watch it.
+// The lobby: the open, running and finished games (each on its map); join one as a player or watch it, or make a
+// game against the server's bots on any map.
 
 import { api } from "./api.js";
 import { fill, h } from "./dom.js";
-import { FULL, POWERS, nameOf, phaseName } from "./powers.js";
+import { phaseName } from "./powers.js";
 
 const NAME_KEY = "detente.name";
 
@@ -33,11 +34,16 @@ export function playerName() {
 }
 
 export class Lobby {
-  constructor(root, config) {
+  constructor(root, config, maps) {
     this.root = root;
     this.config = config;
+    this.maps = maps; // [{name, description, powers: [{token, name, english, colour}], ...}], the standard one first
     this.timer = null;
-    this.against = { power: "", bot: config.house_default || "", error: "", busy: false };
+    this.against = { map: maps.length ? maps[0].name : "standard", power: "", bot: config.house_default || "", error: "", busy: false };
+  }
+
+  mapOf(name) {
+    return this.maps.find((m) => m.name === name) || null;
   }
 
   async show() {
@@ -93,11 +99,27 @@ export class Lobby {
     const bots = this.config.house_bots || [];
     if (!bots.length) return null;
     const a = this.against;
+    const chosen = this.mapOf(a.map);
+    const powers = chosen ? chosen.powers : [];
+    const mapSelect = h(
+      "select",
+      {
+        id: "against-map",
+        onchange: (event) => {
+          a.map = event.target.value;
+          a.power = ""; // the powers are the map's
+          this.render();
+        },
+      },
+      this.maps.map((m) =>
+        h("option", { value: m.name, selected: a.map === m.name, title: m.description }, `${mapTitle(m)} — ${m.powers.length} powers`),
+      ),
+    );
     const powerSelect = h(
       "select",
       { id: "against-power", onchange: (event) => (a.power = event.target.value) },
       h("option", { value: "", selected: a.power === "" }, "drawn at random"),
-      POWERS.map((p) => h("option", { value: FULL[p], selected: a.power === FULL[p] }, nameOf(p))),
+      powers.map((p) => h("option", { value: p.name, selected: a.power === p.name }, p.english)),
     );
     const botSelect = h(
       "select",
@@ -108,12 +130,14 @@ export class Lobby {
       "section",
       { class: "against-bots" },
       h("h2", {}, "Play against bots"),
-      h("p", {}, "You against six bots of this server. No deadlines: each phase waits for you."),
+      h("p", {}, `You against ${others(powers.length)} of this server. No deadlines: each phase waits for you.`),
       h("div", { class: "controls" },
+        h("label", {}, "Map ", mapSelect),
         h("label", {}, "Your power ", powerSelect),
         h("label", {}, "Bots ", botSelect),
         h("button", { type: "button", id: "play-against-bots", class: "button join", disabled: a.busy, onclick: () => this.playAgainstBots() }, "Play against bots"),
       ),
+      chosen ? h("p", { class: "map-description", id: "against-map-description" }, chosen.description) : null,
       a.error ? h("p", { class: "bad", id: "against-error" }, a.error) : null,
     );
   }
@@ -124,7 +148,7 @@ export class Lobby {
     a.error = "";
     await this.render();
     try {
-      const made = await api.againstBots({ power: a.power || null, bot: a.bot || null });
+      const made = await api.againstBots({ map: a.map, power: a.power || null, bot: a.bot || null });
       a.busy = false;
       window.location.hash = `#/game/${encodeURIComponent(made.id)}?as=player&name=${encodeURIComponent(made.name)}`;
     } catch (error) {
@@ -137,11 +161,12 @@ export class Lobby {
   table(title, games, status) {
     const rows = games.map((game) => {
       const taken = game.players.filter((p) => p.taken).length;
+      const seats = game.players.length;
       const seat = seatOf(game.id);
       const actions = [];
       if (status === "forming") {
         if (seat) actions.push(link(`#/game/${game.id}`, `Back to your seat`, "join"));
-        else if (taken < 7) actions.push(link(`#/game/${game.id}?as=player`, "Join as a player", "join"));
+        else if (taken < seats) actions.push(link(`#/game/${game.id}?as=player`, "Join as a player", "join"));
       }
       if (status === "playing" && seat) actions.push(link(`#/game/${game.id}`, `Rejoin as ${seat.power}`, "join"));
       actions.push(link(`#/game/${game.id}?as=observer`, status === "finished" ? "Review" : "Watch", "watch"));
@@ -154,7 +179,8 @@ export class Lobby {
         "tr",
         { "data-game": game.id },
         h("td", {}, h("strong", {}, game.settings.name || "(no name)"), h("div", { class: "id" }, game.id)),
-        h("td", {}, status === "forming" ? `${taken} of 7 seats taken` : phaseName(game.phase) || game.phase || ""),
+        h("td", { class: "map", "data-map": s.map }, (this.mapOf(s.map) && mapTitle(this.mapOf(s.map))) || s.map),
+        h("td", {}, status === "forming" ? `${taken} of ${seats} seats taken` : phaseName(game.phase) || game.phase || ""),
         h("td", {}, `${s.protocol} press, L ${s.l_levels}${s.binding ? ", binding" : ""}; ${deadline}${standIn}`),
         h("td", {}, h("div", { class: "actions" }, actions)),
       );
@@ -164,10 +190,21 @@ export class Lobby {
       { class: `games ${status}` },
       h("h2", {}, title),
       rows.length
-        ? h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "state"), h("th", {}, "rules"), h("th", {}, ""))), h("tbody", {}, rows))
+        ? h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "map"), h("th", {}, "state"), h("th", {}, "rules"), h("th", {}, ""))), h("tbody", {}, rows))
         : h("p", { class: "empty" }, "None."),
     );
   }
+}
+
+/** A map as the lobby names it: "pure" -> "Pure", "fleet_rome" -> "Fleet rome". */
+function mapTitle(m) {
+  const words = m.name.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function others(powers) {
+  const n = Math.max(0, powers - 1);
+  return n === 1 ? "one bot" : `${n} bots`;
 }
 
 function minutes(seconds) {

@@ -1,5 +1,5 @@
-// The powers: names, adjectives and colours, as the server's /api/map gives them (its
-// power_table, from the engine's Power), so that the page holds no copy of its own.
+// The powers of the map shown: names, adjectives and colours, as the server's map gives them (its
+// power_table), so that the page holds no copy of its own; each map has its own powers.
 
 /** The DAIDE tokens in the map's order: "AUS", "ENG", ... */
 export const POWERS = [];
@@ -14,13 +14,20 @@ export const COLOURS = {};
 
 const ABBREVIATION = {};
 
+/** The CSS of each power's class (.power-ENG { --c: ... }), made for the powers of the map shown:
+ * a stylesheet built in script, which the page's Content-Security-Policy allows (no inline style). */
+const SHEET = new CSSStyleSheet();
+document.adoptedStyleSheets = [...document.adoptedStyleSheets, SHEET];
+
 /**
  * Fill the tables (in place: the modules that import them keep the same objects) from the
- * map's power_table, and give the CSS its colours. Called once, when the map has come,
- * before anything is drawn.
+ * map's power_table, and give the CSS its colours. Called when a map has come (the lobby's,
+ * then each game's), before anything is drawn with it.
  */
 export function setPowers(table) {
   POWERS.length = 0;
+  for (const t of [NAMES, ADJECTIVES, FULL, COLOURS, ABBREVIATION]) for (const k of Object.keys(t)) delete t[k];
+  SHEET.replaceSync(table.map((p) => `.power-${p.token} { --c: var(--${p.token}); }`).join("\n"));
   for (const p of table) {
     POWERS.push(p.token);
     NAMES[p.token] = p.english;

@@ -14,6 +14,7 @@ from referee.deadlines import Deadlines
 from referee.settings import GameSettings
 from server.api_models import (
     API_MODELS,
+    AgainstBots,
     ClientConfig,
     DeadlinesBody,
     ErrorBody,
@@ -120,6 +121,23 @@ def test_bad_game_bodies_are_refused(body: dict, field: str) -> None:
         GameCreate.model_validate_json(json.dumps(body))
     locations = [".".join(str(part) for part in error["loc"]) for error in info.value.errors()]
     assert field in locations
+
+
+def test_a_game_is_created_on_any_map_a_game_may_name_with_that_maps_powers() -> None:
+    """The map is any of :func:`engine.maps.map_names`; the powers kept or given to bots are its own."""
+    two = GameCreate(map="france_austria", reserved={"france": "you"}, bots={"AUS": "dumbbot"})
+    assert two.settings().map == "france_austria" and two.settings().board.powers == ("AUS", "FRA")
+    assert two.model_dump(mode="json")["reserved"] == {"FRANCE": "you"}
+    assert GameCreate.of(two.settings()) == two
+    with pytest.raises(ValidationError, match=r"ENG: not a power of the map france_austria \(AUS, FRA\)"):
+        GameCreate(map="france_austria", bots={"ENGLAND": "dumbbot"})
+    with pytest.raises(ValidationError, match="XYZ is no power of any map"):
+        GameCreate(reserved={"XYZ": "you"})
+    with pytest.raises(ValidationError, match=r"unknown map 'ancient': the maps are .*standard"):
+        GameCreate(map="ancient")
+    assert AgainstBots(map="pure", power="italy").power == "ITA"
+    with pytest.raises(ValidationError, match="not a power of the map france_austria"):
+        AgainstBots(map="france_austria", power="TUR")
 
 
 def test_the_shortest_deadline_is_a_tenth_of_a_second() -> None:
@@ -265,6 +283,7 @@ def test_game_create_and_the_referee_settings_convert_into_each_other_field_for_
     """:meth:`GameCreate.of` and :meth:`GameCreate.settings` carry every field, both ways."""
     settings = GameSettings(
         name="league 3",
+        map="fleet_rome",
         press_level=130,
         l_levels="1-4,6",
         protocol="bilateral",
@@ -283,7 +302,7 @@ def test_game_create_and_the_referee_settings_convert_into_each_other_field_for_
     fields = [f.name for f in dataclasses.fields(GameSettings)]
     # a field added to the model must be given a value of its own here, and a field of the API
     assert [name for name in fields if getattr(settings, name) == getattr(default, name)] == []
-    assert set(GameCreate.model_fields) == {*fields, "map"}
+    assert set(GameCreate.model_fields) == set(fields)
     create = GameCreate.of(settings)
     assert create.settings() == settings
     assert GameCreate.of(create.settings()) == create

@@ -550,6 +550,11 @@ MODULE_CHECKS = """async () => {
   const r = await import("/static/results.js");
   const { Board } = await import("/static/board.js");
   const { OrdersPanel } = await import("/static/orders.js");
+  const { api } = await import("/static/api.js");
+  // a game's view sets the powers and names of its map; these checks read the standard one's
+  const standard = await api.map("standard");
+  p.setPowers(standard.power_table);
+  n.setProvinces(standard.provinces);
   const checked = [];
   const check = async (game, power, text) => {
     checked.push(text);
