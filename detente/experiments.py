@@ -77,6 +77,7 @@ from bots.llm.usage import collect, summarise_usage
 from bots.registry import LLM_PREFIX
 from detente.daide_game import is_daide, play_daide_game
 from detente.manifest import manifest
+from detente.scoring import bounds
 from detente.stats import Estimate, estimate, per_game
 from detente.tables import columns
 from engine import standard_map
@@ -205,13 +206,8 @@ PER_GAME: Mapping[str, Callable[[Mapping[str, Any]], float]] = {
     "win_rate": lambda s: s["win"],
     "rank": lambda s: s["rank"],
 }
-#: What each per-game figure can be, for intervals that stay inside (:class:`detente.stats.Estimate`):
-#: the bounds, and whether it is a proportion.
-PER_GAME_BOUNDS: Mapping[str, tuple[tuple[float, float], bool]] = {
-    "centres": ((0.0, 34.0), False),
-    "win_rate": ((0.0, 1.0), True),
-    "rank": ((1.0, 7.0), False),
-}
+#: The scoring system whose bounds bound each per-game figure (:func:`detente.scoring.bounds`).
+PER_GAME_SYSTEM: Mapping[str, str] = {"centres": "centres", "win_rate": "win", "rank": "rank"}
 
 
 def summarise(games: Iterable[Mapping[str, Any]]) -> list[BotSummary]:
@@ -232,7 +228,7 @@ def summarise(games: Iterable[Mapping[str, Any]]) -> list[BotSummary]:
     table = []
     for bot, scores in plays.items():
         estimates = {
-            name: estimate(per_game(lines, bot, value), *PER_GAME_BOUNDS[name]) for name, value in PER_GAME.items()
+            name: estimate(per_game(lines, bot, value), *bounds(PER_GAME_SYSTEM[name])) for name, value in PER_GAME.items()
         }
         table.append(
             BotSummary(
@@ -302,12 +298,25 @@ def format_usage(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def slots_from(names: Sequence[str]) -> tuple[str, ...]:
-    """Seven bot names from one to seven: the last repeated to fill the seven slots."""
+def slots_from(names: Sequence[str], powers: int = POWERS) -> tuple[str, ...]:
+    """A name for each of the map's ``powers`` slots (seven on the standard map), from one to
+    that many names: the last repeated to fill the slots.
+
+    >>> slots_from(["dumbbot", "randombot"], 2)
+    ('dumbbot', 'randombot')
+    >>> slots_from(["a", "b", "c"], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: --bots takes one to two bot names on this map, not 3
+    """
     names = [n.strip() for n in names if n.strip()]
-    if not 1 <= len(names) <= POWERS:
-        raise ValueError(f"--bots takes one to seven bot names, not {len(names)}")
-    return (*names, *[names[-1]] * (POWERS - len(names)))
+    if not 1 <= len(names) <= powers:
+        most = _WORDS.get(powers, str(powers))
+        raise ValueError(f"--bots takes one to {most} bot names{'' if powers == POWERS else ' on this map'}, not {len(names)}")
+    return (*names, *[names[-1]] * (powers - len(names)))
+
+
+_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,16 +367,17 @@ class Experiment:
                 raise ValueError(f"{len(self.powers)} power assignments for {self.games} games")
             powers = self.powers
         elif self.rotate:
-            powers = rotation(self.seed, self.games)
+            powers = rotation(self.seed, self.games, self.settings.board.powers)
         llm = self.llm_options
         return [
             GameSetup(seed, self.slots, self.settings, self.rounds, p, llm) for seed, p in zip(seeds, powers, strict=True)
         ]
 
 
-def rotation(seed: int, games: int) -> list[tuple[str, ...]]:
+def rotation(seed: int, games: int, powers: Sequence[str] = STANDARD_POWERS) -> list[tuple[str, ...]]:
     """The power of each slot in each game, balanced: every slot plays every power once in each
-    block of seven games (a Latin square, its order of powers shuffled per block from ``seed``).
+    block of as many games as the map has ``powers`` (a Latin square, its order of powers
+    shuffled per block from ``seed``).
 
     >>> blocks = rotation(1, 14)
     >>> all(sorted(game[slot] for game in blocks[:7]) == sorted(STANDARD_POWERS) for slot in range(7))
@@ -378,8 +388,9 @@ def rotation(seed: int, games: int) -> list[tuple[str, ...]]:
     rng = random.Random(seed)
     out: list[tuple[str, ...]] = []
     while len(out) < games:
-        order = rng.sample(STANDARD_POWERS, POWERS)
-        out.extend(tuple(order[(slot + shift) % POWERS] for slot in range(POWERS)) for shift in range(POWERS))
+        order = rng.sample(list(powers), len(powers))
+        n = len(powers)
+        out.extend(tuple(order[(slot + shift) % n] for slot in range(n)) for shift in range(n))
     return out[:games]
 
 

@@ -1,6 +1,6 @@
 """The options that shape a game, for every command that makes games: one set, one reading.
 
-``--year-limit YEAR|none``, ``--press-level``, ``--l-levels``, ``--protocol``, ``--binding``
+``--map NAME|FILE``, ``--year-limit YEAR|none``, ``--press-level``, ``--l-levels``, ``--protocol``, ``--binding``
 and ``--deadlines`` give the fields of :class:`referee.settings.GameSettings`, their defaults
 its defaults; ``--rounds`` the negotiation rounds of each phase of an in-process game
 (:data:`bots.inprocess.ROUNDS`). A command takes those that mean something for its games
@@ -23,17 +23,20 @@ ValueError: --year-limit: the year limit is a year from 1901 to 9999, or none; n
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
 from bots.inprocess import ROUNDS
+from engine.maps import add_map_file, variant_map
 from referee.deadlines import Deadlines
 from referee.settings import PROTOCOLS, GameSettings, parse_year_limit, year_limit_text
 
 __all__ = ["OPTIONS", "add_arguments", "rounds_from", "settings_from"]
 
 OPTIONS: dict[str, str] = {
+    "map": "--map",
     "year_limit": "--year-limit",
     "press_level": "--press-level",
     "l_levels": "--l-levels",
@@ -44,7 +47,22 @@ OPTIONS: dict[str, str] = {
 }
 """Each game option: its destination (a field of GameSettings, but ``rounds``) and its name."""
 
+def read_map(text: str) -> str:
+    """``--map``: the name of a map (``engine.maps.map_names``), or the path of a map file,
+    which is read and added (:func:`engine.maps.add_map_file`); the map's name either way.
+
+    >>> read_map("pure"), read_map("no-such.map")
+    Traceback (most recent call last):
+    ...
+    engine.maps.MapError: cannot read the map file no-such.map: No such file or directory
+    """
+    if text.endswith(".map") or "/" in text or os.sep in text:
+        return add_map_file(text).name
+    return variant_map(text).name
+
+
 _READ: dict[str, Callable[[Any], Any]] = {
+    "map": read_map,
     "year_limit": parse_year_limit,
     "deadlines": Deadlines.parse,
 }
@@ -57,6 +75,7 @@ def _arguments() -> dict[str, dict[str, Any]]:
     # reading of the same text typed
     default = GameSettings()
     return {
+        "map": {"default": default.map, "metavar": "NAME|FILE", "help": "the map: a variant's name or a map file"},
         "year_limit": {"default": year_limit_text(default.year_limit), "help": "the last year played, or none"},
         "press_level": {"type": int, "default": default.press_level, "help": "DAIDE press level"},
         "l_levels": {"default": default.l_levels, "help": "L levels of the negotiation, e.g. 1-4,6"},

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import structlog
 
 from bots.nego_client import NegoLink
-from bots.registry import BOTS, BotSeat, UnknownBot, make_bot, parse_seat
+from bots.registry import BOTS, BotSeat, UnknownBot, cannot_play, make_bot, parse_seat
+from engine.maps import Map
 from bots.session import BotSession
 from bots.ws_client import time_limit
 from protocol.daide.messages import Value
@@ -64,9 +65,9 @@ class BotHouse:
         self.tasks: set[asyncio.Task[None]] = set()
         self.failures: dict[tuple[str, str], int] = {}
 
-    def check(self, spec: str) -> str | None:
-        """Why ``spec`` is no bot of this house, in one line (a model seat plays as a client:
-        ``detente bot llm:...``); None if it is one."""
+    def check(self, spec: str, board: Map) -> str | None:
+        """Why ``spec`` is no bot of this house or cannot play ``board``, in one line (a model
+        seat plays as a client: ``detente bot llm:...``); None if it is one that can."""
         try:
             seat = parse_seat(spec)
             if not isinstance(seat, BotSeat):
@@ -74,9 +75,9 @@ class BotHouse:
             if spec not in BOTS:  # a class of one's own names code on the server's disk: never a stranger's
                 return f"{spec[:40]!r}: the server plays the kit's bots; a bot of your own joins as a client (detente bot)"
             make_bot(spec)
+            return cannot_play(spec, board)
         except UnknownBot as error:
             return str(error)
-        return None
 
     def play(self, game_id: str, power: str, bot: str) -> None:
         if self.failures.get((game_id, power), 0) >= MAX_FAILURES:

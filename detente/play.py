@@ -146,7 +146,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         + ", ".join(p.english for p in Power)
         + " (FRA, france, French, ...); default: one drawn at random",
     )
-    game_options.add_arguments(parser, ("l_levels", "deadlines", "year_limit"))
+    game_options.add_arguments(parser, ("map", "l_levels", "deadlines", "year_limit"))
     parser.add_argument(
         "--port",
         type=_port,

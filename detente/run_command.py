@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " (default: powers dealt at random from the seed)",
     )
     # in process there is no clock: no --deadlines
-    game_options.add_arguments(parser, ("year_limit", "l_levels", "protocol", "binding", "rounds", "press_level"))
+    game_options.add_arguments(parser, ("map", "year_limit", "l_levels", "protocol", "binding", "rounds", "press_level"))
     parser.add_argument(
         "--out",
         required=True,
@@ -119,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     try:
-        slots = slots_from(args.bots.split(","))
+        settings = game_options.settings_from(args, "experiment")
+        slots = slots_from(args.bots.split(","), len(settings.board.powers))
         for name in dict.fromkeys(slots):
             if is_daide(name):
                 program_of(name)
@@ -130,7 +131,6 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, UnknownBot) as error:  # ConfigError is a ValueError
         return fail(str(error))
     try:
-        settings = game_options.settings_from(args, "experiment")
         rounds = game_options.rounds_from(args)
     except ValueError as error:
         return fail(str(error))

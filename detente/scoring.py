@@ -49,6 +49,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from detente.stats import Estimate, estimate, per_game
+from engine.maps import map_names, variant_map
 
 __all__ = [
     "DIGITS",
@@ -147,13 +148,24 @@ def system_table(
     return table
 
 
-#: What a score of each system can be: its least and most, and whether it is a proportion
-#: (mostly 0 or 1: Wilson's interval); see :class:`detente.stats.Estimate`.
-BOUNDS: Mapping[str, tuple[tuple[float, float], bool]] = {
+def bounds(system: str) -> tuple[tuple[float, float], bool]:
+    """What a score of ``system`` can be on any map a game may name: its least and most (the
+    most centres and the most powers of a map bound the centres and the rank), and whether
+    it is a proportion (mostly 0 or 1: Wilson's interval); see :class:`detente.stats.Estimate`.
+
+    >>> bounds("centres"), bounds("win")
+    (((0.0, 34.0), False), ((0.0, 1.0), True))
+    """
+    if system == "centres":
+        return (0.0, float(max(len(variant_map(n).supply_centers) for n in map_names()))), False
+    if system == "rank":
+        return (1.0, float(max(len(variant_map(n).powers) for n in map_names()))), False
+    return _FIXED_BOUNDS[system]
+
+
+_FIXED_BOUNDS: Mapping[str, tuple[tuple[float, float], bool]] = {
     "draw-size": ((0.0, 1.0), False),
     "sum-of-squares": ((0.0, 1.0), False),
-    "centres": ((0.0, 34.0), False),
-    "rank": ((1.0, 7.0), False),
     "win": ((0.0, 1.0), True),
 }
 
@@ -165,7 +177,7 @@ def bounded(system: str, values: Iterable[float]) -> Estimate:
     >>> e.low, round(e.high, 3)
     (0.0, 1.0)
     """
-    limits, proportion = BOUNDS[system]
+    limits, proportion = bounds(system)
     return estimate(values, limits, proportion)
 
 

@@ -27,6 +27,7 @@ from detente.diplomacy import format_diplomacy
 from detente.experiments import Progress, format_usage, new_seed
 from detente.scoring import SYSTEMS
 from detente.tournament import (
+    POWERS,
     SetUp,
     Tournament,
     TournamentError,
@@ -57,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: the number of cores)"
     )
-    game_options.add_arguments(parser, ("year_limit",))
+    game_options.add_arguments(parser, ("map", "year_limit"))
     parser.add_argument(
         "--setups",
         default="1v6",
@@ -105,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
         rounds = game_options.rounds_from(args)
     except ValueError as error:
         return fail(str(error))
+    if len(settings.board.powers) != POWERS:  # its setups are one against six and six against one
+        return fail(f"--map: a tournament's setups are 1v6 and 6v1: the map {settings.map} has {len(settings.board.powers)} powers, not {POWERS}")
     tournament = Tournament(
         bots=bots,
         games=args.games,

@@ -70,6 +70,8 @@ def load(data: Mapping[str, Any], m: Map | None = None) -> dict[str, Any]:
     """A dipcc game as détente's game document (see the module)."""
     if not is_mila(data):
         raise FormatError("not a Cicero/dipcc game: no phases with a name and a state")
+    if data.get("map", "standard") != "standard":
+        raise FormatError(f"map {str(data.get('map'))[:40]!r}: dipcc plays the standard map only")
     source: dict[str, Any] = {"format": "cicero", "id": data.get("id"), "map": data.get("map", "standard")}
     for key in ("rules", *CICERO_KEYS):
         if key in data:
@@ -86,6 +88,9 @@ def load(data: Mapping[str, Any], m: Map | None = None) -> dict[str, Any]:
 def dump(record: Any, m: Map | None = None) -> dict[str, Any]:
     """A détente game (a ``GameRecord``, or its document) as a dipcc game (see the module)."""
     document: Mapping[str, Any] = record.to_json() if hasattr(record, "to_json") else record
+    board = (document.get("settings") or {}).get("map", "standard") if isinstance(document, Mapping) else "standard"
+    if (m.name if m is not None else board) != "standard":
+        raise FormatError(f"map {board!r}: dipcc plays the standard map only (write it as mila)")
     saved = mila.dump(document, m)
     source = document.get("source") or {} if isinstance(document, Mapping) else {}
     ours = source.get("format") == "cicero"

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.maps import Map, standard_map
+from engine.maps import Map
 from engine.position import Position
 from formats.common import (
     FormatError,
@@ -51,7 +51,7 @@ from formats.common import (
     their_text,
     write_messages,
 )
-from formats.saved import read_saved_game
+from formats.saved import file_map_name, map_of_file, read_saved_game
 
 __all__ = ["FormatError", "dump", "is_mila", "load", "source_of"]
 
@@ -90,10 +90,10 @@ def source_of(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def dump(record: Any, m: Map | None = None) -> dict[str, Any]:
     """A détente game (a ``GameRecord``, or its JSON document) as a MILA saved game."""
-    m = m or standard_map()
     document: Mapping[str, Any] = record.to_json() if hasattr(record, "to_json") else record
     if not isinstance(document, Mapping) or not isinstance(document.get("phases"), list):
         raise FormatError("not a détente game: no phases")
+    m = m or map_of_file((document.get("settings") or {}).get("map", "standard"))
     source = document.get("source") or {}
     messages = list(document.get("messages") or ())
     game_id = source.get("id") or (f"detente-{document['seed']}" if document.get("seed") is not None else "detente")
@@ -110,7 +110,7 @@ def dump(record: Any, m: Map | None = None) -> dict[str, Any]:
         phases.append(
             {
                 "name": name,
-                "state": _stamped(state, game_id, rules),
+                "state": _stamped(state, game_id, rules, m),
                 "orders": {p: [their_text(o) for o in record_phase.get("orders", {}).get(p, ())] for p in powers},
                 "results": {
                     their_text(unit): [w for w in words if w != "ok"]
@@ -126,7 +126,7 @@ def dump(record: Any, m: Map | None = None) -> dict[str, Any]:
     phases.append(
         {
             "name": final["name"],
-            "state": _stamped(final, game_id, rules),
+            "state": _stamped(final, game_id, rules, m),
             "orders": dict.fromkeys(powers),
             "results": {},
             "messages": [],
@@ -141,7 +141,7 @@ def dump(record: Any, m: Map | None = None) -> dict[str, Any]:
             earlier = [i for i, k in enumerate(keys) if k <= key]
             target = phases[earlier[-1] if earlier else 0]
         target["messages"].append(message)
-    saved: dict[str, Any] = {"id": game_id, "map": "standard", "rules": rules, "phases": phases}
+    saved: dict[str, Any] = {"id": game_id, "map": file_map_name(m), "rules": rules, "phases": phases}
     kept = {key: document[key] for key in ("seed", "settings", "bots", "outcome", "winner") if key in document}
     if document.get("events"):
         kept["events"] = list(document["events"])
@@ -150,8 +150,8 @@ def dump(record: Any, m: Map | None = None) -> dict[str, Any]:
     return saved
 
 
-def _stamped(state: dict[str, Any], game_id: str, rules: list[str]) -> dict[str, Any]:
+def _stamped(state: dict[str, Any], game_id: str, rules: list[str], m: Map) -> dict[str, Any]:
     state["game_id"] = game_id
-    state["map"] = "standard"
+    state["map"] = file_map_name(m)
     state["rules"] = rules
     return state

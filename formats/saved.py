@@ -29,7 +29,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.game import Adjudication, adjudicate
-from engine.maps import Map, standard_map
+from engine.maps import Map, map_names, variant_map
 from engine.orders import Order, OrderSyntaxError, parse_order
 from engine.position import RETREATS, Position
 from formats.common import (
@@ -311,12 +311,39 @@ def play_turn(
 _AHEAD = 32
 
 
+#: the maps whose name in the ``diplomacy`` package's files is not ours
+FILE_MAP_NAMES = {"france_austria": "standard_france_austria"}
+
+
+def map_of_file(name: object) -> Map:
+    """The map a saved game names (``map``: our name, or the ``diplomacy`` package's, e.g.
+    ``standard_france_austria``); FormatError in one line for a map not known here.
+
+    >>> map_of_file("standard_france_austria").name
+    'france_austria'
+    >>> map_of_file("ancmed")
+    Traceback (most recent call last):
+    ...
+    formats.common.FormatError: map 'ancmed': not a map known here (the maps are fleet_rome, france_austria, pure, standard; a map file is added with --map FILE)
+    """
+    ours = {theirs: mine for mine, theirs in FILE_MAP_NAMES.items()}.get(str(name), str(name))
+    if ours not in map_names():
+        raise FormatError(
+            f"map {str(name)[:40]!r}: not a map known here (the maps are {', '.join(map_names())}; "
+            "a map file is added with --map FILE)"
+        )
+    return variant_map(ours)
+
+
+def file_map_name(m: Map) -> str:
+    """The name a saved game gives the map ``m`` (the ``diplomacy`` package's where it differs)."""
+    return FILE_MAP_NAMES.get(m.name, m.name)
+
+
 def read_saved_game(data: Mapping[str, Any], source: dict[str, Any], m: Map | None = None) -> dict[str, Any]:
     """A MILA-shaped saved game (``phases`` of ``name``, ``state``, ``orders``, ``results``,
     ``messages``) as détente's game document, every phase adjudicated again (see the module)."""
-    m = m or standard_map()
-    if data.get("map", "standard") != "standard":
-        raise FormatError(f"map {data.get('map')!r}: only the standard map is read")
+    m = m or map_of_file(data.get("map", "standard"))
     phases = data.get("phases")
     if not isinstance(phases, list) or not phases:
         raise FormatError("no phases")

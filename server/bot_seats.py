@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
-from engine.maps import variant_map
+from engine.maps import Map, variant_map
 from referee.networks import network_of
 from server.api_models import AgainstBots, GameCreate
 
@@ -52,8 +52,8 @@ class House(Protocol):
     bots: tuple[str, ...]
     """The bots it plays, as a person picks them (seat specs)."""
 
-    def check(self, spec: str) -> str | None:
-        """Why ``spec`` cannot be played here, in one line; None if it can."""
+    def check(self, spec: str, board: Map) -> str | None:
+        """Why ``spec`` cannot be played here on ``board``, in one line; None if it can."""
 
     def play(self, game_id: str, power: str, bot: str) -> None:
         """Start playing ``power`` of ``game_id`` with ``bot`` (it seats itself with :meth:`BotSeats.seat`)."""
@@ -97,7 +97,7 @@ class BotSeats:
             return f"{NO_HOUSE}: bots, stand_in and fill_with must be left out"
         for spec in specs:
             assert self.house is not None
-            why = self.house.check(spec)
+            why = self.house.check(spec, variant_map(create.map))
             if why is not None:
                 return why
         return None

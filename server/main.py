@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from engine.maps import MapError, add_map_file
 from protocol.daide.framing import IM_TIMEOUT
 from referee.settings import PROTOCOLS, year_limit_text
 from server.api_models import GameCreate
@@ -166,6 +167,17 @@ def add_serve_arguments(parser: Any) -> None:
     # not given is None: load_settings leaves those to the open games' defaults, which the help reads
     game = GameCreate().settings()
     parser.add_argument(
+        "--map", dest="map", metavar="NAME|FILE", help=f"the map of the open games: a variant or a map file ({game.map})"
+    )
+    parser.add_argument(
+        "--map-file",
+        dest="map_files",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="a map file games created on this server may name (its [variant] name); repeatable",
+    )
+    parser.add_argument(
         "--press-level", dest="press_level", type=int, help=f"press level of the open game ({game.press_level})"
     )
     parser.add_argument("--l-levels", dest="l_levels", help=f"L levels of the open game ({game.l_levels})")
@@ -207,6 +219,7 @@ _SERVE_KEYS = (
     "secret",
     "nego_url",
     "house_nego_url",
+    "map",
     "press_level",
     "l_levels",
     "protocol",
@@ -233,4 +246,12 @@ def run(args: Any, env: Mapping[str, str] | None = None, house: HouseFactory | N
 
         await serve(settings, ready, daide_ready=daide_ready, house=house)
 
-    return run_command("serve", lambda: load_settings(values, dict(os.environ) if env is None else env), serving)
+    def settings() -> tuple[ServerSettings, list[str]]:
+        for path in getattr(args, "map_files", None) or ():
+            try:
+                add_map_file(path)
+            except MapError as error:
+                raise SettingsError(f"--map-file: {error}") from None
+        return load_settings(values, dict(os.environ) if env is None else env)
+
+    return run_command("serve", settings, serving)

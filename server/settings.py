@@ -26,6 +26,7 @@ from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from engine.maps import MapError, add_map_file
 from referee.settings import parse_year_limit
 from server.api_models import DeadlinesBody, GameCreate
 from server.bot_seats import BotSeats
@@ -434,6 +435,7 @@ def add_game_limit_arguments(parser: Any) -> None:
 
 
 GAME_OPTIONS = {
+    "map": "--map",
     "press_level": "--press-level",
     "l_levels": "--l-levels",
     "protocol": "--protocol",
@@ -490,6 +492,12 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
             values["deadlines"] = DeadlinesBody.parse(values["deadlines"])
         except (ValueError, ValidationError) as exc:
             raise SettingsError(f"--deadlines: {_first_line(exc)}") from None
+    if isinstance(values.get("map"), str) and values["map"].endswith(".map"):
+        # a map file: read and added, so that the open games (and games created on the API) may name it
+        try:
+            values["map"] = add_map_file(values["map"]).name
+        except MapError as exc:
+            raise SettingsError(f"--map: {exc}") from None
     if isinstance(values.get("year_limit"), str):
         try:
             values["year_limit"] = parse_year_limit(values["year_limit"])

@@ -204,7 +204,8 @@ function mapTitle(m) {
 
 function others(powers) {
   const n = Math.max(0, powers - 1);
-  return n === 1 ? "one bot" : `${n} bots`;
+  const WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+  return `${WORDS[n] || n} bot${n === 1 ? "" : "s"}`;
 }
 
 function minutes(seconds) {

@@ -113,9 +113,9 @@ def test_the_options_of_each_command_keep_their_names() -> None:
         name: {action.dest for action in subcommands()[name]._actions} & set(game_options.OPTIONS) for name in COMMANDS
     }
     assert taken == {
-        "run": {"year_limit", "press_level", "l_levels", "protocol", "binding", "rounds"},
-        "tournament": {"year_limit", "rounds"},
-        "play": {"year_limit", "l_levels", "deadlines"},
+        "run": {"map", "year_limit", "press_level", "l_levels", "protocol", "binding", "rounds"},
+        "tournament": {"map", "year_limit", "rounds"},
+        "play": {"map", "year_limit", "l_levels", "deadlines"},
     }
     settings = command_settings(
         "run", "--press-level", "10", "--l-levels", "1-4, 6", "--protocol", "reply", "--binding", "--year-limit", "1905"
@@ -124,6 +124,24 @@ def test_the_options_of_each_command_keep_their_names() -> None:
         name="x", press_level=10, l_levels="1-4,6", protocol="reply", binding=True, year_limit=1905
     )
     assert command_settings("play", "--deadlines", "300,60,60").deadlines == Deadlines(300, 60, 60)
+
+
+def test_every_command_takes_a_map_by_name_or_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.maps as maps
+
+    monkeypatch.setattr(maps, "_ADDED", {})
+    monkeypatch.setattr(maps, "_added_from", {})
+    for name in COMMANDS:
+        assert command_settings(name, "--map", "pure").map == "pure", name
+    assert serve_game(tmp_path, "--map", "fleet_rome").map == "fleet_rome"
+    path = tmp_path / "mine.map"
+    path.write_text("[variant]\nbase=standard\nname=mine\nvictory=20\n")
+    assert command_settings("run", "--map", str(path)).board.victory_centers == 20
+    assert serve_game(tmp_path, "--map", str(path)).map == "mine"
+    with pytest.raises(ValueError, match=r"^--map: unknown map 'atlantis': the maps are "):
+        command_settings("run", "--map", "atlantis")
+    with pytest.raises(ValueError, match=r"^--map: cannot read the map file .*nowhere.map"):
+        command_settings("tournament", "--map", str(tmp_path / "nowhere.map"))
 
 
 @pytest.mark.parametrize(

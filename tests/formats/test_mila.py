@@ -163,3 +163,34 @@ def test_a_rule_difference_keeps_the_recorded_outcome_and_marks_the_phase() -> N
     assert "DATC" in second["note"]
     recorded, ours = second["differences"]["units"]["TURKEY"]
     assert "A RUM" in recorded and "A BUL" in ours
+
+
+@pytest.mark.parametrize("name", ["pure", "fleet_rome", "france_austria"])
+def test_a_game_on_a_variant_comes_back_on_its_map(name: str) -> None:
+    from engine.maps import variant_map
+    from formats import cicero
+    from formats.common import FormatError
+
+    m = variant_map(name)
+    played = play_game(GameSetup(3, ("dumbbot",) * len(m.powers), GameSettings(map=name, year_limit=m.first_year + 2)))
+    saved = json.loads(json.dumps(mila.dump(played)))
+    assert saved["map"] == {"france_austria": "standard_france_austria"}.get(name, name)
+    assert {p["state"]["map"] for p in saved["phases"]} == {saved["map"]}
+    back = mila.load(saved)
+    document = played.to_json()
+    assert back["settings"]["map"] == name
+    assert [p["phase"] for p in back["phases"]] == [p["phase"] for p in document["phases"]]
+    for ours, theirs in zip(document["phases"], back["phases"], strict=True):
+        assert "note" not in theirs, theirs.get("differences")
+        assert ours["orders"] == theirs["orders"]
+    with pytest.raises(FormatError, match=f"map '{name}': dipcc plays the standard map only"):
+        cicero.dump(played)
+
+
+def test_a_saved_game_on_a_map_not_known_here_is_refused_in_one_line() -> None:
+    from formats.common import FormatError
+
+    saved = json.loads(json.dumps(mila.dump(play_game(GameSetup(1, ("holdbot",) * 7, GameSettings(year_limit=1901))))))
+    saved["map"] = "ancmed"
+    with pytest.raises(FormatError, match=r"^map 'ancmed': not a map known here \(the maps are .*standard"):
+        mila.load(saved)
