@@ -23,13 +23,12 @@ ValueError: --year-limit: the year limit is a year from 1901 to 9999, or none; n
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
 from bots.inprocess import ROUNDS
-from engine.maps import add_map_file, variant_map
+from engine.maps import map_named
 from referee.deadlines import Deadlines
 from referee.settings import PROTOCOLS, GameSettings, parse_year_limit, year_limit_text
 
@@ -47,18 +46,10 @@ OPTIONS: dict[str, str] = {
 }
 """Each game option: its destination (a field of GameSettings, but ``rounds``) and its name."""
 
-def read_map(text: str) -> str:
-    """``--map``: the name of a map (``engine.maps.map_names``), or the path of a map file,
-    which is read and added (:func:`engine.maps.add_map_file`); the map's name either way.
 
-    >>> read_map("pure"), read_map("no-such.map")
-    Traceback (most recent call last):
-    ...
-    engine.maps.MapError: cannot read the map file no-such.map: No such file or directory
-    """
-    if text.endswith(".map") or "/" in text or os.sep in text:
-        return add_map_file(text).name
-    return variant_map(text).name
+def read_map(text: str) -> str:
+    """``--map``: the name of the map a user names, by name or file (:func:`engine.maps.map_named`)."""
+    return map_named(text).name
 
 
 _READ: dict[str, Callable[[Any], Any]] = {

@@ -28,9 +28,9 @@ import structlog
 
 from bots.nego_client import NegoLink
 from bots.registry import BOTS, BotSeat, UnknownBot, cannot_play, make_bot, parse_seat
-from engine.maps import Map
 from bots.session import BotSession
 from bots.ws_client import time_limit
+from engine.maps import Map
 from protocol.daide.messages import Value
 from protocol.daide.parser import DaideSyntaxError, parse
 

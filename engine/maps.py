@@ -27,6 +27,7 @@ what the game files write:
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections import deque
 from collections.abc import Callable
@@ -448,20 +449,54 @@ def _shipped_names() -> frozenset[str]:
 
 def power_names() -> dict[str, str]:
     """Every power of every map a game may name, token -> full name (``ENG`` -> ``ENGLAND``):
-    what reads a power's full name without its game's map at hand (the feed's notices).
+    what reads a power's full name without its game's map at hand (the feed's notices, the
+    API). A token names one power on every map that has it; the first map (by name) says its
+    full name.
 
     >>> power_names()["FRA"]
     'FRANCE'
     """
-    return _power_names(tuple(map_names()))
+    return _power_names(map_names())
 
 
+def power_spellings() -> dict[str, str]:
+    """Every power of every map a game may name, by its token and by its full name -> its token.
+
+    >>> power_spellings()["FRANCE"], power_spellings()["FRA"]
+    ('FRA', 'FRA')
+    """
+    return _power_spellings(map_names())
+
+
+# keyed by the names of the maps: a map file added while the process runs makes a new table
 @functools.cache
 def _power_names(names: tuple[str, ...]) -> dict[str, str]:
     merged: dict[str, str] = {}
     for name in names:
-        merged.update(variant_map(name).power_names)
+        for token, full in variant_map(name).power_names.items():
+            merged.setdefault(token, full)
     return merged
+
+
+@functools.cache
+def _power_spellings(names: tuple[str, ...]) -> dict[str, str]:
+    return {**{full: token for token, full in _power_names(names).items()}, **{t: t for t in _power_names(names)}}
+
+
+def map_named(text: str) -> Map:
+    """The map a user names (``--map``): a map's name (:func:`map_names`), or the path of a map
+    file, which is read and added (:func:`add_map_file`); :class:`MapError` in one line.
+
+    >>> map_named("pure").name
+    'pure'
+    >>> map_named("no-such.map")
+    Traceback (most recent call last):
+    ...
+    engine.maps.MapError: cannot read the map file no-such.map: No such file or directory
+    """
+    if text.endswith(".map") or "/" in text or os.sep in text:
+        return add_map_file(text)
+    return variant_map(text)
 
 
 def _shipped_text(name: str) -> str:
@@ -508,7 +543,9 @@ def add_map_file(path: str | Path) -> Map:
     except OSError as e:
         raise MapError(f"cannot read the map file {path}: {e.strerror or e}") from None
     if not _MAP_NAME.fullmatch(m.name):
-        raise MapError(f"{path.name}: a map's name is 1 to 32 small letters, digits or _, first a letter; not {m.name!r}")
+        raise MapError(
+            f"{path.name}: a map's name is 1 to 32 small letters, digits or _, first a letter; not {m.name!r}"
+        )
     if m.name not in _ADDED and m.name in map_names():
         raise MapError(f"{path.name} calls itself {m.name!r}, the name of a shipped map")
     known = _ADDED.get(m.name)

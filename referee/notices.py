@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.maps import power_names
+from engine.maps import power_names, power_spellings
 from referee.settings import GameSettings
 
 __all__ = [
@@ -140,15 +140,13 @@ def from_json(frame: Mapping[str, Any]) -> Notice:
     kind, game = frame.get("type"), frame.get("game")
     if not isinstance(game, str):
         raise ValueError("a notice without game")
-    tokens = {full: token for token, full in power_names().items()}
+    spellings = power_spellings()
 
     def power(name: Any) -> str:
-        key = str(name).upper()
-        token = key if key in power_names() else tokens.get(key)
+        token = spellings.get(str(name).upper())
         if token is None:
             raise ValueError(f"a {kind} notice naming no power: {name!r}")
         return token
-
 
     def field(name: str) -> Any:
         if name not in frame:

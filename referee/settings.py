@@ -33,6 +33,7 @@ its token:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,7 +117,7 @@ class GameSettings:
 
     def __post_init__(self) -> None:
         board = variant_map(self.map)  # MapError (a ValueError) in one line for an unknown map
-        check_daide_names(board)
+        _check_daide_names_once(board)
         for power, _ in (*self.reserved, *self.bots):
             if power not in board.powers:
                 raise ValueError(f"{power} is not a power of the map {self.map} ({', '.join(board.powers)})")
@@ -230,6 +231,12 @@ def check_daide_names(board: Map) -> None:
             f"the map {board.name} names what DAIDE has no token for ({what}): "
             "its powers and provinces must be named with DAIDE's standard tokens"
         )
+
+
+@functools.cache
+def _check_daide_names_once(board: Map) -> None:
+    # settings are made for every game and every frame read back; a map is checked once
+    check_daide_names(board)
 
 
 def check_year_limit(year_limit: object) -> None:

@@ -17,7 +17,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import functools
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -33,7 +34,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from engine import Adjudication, Position, Power
-from engine.maps import map_names, variant_map
+from engine.maps import map_names, power_names, power_spellings, variant_map
 from engine.position import PHASE_KINDS
 from protocol.l import format_levels, parse_levels
 from referee.deadlines import Deadlines
@@ -130,14 +131,15 @@ _DEFAULT = GameSettings()
 
 def _spellings() -> dict[str, str]:
     """Every spelling of every power of every map a game may name (token and full name, in upper
-    case; the standard seven's English names and adjectives too) -> its token. Read each time:
-    a map file may be added while the process runs (:func:`engine.maps.add_map_file`)."""
-    found = {spelling.upper(): p.value for p in Power for spelling in (p.full_name, p.english, p.adjective)}
-    for name in map_names():
-        for token, full in variant_map(name).power_names.items():
-            found.setdefault(token, token)
-            found.setdefault(full, token)
-    return found
+    case; the standard seven's English names and adjectives too) -> its token. Looked up per map
+    list: a map file may be added while the process runs (:func:`engine.maps.add_map_file`)."""
+    return _spellings_of(map_names())
+
+
+@functools.cache
+def _spellings_of(names: tuple[str, ...]) -> dict[str, str]:
+    english = {spelling.upper(): p.value for p in Power for spelling in (p.full_name, p.english, p.adjective)}
+    return {**power_spellings(), **english}
 
 
 def _token(name: Any) -> Any:
@@ -149,40 +151,21 @@ def _token(name: Any) -> Any:
 def power_token(name: str) -> str:
     """The token of a power of some map a game may name, from any spelling; KeyError if none."""
     token = _token(name)
-    if token not in _spellings().values():
+    if token not in power_names():
         raise KeyError(name)
     return str(token)
 
 
 def _a_power(token: str) -> str:
-    if token not in _spellings().values():
+    if token not in power_names():
         raise PydanticCustomError("power", "{name} is no power of any map", {"name": token})
     return token
 
 
-class _FullNames(Mapping[str, str]):
-    """Token -> full name, over the powers of every map (a token names one power on every map
-    that has it: the standard seven are the same on each of their maps)."""
+def _full_name(token: str) -> str:
+    """The API and the store name a power by its full name (``"ENGLAND"``); inside, by its token."""
+    return power_names()[token]
 
-    def _table(self) -> dict[str, str]:
-        table: dict[str, str] = {}
-        for name in map_names():
-            for token, full in variant_map(name).power_names.items():
-                table.setdefault(token, full)
-        return table
-
-    def __getitem__(self, token: str) -> str:
-        return self._table()[token]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._table())
-
-    def __len__(self) -> int:
-        return len(self._table())
-
-
-#: The API and the store name a power by its full name (``"ENGLAND"``); inside, by its token.
-FULL_NAMES: Mapping[str, str] = _FullNames()
 
 #: A power of a map, read in any spelling, kept as its token, written by its full name; whether
 #: it is a power of the game's own map is checked with the map (:meth:`GameCreate._powers_of_the_map`).
@@ -190,7 +173,7 @@ PowerName = Annotated[
     str,
     BeforeValidator(_token),
     AfterValidator(_a_power),
-    PlainSerializer(FULL_NAMES.__getitem__, return_type=str),
+    PlainSerializer(_full_name, return_type=str),
 ]
 
 
@@ -286,7 +269,7 @@ class GameCreate(Body):
             raise ValueError(why)
         both = sorted(set(self.reserved) & set(self.bots))
         if both:
-            raise ValueError(f"{', '.join(FULL_NAMES[p] for p in both)}: kept for a player and given to a bot")
+            raise ValueError(f"{', '.join(power_names()[p] for p in both)}: kept for a player and given to a bot")
         return self
 
     @classmethod

@@ -215,7 +215,9 @@ def _power_entry(m: Map, token: str, index: int) -> PowerEntry:
     except (KeyError, ValueError):  # a power of another map: its own name, a colour of the palette
         full = m.power_names[token]
         english = full.title()
-        return PowerEntry(token=token, name=full, english=english, adjective=english, colour=PALETTE[index % len(PALETTE)])
+        return PowerEntry(
+            token=token, name=full, english=english, adjective=english, colour=PALETTE[index % len(PALETTE)]
+        )
     return PowerEntry(token=p.value, name=p.full_name, english=p.english, adjective=p.adjective, colour=p.colour)
 
 
@@ -240,18 +242,15 @@ def _diagram(m: Map) -> dict[str, Any]:
     """A map with no geography, as a diagram: the provinces in map order on rings around the
     centre (eight on the first, then more on each), each the cell of its place cut to a circle."""
     count = len(m.provinces)
+    centre, step = DIAGRAM_SIZE / 2, DIAGRAM_SIZE / 2 / (1 + math.isqrt(count // 4 + 1))
     sites: list[Point] = []
-    ring, on_ring, radius = 0, 1, 0.0
+    ring, on_ring = 0, 1
     while len(sites) < count:
-        for k in range(on_ring):
-            if len(sites) == count:
-                break
+        for k in range(min(on_ring, count - len(sites))):
             angle = 2 * math.pi * k / on_ring + ring * 0.5
-            c = DIAGRAM_SIZE / 2
-            sites.append((c + radius * math.cos(angle), c + radius * math.sin(angle)))
+            sites.append((centre + ring * step * math.cos(angle), centre + ring * step * math.sin(angle)))
         ring += 1
-        on_ring, radius = 8 * ring, ring * DIAGRAM_SIZE / 2 / (1 + math.isqrt(count // 4 + 1))
-    step = DIAGRAM_SIZE / 2 / (1 + math.isqrt(count // 4 + 1))
+        on_ring = 8 * ring
     cells = regions(sites, DIAGRAM_SIZE, DIAGRAM_SIZE, [step * 0.9] * count)
     provinces = {
         m.locations[p]: {

@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from engine import Position
-from engine.maps import variant_map
+from engine.maps import power_names, variant_map
 from referee.game import GameMaster, GameState, Outcome, StandIns
 from server import archive, export
 from server.api_models import (
-    FULL_NAMES,
     GameCreate,
     GameInfo,
     GameResult,
@@ -88,7 +87,7 @@ class GameReader:
             created=view.created,
             players=[
                 PlayerInfo(
-                    power=FULL_NAMES[seat.power],
+                    power=power_names()[seat.power],
                     taken=seat.taken,
                     connected=seat.connected,
                     civil_disorder=seat.civil_disorder,
@@ -180,7 +179,7 @@ class GameReader:
 
 def result_of(outcome: Outcome) -> GameResult:
     """A game's outcome as the API and the store write it: the powers by their full names."""
-    return GameResult(outcome=outcome.kind, powers=[FULL_NAMES[p] for p in outcome.powers], phase=outcome.phase)
+    return GameResult(outcome=outcome.kind, powers=[power_names()[p] for p in outcome.powers], phase=outcome.phase)
 
 
 def _public(create: GameCreate) -> GameCreate:

@@ -26,7 +26,7 @@ from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from engine.maps import MapError, add_map_file
+from engine.maps import MapError, map_named
 from referee.settings import parse_year_limit
 from server.api_models import DeadlinesBody, GameCreate
 from server.bot_seats import BotSeats
@@ -346,6 +346,7 @@ class ServerSettings(RetentionSettings, LimitSettings):
     def bots_nego_url(self) -> str | None:
         """Where the server's own bots find the negotiation server."""
         return self.house_nego_url or self.nego_url
+
     # The games the server opens for strangers: the API's model and its defaults, not a list of
     # its own (--press-level, --l-levels, --protocol, --deadlines and --year-limit set them)
     game: GameCreate = Field(
@@ -492,10 +493,10 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
             values["deadlines"] = DeadlinesBody.parse(values["deadlines"])
         except (ValueError, ValidationError) as exc:
             raise SettingsError(f"--deadlines: {_first_line(exc)}") from None
-    if isinstance(values.get("map"), str) and values["map"].endswith(".map"):
-        # a map file: read and added, so that the open games (and games created on the API) may name it
+    if isinstance(values.get("map"), str):
+        # a map file is read and added, so that the open games (and games created on the API) may name it
         try:
-            values["map"] = add_map_file(values["map"]).name
+            values["map"] = map_named(values["map"]).name
         except MapError as exc:
             raise SettingsError(f"--map: {exc}") from None
     if isinstance(values.get("year_limit"), str):

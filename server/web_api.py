@@ -208,8 +208,6 @@ def map_response(request: Request, name: str) -> Response:
     return Response(body, media_type="application/json", headers=headers)
 
 
-
-
 # --- orders ----------------------------------------------------------------------------------
 
 
@@ -280,6 +278,15 @@ def _power(name: str, board: Map | None = None) -> str:
     """The power a request names, in any spelling, on the game's map (the standard one when the
     request names no game); KeyError if none."""
     return (board or standard_map()).power(name)
+
+
+def _power_of_game(name: str, position: Position) -> str | JSONResponse:
+    """The power a request names on its game's map, or the 422 answer saying what to give."""
+    try:
+        return _power(name, position.map)
+    except KeyError:
+        m = position.map
+        return error_response(422, f"power: give a power of the map {m.name}, such as {m.powers[0]}")
 
 
 def understand_text(
@@ -366,10 +373,9 @@ def routes(service: GameService) -> list[BaseRoute]:
         position = await position_of(game_id)
         if isinstance(position, JSONResponse):
             return position
-        try:
-            power = _power(request.query_params.get("power", ""), position.map)
-        except KeyError:
-            return error_response(422, f"power: give a power of the map {position.map.name}, such as {position.map.powers[0]}")
+        power = _power_of_game(request.query_params.get("power", ""), position)
+        if isinstance(power, JSONResponse):
+            return power
         body = await asyncio.to_thread(legal_for, game_id, position, power)
         return JSONResponse(body.model_dump(mode="json"))
 
@@ -380,10 +386,9 @@ def routes(service: GameService) -> list[BaseRoute]:
         position = await position_of(body.game)
         if isinstance(position, JSONResponse):
             return position
-        try:
-            power = _power(body.power, position.map)
-        except KeyError:
-            return error_response(422, f"power: give a power of the map {position.map.name}, such as {position.map.powers[0]}")
+        power = _power_of_game(body.power, position)
+        if isinstance(power, JSONResponse):
+            return power
         return JSONResponse(check(position, power, body.text).model_dump(mode="json", exclude_none=True))
 
     async def english_understand(request: Request) -> Response:

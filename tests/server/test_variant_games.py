@@ -65,7 +65,7 @@ async def test_two_players_tcp_and_websocket_play_france_against_austria(france_
     assert (await tcp.expect("NOW")).startswith("NOW (FAL 1901)")
     # the page's API tells and draws the game's map
     status, games = await http("GET", f"{france_austria.http}/api/games")
-    assert status == 200
+    assert status == 200 and {g["settings"]["map"] for g in games["games"]} == {"france_austria"}
     status, data = await http("GET", f"{france_austria.http}/api/maps/france_austria")
     assert status == 200 and [p["token"] for p in data["power_table"]] == ["AUS", "FRA"]
     assert data["credit"] == "Made with Natural Earth" and len(data["provinces"]) == 75
@@ -89,9 +89,7 @@ async def test_a_pure_game_sends_pure_and_a_fleet_rome_game_its_fleet(tmp_path: 
 async def test_a_map_name_no_map_has_is_refused_in_one_line(tmp_path: Path) -> None:
     async with running_server(tmp_path) as running:
         for board in ("../../etc/passwd", "x" * 10_000, "atlantis"):
-            status, body = await http(
-                "POST", f"{running.http}/api/games", {"map": board}, token=TOKEN
-            )
+            status, body = await http("POST", f"{running.http}/api/games", {"map": board}, token=TOKEN)
             assert status in (401, 422) and "\n" not in str(body), (board[:20], body)
         status, body = await http("GET", f"{running.http}/api/maps/atlantis")
         assert status == 404 and "\n" not in str(body)
