@@ -251,6 +251,7 @@ def _run_session(run: Path) -> Session:
         summary = jsonio.loads(summary_path.read_text(encoding="utf-8"))
         settings = dict(summary["settings"])
         slots = Counter(str(bot) for bot in summary["bots"])
+    _standard_only(settings, str(run))
     with _reading(lines_path, "one game a line as detente run writes them"):
         lines = [jsonio.loads(text) for text in lines_path.read_text(encoding="utf-8").splitlines() if text.strip()]
         for line in lines:
@@ -386,6 +387,7 @@ def _database_sessions(path: Path) -> tuple[Session, ...]:
             for stored in store.games():
                 if not stored.finished or (stored.result or {}).get("outcome") in ("cancelled", "unfinished"):
                     continue
+                _standard_only(stored.settings, f"{path}: game {stored.id}")
                 game = _database_game(store, stored.id, stored.settings, stored.created)
                 if game is None:
                     continue
@@ -401,6 +403,14 @@ def _database_sessions(path: Path) -> tuple[Session, ...]:
         Session(f"settings {i}", settings[key], "the seven powers", "power", tuple(games), _summary(games, players))
         for i, (key, games) in enumerate(groups.items(), 1)
     )
+
+
+def _standard_only(settings: Mapping[str, Any], where: str) -> None:
+    """Refuse in one line the games of a variant: the report's tables, charts and scores are the
+    standard board's seven powers (the thesis's experiment)."""
+    board = settings.get("map", "standard")
+    if board != "standard":
+        raise ReportError(f"{where} is played on the map {board}: detente report reads games of the standard map only")
 
 
 def _read_only_store(path: Path) -> Store:
@@ -875,15 +885,30 @@ def _model_seats_part(session: Session) -> str:
             "<h3>Model seats</h3>",
             f'<p class="note">{_e(MODEL_SEATS_NOTE)}</p>',
             _table(
-                ("seat", "calls", "tokens in", "tokens out", "dollars", "p50 ms", "p99 ms", "repairs",
-                 "fallback orders", "seats out of budget"),
+                (
+                    "seat",
+                    "calls",
+                    "tokens in",
+                    "tokens out",
+                    "dollars",
+                    "p50 ms",
+                    "p99 ms",
+                    "repairs",
+                    "fallback orders",
+                    "seats out of budget",
+                ),
                 rows,
                 numeric=range(1, 10),
             ),
         ]
     if any(sum(row["totals"].values()) for row in session.diplomacy):
         rows = [
-            (r["bot"], r["games"], *(estimate_text(r["per_game"][m]) for m in MEASURES), estimate_text(r["broken_share"]))
+            (
+                r["bot"],
+                r["games"],
+                *(estimate_text(r["per_game"][m]) for m in MEASURES),
+                estimate_text(r["broken_share"]),
+            )
             for r in session.diplomacy
         ]
         out += [

@@ -279,7 +279,8 @@ def _sections(text: str) -> dict[str, list[tuple[str, str]]]:
             current = sections.setdefault(line[1:-1].strip().lower(), [])
             continue
         if current is None or "=" not in line:
-            raise MapError(f"line {number}: expected [section] or KEY=VALUE, got {raw!r}")
+            shown = raw if len(raw) <= 60 else f"{raw[:60]}..."
+            raise MapError(f"line {number}: expected [section] or KEY=VALUE, got {shown!r}")
         key, value = line.split("=", 1)
         current.append((key.strip().upper(), value.strip()))
     return sections
@@ -421,9 +422,24 @@ def load_map(path: str | Path) -> Map:
 
     def read(name: str) -> str:
         beside = path.with_name(f"{name}.map")
-        return beside.read_text(encoding="utf-8") if beside.exists() else _shipped_text(name)
+        return _read_text(beside) if beside.exists() else _shipped_text(name)
 
-    return parse_map(path.read_text(encoding="utf-8"), read)
+    return parse_map(_read_text(path), read)
+
+
+MAX_MAP_BYTES = 1 << 20
+"""The largest map file read (the standard map's is 6 KB): a bound on what a mistyped path costs."""
+
+
+def _read_text(path: Path) -> str:
+    with path.open("rb") as file:
+        data = file.read(MAX_MAP_BYTES + 1)
+    if len(data) > MAX_MAP_BYTES:
+        raise MapError(f"{path.name} is larger than a map file may be ({MAX_MAP_BYTES >> 20} MiB)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise MapError(f"{path.name} is not a text file (UTF-8): byte {e.start} is {data[e.start]:#04x}") from None
 
 
 _MAP_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")

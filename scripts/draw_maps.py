@@ -2,7 +2,7 @@
 
 Run once by a developer, when a map's drawing changes (not at install or run time)::
 
-    .venv/bin/pip install 'shapely>=2,<3'          # the "maps" extra: this script only
+    .venv/bin/pip install -e '.[maps]'             # shapely: this script only
     .venv/bin/python scripts/draw_maps.py          # fetches world-atlas with npm, writes the files
 
 The coastlines are Natural Earth's 1:50m land (version 4.1.0, public domain), as npm's

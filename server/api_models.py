@@ -177,10 +177,15 @@ PowerName = Annotated[
 ]
 
 
+def shown(name: str) -> str:
+    """A name a client gave, quoted for an error message and cut to 40 characters."""
+    return repr(name if len(name) <= 40 else f"{name[:40]}...")
+
+
 def _a_map(name: str) -> str:
     if name not in map_names():
         maps = ", ".join(map_names())
-        raise PydanticCustomError("map", "unknown map {name}: the maps are {maps}", {"name": repr(name), "maps": maps})
+        raise PydanticCustomError("map", "unknown map {name}: the maps are {maps}", {"name": shown(name), "maps": maps})
     return name
 
 

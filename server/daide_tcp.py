@@ -9,8 +9,10 @@ websocket endpoint ``/daide`` gets one: every DM is turned into text and handed 
 - SO_KEEPALIVE is set on each accepted socket (section 2.2).
 - The IM timer: a client that sends no data within ``im_timeout`` seconds gets EM 0x01 and is
   closed; one that sent some data but no complete IM by then is closed too.
-- After the IM, the server sends an empty RM: a zero-length RM means the standard powers and
-  provinces (section 3.3).
+- After the IM, the server sends an RM: empty (the standard powers and provinces, section 3.3)
+  for the standard map; for a variant, the map's powers and provinces under their standard names,
+  numbered again from 0 (a TCP client joins the open game, on the server's ``--map``), since
+  AiClient's bots index their tables by the numbers and cannot hold two powers numbered 0 and 2.
 - A protocol error by the client gets the EM with its code, then the connection is closed; an FM
   or EM from the client closes the connection; when the service closes the connection (``None``
   in its queue) the server sends an FM and closes.
@@ -25,11 +27,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import socket
 from typing import Any
 
 import structlog
 
+from engine.maps import Map, variant_map
 from protocol.daide.framing import (
     IM_TIMEOUT,
     Connection,
@@ -46,7 +50,7 @@ from protocol.daide.framing import (
     Role,
     Sentinel,
 )
-from protocol.daide.tokens import DaideTokenError
+from protocol.daide.tokens import STANDARD, DaideTokenError, representation_for
 from server.service import Connection as ServiceConnection
 from server.service import GameService
 from server.web import DEFAULT_LIMITS, AddressCounter
@@ -165,6 +169,17 @@ class DaideTcpListener:
             self._handlers.discard(task)
             self.addresses.release(address)
 
+    def representation_message(self) -> RepresentationMessage:
+        """The RM of the open game's map: what a TCP client (which joins that game) plays in."""
+        return _representation_message(variant_map(self.service.open_settings.map))
+
+
+@functools.cache
+def _representation_message(board: Map) -> RepresentationMessage:
+    provinces = [board.locations[p] for p in board.provinces]
+    rep = representation_for(board.powers, provinces)
+    return RepresentationMessage(() if rep is STANDARD else rep.entries)
+
 
 class _TcpSession:
     """One TCP connection, from the IM to the close."""
@@ -189,7 +204,7 @@ class _TcpSession:
         try:
             if not await self._await_im():
                 return
-            self._write(RepresentationMessage())  # empty: the standard powers and provinces
+            self._write(self.listener.representation_message())
             self.conn = self.service.connect(None, self.peer[0] if isinstance(self.peer, tuple) else None)
             log.info("daide tcp connected", conn=self.conn.id, peer=str(self.peer))
             pump = asyncio.create_task(self._pump(self.conn))

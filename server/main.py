@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from engine.maps import MapError, add_map_file
+from engine.maps import add_map_file
 from protocol.daide.framing import IM_TIMEOUT
-from referee.settings import PROTOCOLS, year_limit_text
+from referee.settings import PROTOCOLS, check_daide_names, year_limit_text
 from server.api_models import GameCreate
 from server.settings import (
     GAME_LIMIT_OPTIONS,
@@ -249,8 +249,8 @@ def run(args: Any, env: Mapping[str, str] | None = None, house: HouseFactory | N
     def settings() -> tuple[ServerSettings, list[str]]:
         for path in getattr(args, "map_files", None) or ():
             try:
-                add_map_file(path)
-            except MapError as error:
+                check_daide_names(add_map_file(path))  # MapError is a ValueError
+            except ValueError as error:
                 raise SettingsError(f"--map-file: {error}") from None
         return load_settings(values, dict(os.environ) if env is None else env)
 

@@ -26,8 +26,8 @@ from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from engine.maps import MapError, map_named
-from referee.settings import parse_year_limit
+from engine.maps import map_named
+from referee.settings import check_daide_names, parse_year_limit
 from server.api_models import DeadlinesBody, GameCreate
 from server.bot_seats import BotSeats
 
@@ -496,8 +496,10 @@ def load_settings(cli_values: Mapping[str, Any], env: Mapping[str, str]) -> tupl
     if isinstance(values.get("map"), str):
         # a map file is read and added, so that the open games (and games created on the API) may name it
         try:
-            values["map"] = map_named(values["map"]).name
-        except MapError as exc:
+            board = map_named(values["map"])
+            check_daide_names(board)
+            values["map"] = board.name
+        except ValueError as exc:  # MapError is one
             raise SettingsError(f"--map: {exc}") from None
     if isinstance(values.get("year_limit"), str):
         try:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -53,7 +54,7 @@ from protocol.daide.orders import DaideOrderError, order_from_engine
 from protocol.english import NotUnderstood, to_english, understand
 from protocol.l import LError, parse, parse_levels, to_text
 from referee.orders import NOTES, check_order
-from server.api_models import Body
+from server.api_models import Body, shown
 from server.board import PowerEntry, map_data
 from server.bodies import error_response, read_body
 from server.service import GameService
@@ -331,12 +332,25 @@ def render(request: Render) -> Rendered:
 
 
 class _StaticFiles(StaticFiles):
-    """The page's files, revalidated on every load so that a new version is never mixed with an old one."""
+    """The page's files, revalidated on every load so that a new version is never mixed with an old
+    one, and gzipped for a browser that takes it (a third of the bytes a phone waits for)."""
 
     def file_response(self, full_path: Any, stat_result: Any, scope: Scope, status_code: int = 200) -> Response:
         response = super().file_response(full_path, stat_result, scope, status_code)
         response.headers["Cache-Control"] = "no-cache"
-        return response
+        response.headers["Vary"] = "Accept-Encoding"
+        takes_gzip = "gzip" in Headers(scope=scope).get("accept-encoding", "")
+        if response.status_code != 200 or scope["method"] != "GET" or not takes_gzip:
+            return response
+        zipped = _gzipped(str(full_path), stat_result.st_mtime_ns, stat_result.st_size)
+        headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+        return Response(zipped, status_code, {**headers, "Content-Encoding": "gzip"})
+
+
+@functools.lru_cache(maxsize=64)
+def _gzipped(path: str, mtime_ns: int, size: int) -> bytes:
+    """A file of the page, gzipped once per version (its time and size name the version)."""
+    return gzip.compress(Path(path).read_bytes(), compresslevel=9, mtime=0)
 
 
 def routes(service: GameService) -> list[BaseRoute]:
@@ -361,7 +375,7 @@ def routes(service: GameService) -> list[BaseRoute]:
     async def get_map_of(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in map_names():
-            return error_response(404, f"no map {name!r}: the maps are {', '.join(map_names())}")
+            return error_response(404, f"no map {shown(name)}: the maps are {', '.join(map_names())}")
         return await asyncio.to_thread(map_response, request, name)
 
     async def get_maps(request: Request) -> Response:

@@ -139,9 +139,10 @@ async def _wait_over(http_url: str, game_id: str, bots: list[CppBot]) -> dict[st
         await asyncio.sleep(0.2)
 
 
-async def _play(tmp: Path, binary: Path, cpp: int, ours: int) -> Played:
-    """A game of ``cpp`` C++ DumbBots over DAIDE TCP and ``ours`` of our DumbBots over the websocket."""
-    async with running_server(tmp, year_limit=YEAR_LIMIT, deadlines=DEADLINES) as running:
+async def _play(tmp: Path, binary: Path, cpp: int, ours: int, board: str = "standard") -> Played:
+    """A game of ``cpp`` C++ DumbBots over DAIDE TCP and ``ours`` of our DumbBots over the websocket,
+    on the map ``board`` (the server's open game is on it: ``detente serve --map``)."""
+    async with running_server(tmp, year_limit=YEAR_LIMIT, deadlines=DEADLINES, map=board) as running:
         status, listing = await http("GET", f"{running.http}/api/games", token=TOKEN)
         assert status == 200, listing
         forming = [g for g in listing["games"] if g["status"] == "forming"]
@@ -211,15 +212,16 @@ def mixed(dumbbot: Path, tmp_path_factory: pytest.TempPathFactory) -> Played:
 # --- what is checked ---------------------------------------------------------------------
 
 
-def units_before(history: list[dict[str, Any]]) -> list[dict[str, list[str]]]:
+def units_before(history: list[dict[str, Any]], board: str = "standard") -> list[dict[str, list[str]]]:
     """Each phase's units before it was played (the position after the phase before)."""
-    from engine import Position, standard_map
+    from engine import Position
+    from engine.maps import variant_map
 
-    initial = Position.initial(standard_map()).to_json()["units"]
+    initial = Position.initial(variant_map(board)).to_json()["units"]
     return [initial] + [entry["position"]["units"] for entry in history[:-1]]
 
 
-def check_played_out(played: Played) -> None:
+def check_played_out(played: Played, board: str = "standard") -> None:
     why = played.diagnosis()
     assert played.error is None, why
     result = played.detail["result"]
@@ -234,11 +236,14 @@ def check_played_out(played: Played) -> None:
     ), (phases, why)
 
     # Spring 1901: nobody in civil disorder (an AiClient bot that drops its first NOW never orders)
-    missing = [power for power in POWERS if not played.history[0]["orders"].get(power)]
+    from engine.maps import variant_map
+
+    powers = [variant_map(board).power_names[p] for p in variant_map(board).powers]
+    missing = [power for power in powers if not played.history[0]["orders"].get(power)]
     assert not missing, f"no orders in S1901M (civil disorder) from {missing}\n{why}"
 
     # every movement phase: every power with units gave one order per unit
-    for entry, units in zip(played.history, units_before(played.history), strict=True):
+    for entry, units in zip(played.history, units_before(played.history, board), strict=True):
         if not entry["phase"].endswith("M"):
             continue
         for power, power_units in units.items():
@@ -255,11 +260,29 @@ def test_seven_cpp_dumbbots_play_to_the_end(seven_cpp: Played) -> None:
 
 def test_three_cpp_and_four_of_ours_play_to_the_end(mixed: Played) -> None:
     check_played_out(mixed)
-    ours = {session.power for session in mixed.ours}
+    ours = {DAIDE_POWER[session.power] for session in mixed.ours if session.power}  # tokens: full names
     assert len(ours) == 4 and None not in ours
     assert mixed.cpp_powers == set(POWERS) - ours, mixed.diagnosis()
     for session in mixed.ours:
         assert session.result is not None and not session.rejected and not session.discarded
+
+
+@pytest.mark.parametrize(("board", "cpp"), [("france_austria", 2), ("pure", 7)])
+def test_cpp_dumbbots_play_a_variant_from_its_mdf(
+    dumbbot: Path, tmp_path: Path, board: str, cpp: int
+) -> None:
+    """The variant's map reaches the C++ bots as its MDF, and they play it to the end: every power
+    of the map, one order per unit in every movement phase."""
+    from engine.maps import variant_map
+
+    played = asyncio.run(_play(tmp_path, dumbbot, cpp=cpp, ours=0, board=board))
+    check_played_out(played, board)  # every power of the map ordered in Spring 1901: each read the map
+    m = variant_map(board)
+    # (their logs misprint the names of an RM's tokens, so the seats are read from the server)
+    seats = {p["power"] for p in played.detail["players"] if p["taken"]}
+    assert seats == {m.power_names[p] for p in m.powers}, played.diagnosis()
+    assert played.detail["settings"]["map"] == board
+    assert not any("Failed to set map" in bot.log("badlog.txt") for bot in played.cpp), played.diagnosis()
 
 
 # --- the same game in the diplomacy package ----------------------------------------------
@@ -324,15 +347,15 @@ def test_detente_run_seats_cpp_dumbbots_beside_ours(dumbbot: Path) -> None:
     from referee.settings import GameSettings
 
     slots = (f"daide:{dumbbot}", f"daide:{dumbbot}", *["dumbbot"] * 5)
-    powers = ("RUSSIA", "FRANCE", "AUSTRIA", "ENGLAND", "GERMANY", "ITALY", "TURKEY")
+    powers = ("RUS", "FRA", "AUS", "ENG", "GER", "ITA", "TUR")  # tokens, as detente run deals them
     record = play_daide_game(GameSetup(7, slots, GameSettings(year_limit=1902), powers=powers))
-    assert record.bots["RUSSIA"] == record.bots["FRANCE"] == f"daide:{dumbbot}"
+    assert record.bots["RUS"] == record.bots["FRA"] == f"daide:{dumbbot}"
     assert record.last_year == 1902
     from engine import Position, standard_map
 
     before = Position.initial(standard_map())
     for phase in record.phases:
         if phase.phase.endswith("M"):  # every unit of both C++ powers ordered
-            for power in ("RUSSIA", "FRANCE"):
+            for power in ("RUS", "FRA"):
                 assert len(phase.orders.get(power, ())) == len(before.units_of(power)), (phase.phase, power)
         before = phase.position

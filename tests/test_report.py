@@ -287,3 +287,27 @@ def test_bad_input(runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit):
         command(report_command, [str(runs / "a"), "-o", out, "--games-shown", "-1"])
     assert not Path(out).exists()
+
+
+def test_a_variant_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the report's tables and charts are the standard board's seven powers
+    out = tmp_path / "variant"
+    argv = [
+        "--bots",
+        "holdbot,randombot",
+        "--games",
+        "1",
+        "--seed",
+        "2",
+        "--year-limit",
+        "1902",
+        "--map",
+        "france_austria",
+        "--jobs",
+        "1",
+    ]
+    assert command(run_command, [*argv, "--out", str(out)]) == 0
+    capsys.readouterr()
+    message = fails([str(out), "-o", str(tmp_path / "out.html")], capsys)
+    assert "is played on the map france_austria: detente report reads games of the standard map only" in message
+    assert not (tmp_path / "out.html").exists()

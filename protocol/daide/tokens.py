@@ -551,6 +551,30 @@ class Representation:
 STANDARD = Representation(tuple((int(t), t.name) for t in Token if category(t) in _POWER_AND_PROVINCE_CATEGORIES))
 
 
+def representation_for(powers: Iterable[str], provinces: Iterable[str]) -> Representation:
+    """The representation a map of standard names is played in: :data:`STANDARD` when its powers
+    and provinces are numbered 0, 1, ... there (the standard map), else the same names numbered
+    again from 0, each province keeping its kind (the high octet), so that a client that reads
+    the numbers (AiClient's bots index their tables by them) can hold the map. KeyError for a
+    name that is no standard power or province.
+
+    >>> rep = representation_for(["AUS", "FRA"], ["BUD", "PAR", "VIE"])
+    >>> [(hex(t), n) for t, n in rep.entries]
+    [('0x4100', 'AUS'), ('0x4101', 'FRA'), ('0x5100', 'BUD'), ('0x5101', 'PAR'), ('0x5102', 'VIE')]
+    >>> representation_for([t.name for t in Token if is_power(t)], [t.name for t in Token if is_province(t)]) is STANDARD
+    True
+    """
+    chosen = {"power": sorted(STANDARD.token(p) for p in set(powers)),
+              "province": sorted(STANDARD.token(p) for p in set(provinces))}  # fmt: skip
+    for kind, tokens in chosen.items():
+        if any(not (is_power(t) if kind == "power" else is_province(t)) for t in tokens):
+            raise KeyError(f"not a standard {kind}: {[STANDARD.name(t) for t in tokens]}")
+    if all([t & 0xFF for t in tokens] == list(range(len(tokens))) for tokens in chosen.values()):
+        return STANDARD
+    entries = [((t & 0xFF00) | i, STANDARD.name(t)) for tokens in chosen.values() for i, t in enumerate(tokens)]
+    return Representation(tuple(entries))
+
+
 # --- the three forms of a message ----------------------------------------------------------------------------
 
 _LEXEME = re.compile(

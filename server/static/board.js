@@ -37,6 +37,8 @@ export class Board {
     this.regionOf = new Map();
     this.drawBase();
     root.append(this.svg);
+    // on a phone the map's box takes the map's own shape (style.css)
+    root.style.setProperty("--map-aspect", `${map.width} / ${map.height}`);
     // the geography's credit, small in a corner of the map (an HTML line: it keeps its size at any zoom)
     if (map.credit) root.append(h("div", { class: "credit", id: "map-credit" }, map.credit));
     // a unit's tap target is 44 CSS px at the size the map is drawn: drawn again when that size changes

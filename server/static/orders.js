@@ -539,9 +539,14 @@ export class OrdersPanel {
 }
 
 /** The menu of a unit's legal orders, shown where the unit was clicked. */
-export function showMenu(container, event, unit, options, pick, title = null) {
+/**
+ * The menu of `options` for `unit`, in `container`, placed by `place`: beside `anchor` (the unit's
+ * box on the screen) where it covers the least of the boxes in `avoid` (the destinations the map
+ * highlights); on a phone, where the menu is a sheet across the screen, on the side of the screen
+ * away from the unit.
+ */
+export function showMenu(container, { anchor, avoid = [] }, unit, options, pick, title = null) {
   closeMenu();
-  const bounds = container.getBoundingClientRect();
   const groups = { Hold: [], Move: [], Support: [], Convoy: [], Retreat: [], Disband: [], Other: [] };
   for (const option of options) {
     const verb = option.order.split(" ")[2];
@@ -581,10 +586,52 @@ export function showMenu(container, event, unit, options, pick, title = null) {
       ),
   );
   container.append(menu);
-  const x = Math.min(event.clientX - bounds.left + 12, bounds.width - 240);
-  const y = Math.min(event.clientY - bounds.top + 12, Math.max(0, bounds.height - menu.offsetHeight - 8));
-  menu.style.left = `${Math.max(0, x)}px`;
-  menu.style.top = `${Math.max(0, y)}px`;
+  if (getComputedStyle(menu).position === "fixed") placeSheet(menu, anchor);
+  else placeBeside(menu, container.getBoundingClientRect(), anchor, avoid);
+}
+
+const GAP = 8;
+
+/** The area two boxes share, in square pixels. */
+function overlap(a, b) {
+  const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+  const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+  return w > 0 && h > 0 ? w * h : 0;
+}
+
+/** The gap between two boxes, in pixels (0 when they touch or overlap). */
+function gap(a, b) {
+  const dx = Math.max(0, a.left - b.right, b.left - a.right);
+  const dy = Math.max(0, a.top - b.bottom, b.top - a.bottom);
+  return Math.hypot(dx, dy);
+}
+
+/** Beside the unit, inside the map: of the places around it (its sides, above, below, the corners),
+ * the one that covers the unit least, then the fewest of `avoid`, then is nearest. */
+function placeBeside(menu, bounds, anchor, avoid) {
+  const w = menu.offsetWidth;
+  const h = menu.offsetHeight;
+  const a = anchor || new DOMRect(bounds.left, bounds.top, 0, 0);
+  const clampX = (x) => Math.max(bounds.left, Math.min(x, bounds.right - w));
+  const clampY = (y) => Math.max(bounds.top, Math.min(y, bounds.bottom - h));
+  const xs = [a.right + GAP, a.left - GAP - w, a.left + a.width / 2 - w / 2];
+  const ys = [a.top + a.height / 2 - h / 2, a.top, a.bottom - h, a.bottom + GAP, a.top - GAP - h];
+  const candidates = xs.flatMap((x) => ys.map((y) => new DOMRect(clampX(x), clampY(y), w, h)));
+  const cost = (box) =>
+    overlap(box, a) * 1e9 + avoid.reduce((sum, b) => sum + overlap(box, b), 0) * 1e3 + gap(box, a);
+  const best = candidates.reduce((b, c) => (cost(c) < cost(b) ? c : b));
+  menu.style.left = `${best.left - bounds.left}px`;
+  menu.style.top = `${best.top - bounds.top}px`;
+}
+
+/** A phone's sheet: at the bottom of the screen, or at the top when the unit is in the lower half,
+ * never taller than the room left beside the unit. */
+function placeSheet(menu, anchor) {
+  const height = window.innerHeight;
+  const above = anchor ? anchor.top - 2 * GAP : 0;
+  const below = anchor ? height - anchor.bottom - 2 * GAP : height;
+  menu.classList.toggle("at-top", above > below);
+  menu.style.maxHeight = `${Math.max(above, below)}px`;
 }
 
 export function closeMenu() {

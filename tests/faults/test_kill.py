@@ -354,3 +354,70 @@ async def test_both_servers_sigkilled_20_times_in_a_bot_game_lose_nothing_acknow
             await asyncio.gather(schedule, return_exceptions=True)
         await game.stop()
         await nego.stop()
+
+
+async def test_a_variant_game_sigkilled_keeps_its_map_and_every_order(tmp_path: Path) -> None:
+    """A game of France against Austria, the game server SIGKILLed and started again four times:
+    each time the game comes back on its own map, with every acknowledged order. Budget: about 15 s."""
+    kills, movements = 4, ("S1901M", "F1901M", "S1902M", "F1902M", "S1903M")
+    gates = tuple((Phase.parse(p), i) for i, p in enumerate(movements))
+    game_port, daide_port = free_port(), free_port()
+    base = f"http://127.0.0.1:{game_port}"
+    game = Process(
+        "the game server",
+        [sys.executable, "-m", "detente", "serve", "--port", str(game_port), "--daide-port", str(daide_port)]
+        + ["--data-dir", str(tmp_path / "game"), "--host", "127.0.0.1", "--admin-token", TOKEN, "--deadlines", "none"],
+        f"{base}/healthz",
+        tmp_path / "game.log",
+    )
+    record = Record()
+    try:
+        await game.start()
+        body = {"name": "variant kill", "deadlines": None, "year_limit": 1903, "map": "france_austria"}
+        status, created = await asyncio.to_thread(http, f"{base}/api/games", TOKEN, body)
+        assert status == 201, created
+        game_id = str(created["id"])
+        maps_seen: list[str] = []
+
+        async def gate(client: WsClient) -> None:
+            # Austria's bot orders each movement phase only once that phase's kills are done
+            position = client.session.position
+            assert position is not None
+            needed = max((n for first, n in gates if position.phase >= first), default=0)
+            while record.kills < needed:
+                await game.kill()
+                await game.start()
+                status, info = await asyncio.to_thread(http, f"{base}/api/games/{game_id}")
+                assert status == 200, info
+                maps_seen.append(info["settings"]["map"])
+                record.kills += 1
+
+        clients = [
+            WsClient(
+                recording_session(record)(make_bot("randombot", seed=SEED + i)),
+                f"ws://127.0.0.1:{game_port}/daide",
+                game_id,
+                before_orders=gate if i == 0 else None,
+                retries=RETRIES,
+                max_backoff=MAX_BACKOFF,
+            )
+            for i in range(2)
+        ]
+        async with asyncio.timeout(GAME_DEADLINE):
+            sessions = await asyncio.gather(*(c.run() for c in clients))
+        assert record.kills == kills and maps_seen == ["france_austria"] * kills
+        assert {s.power for s in sessions} == {"AUS", "FRA"} and all(s.map.name == "france_austria" for s in sessions)
+        assert all(s.result is not None for s in sessions)
+        status, history = await asyncio.to_thread(http, f"{base}/api/games/{game_id}/history")
+        assert status == 200
+        board = sessions[0].map
+        stored = {
+            (h["phase"], board.power(power), order)
+            for h in history["phases"]
+            for power, given in h["orders"].items()
+            for order in given
+        }
+        lost = sorted(record.orders - stored)
+        assert record.orders and not lost, f"orders acknowledged with THX but not in the stored history: {lost}"
+    finally:
+        await game.stop()

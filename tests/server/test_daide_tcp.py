@@ -38,11 +38,14 @@ class TcpClient(BufferedClient):
         self.framing = Connection(Role.CLIENT)
 
     @classmethod
-    async def open(cls, port: int, handshake: bool = True) -> TcpClient:
+    async def open(cls, port: int, handshake: bool = True, standard: bool = True) -> TcpClient:
+        """Connected; with ``handshake``, past the IM and the server's RM (empty, the standard
+        representation, unless not ``standard``: a variant's own, in force from then on)."""
         client = cls(*await asyncio.open_connection("127.0.0.1", port))
         if handshake:
             client.writer.write(client.framing.send(InitialMessage()))
-            assert await client.next_message() == RepresentationMessage()
+            rm = await client.next_message()
+            assert isinstance(rm, RepresentationMessage) and (rm == RepresentationMessage()) == standard, rm
         return client
 
     async def next_message(self, timeout: float = TIMEOUT) -> Message | Sentinel:
@@ -54,13 +57,13 @@ class TcpClient(BufferedClient):
                 self.framing.receive_data(await self.reader.read(65536))
 
     async def send(self, text: str) -> None:
-        self.writer.write(self.framing.send(DiplomacyMessage.from_text(text)))
+        self.writer.write(self.framing.send(DiplomacyMessage.from_text(text, self.framing.representation)))
         await self.writer.drain()
 
     async def receive_text(self) -> str:
         message = await self.next_message()
         assert isinstance(message, DiplomacyMessage), message
-        return message.to_text()
+        return message.to_text(self.framing.representation)
 
     async def close(self) -> None:
         self.writer.close()

@@ -4,6 +4,8 @@ serves it. Budget: about 10 s."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -36,7 +38,12 @@ async def join(client: DaideClient | TcpClient, name: str, board: str) -> str:
 
 async def test_two_players_tcp_and_websocket_play_france_against_austria(france_austria: Running) -> None:
     board = variant_map("france_austria")
-    tcp = await TcpClient.open(france_austria.daide_port)
+    # over TCP the map comes in its own representation: its two powers numbered 0 and 1 (AiClient's
+    # bots index their tables by the numbers), its provinces under their standard names
+    tcp = await TcpClient.open(france_austria.daide_port, standard=False)
+    rep = tcp.framing.representation
+    assert [(rep.token(p) & 0xFF, p) for p in ("AUS", "FRA")] == [(0, "AUS"), (1, "FRA")]
+    assert {rep.name(t) for t in rep.provinces} == {board.locations[p] for p in board.provinces}
     ws = await DaideClient.open(france_austria.ws)
     for client, name in ((tcp, "tcp"), (ws, "ws")):
         mdf = await join(client, name, board.name)
@@ -93,3 +100,31 @@ async def test_a_map_name_no_map_has_is_refused_in_one_line(tmp_path: Path) -> N
             assert status in (401, 422) and "\n" not in str(body), (board[:20], body)
         status, body = await http("GET", f"{running.http}/api/maps/atlantis")
         assert status == 404 and "\n" not in str(body)
+        # a name is never echoed at length, however long the client makes it
+        for path, expected in ((f"/api/maps/{'a' * 5000}", 404), ("/api/maps/%00", 404)):
+            status, body = await http("GET", f"{running.http}{path}")
+            assert status == expected and len(body["error"]) < 200, (path[:30], body)
+        status, body = await http("POST", f"{running.http}/api/games", {"map": "b" * 5000}, token=TOKEN)
+        assert status == 422 and len(body["error"]) < 200, body
+        for board in (["standard"], 5, None, {"a": 1}, "STANDARD", "standard\x00"):
+            status, body = await http("POST", f"{running.http}/api/games", {"map": board}, token=TOKEN)
+            assert status == 422 and body["error"].startswith("map: "), (board, body)
+
+
+def test_serve_refuses_a_map_file_without_daide_names_at_start(tmp_path: Path) -> None:
+    """A map whose provinces have no DAIDE token is refused before the server listens, in one line
+    (it once got as far as a 500 for the game created on it)."""
+    odd = tmp_path / "odd.map"
+    odd.write_text(
+        "[variant]\nname=odd\n[powers]\nAUS=Austria\n[provinces]\nQQQ=Q\nVIE=Vienna\n"
+        "[homes]\nAUS=VIE\n[positions]\nAUS=AMY VIE\n[borders]\nQQQ=AMY VIE\nVIE=AMY QQQ\n",
+        encoding="utf-8",
+    )
+    for option in ("--map-file", "--map"):
+        done = subprocess.run(
+            [sys.executable, "-m", "detente", "serve", "--port", "0", "--daide-port", "0", "--data-dir", str(tmp_path / "d"),
+             option, str(odd)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 2 and done.stdout == "", (option, done)
+        assert done.stderr.count("\n") == 1 and "names what DAIDE has no token for (provinces QQQ)" in done.stderr

@@ -4,6 +4,9 @@ legal orders, order checking (and the DAIDE it gives going through ``SUB``), Eng
 from __future__ import annotations
 
 import asyncio
+import gzip
+import re
+import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -51,6 +54,32 @@ async def test_the_page_and_its_files_are_served_with_a_policy_that_loads_nothin
     for path in (Path(__file__).parents[2] / "server" / "static").iterdir():
         text = path.read_text(encoding="utf-8")
         assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text, path.name
+
+
+async def test_the_page_files_come_gzipped_revalidated_and_all_at_once(web: Web) -> None:
+    static = Path(__file__).parents[2] / "server" / "static"
+
+    def get(name: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+        request = urllib.request.Request(f"{web.http}/static/{name}", headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
+        except urllib.error.HTTPError as error:  # a 304 is an "error" to urllib
+            return error.code, {k.lower(): v for k, v in error.headers.items()}, b""
+
+    status, headers, body = await asyncio.to_thread(get, "game.js", **{"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["content-encoding"] == "gzip" and headers["vary"] == "Accept-Encoding"
+    assert gzip.decompress(body) == (static / "game.js").read_bytes() and len(body) < len(gzip.decompress(body)) / 2
+    status, headers, body = await asyncio.to_thread(get, "game.js")  # without gzip: as it is
+    assert status == 200 and "content-encoding" not in headers and body == (static / "game.js").read_bytes()
+    status, _, body = await asyncio.to_thread(
+        get, "game.js", **{"Accept-Encoding": "gzip", "If-None-Match": headers["etag"]}
+    )
+    assert status == 304 and body == b""
+    # every module is asked for at once by the page, not one level of imports after another
+    index = (static / "index.html").read_text(encoding="utf-8")
+    modules = {p.name for p in static.glob("*.js")} - {"app.js"}
+    assert modules == set(re.findall(r'<link rel="modulepreload" href="/static/([a-z]+\.js)">', index))
 
 
 async def test_the_map_has_every_province_placed_with_its_shape_adjacency_and_centres(web: Web) -> None:
