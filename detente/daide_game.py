@@ -44,7 +44,7 @@ from bots.inprocess import GameSetup, seeds_for
 from bots.registry import make_bot
 from bots.session import BotSession
 from engine import standard_map
-from protocol.daide.messages import Drw, MapMessage, Obs, Slo, Yes
+from protocol.daide.messages import MapMessage, Obs, Yes
 from protocol.daide.parser import DaideSyntaxError, parse
 from referee.deadlines import Deadlines
 from referee.game import GameMaster
@@ -99,6 +99,7 @@ async def _play(setup: GameSetup) -> GameRecord:
     from bots.ws_client import WsClient
     from detente.play import create_game
     from server.main import serve
+    from server.service import GameService
     from server.settings import load_settings
     from server.store import Store
     from server.web import configure_logging
@@ -116,9 +117,17 @@ async def _play(setup: GameSetup) -> GameRecord:
         ready: asyncio.Future[int] = loop.create_future()
         daide_ready: asyncio.Future[int] = loop.create_future()
         stop = asyncio.Event()
+        services: list[GameService] = []
         server = asyncio.create_task(
-            serve(settings, lambda h, p: ready.set_result(p), stop, daide_ready=lambda h, p: daide_ready.set_result(p))
+            serve(
+                settings,
+                lambda h, p: ready.set_result(p),
+                stop,
+                daide_ready=lambda h, p: daide_ready.set_result(p),
+                on_service=services.append,
+            )
         )
+        final: GameMaster | None = None
         programs: dict[asyncio.subprocess.Process, Path] = {}
         tasks: list[asyncio.Task[Any]] = []
         try:
@@ -145,6 +154,10 @@ async def _play(setup: GameSetup) -> GameRecord:
                     await _first(ended, programs)
             except TimeoutError:
                 raise DaideGameFailed(f"the game did not end within {GAME_TIMEOUT:.0f} s") from None
+            # the game as the server holds it at its end: every step of it was stored before the SLO
+            # or DRW went out, so this is what a replay of the store gives, without playing it again
+            live = services[0].games.get(game_id) if services else None
+            final = live.gm if live is not None else None
         finally:
             for task in tasks:
                 task.cancel()
@@ -152,9 +165,14 @@ async def _play(setup: GameSetup) -> GameRecord:
             await _stop_programs(programs)
             stop.set()
             await asyncio.gather(server, return_exceptions=True)
-        with contextlib.closing(Store.open_read_only(settings.db)) as store:
-            stored = next(g for g in store.games() if g.id == game_id)
-            gm = GameMaster.replay(game_id, GameSettings.from_json(stored.settings), stored.created, store.events(game_id))
+        if final is not None:
+            gm = final
+        else:  # the game had left the server's memory (its players gone): read back from the store
+            with contextlib.closing(Store.open_read_only(settings.db)) as store:
+                stored = next(g for g in store.games() if g.id == game_id)
+                gm = GameMaster.replay(
+                    game_id, GameSettings.from_json(stored.settings), stored.created, store.events(game_id)
+                )
     bots = {power: bot for bot, power in zip(setup.bots, powers, strict=True)}
     return record_of(gm, setup.seed, bots, setup.to_json())
 
@@ -184,12 +202,15 @@ async def _watch(ws: str, game_id: str) -> None:
         async for text in conn:
             if not isinstance(text, str):
                 continue
-            with contextlib.suppress(DaideSyntaxError):
-                message = parse(text)
-                if isinstance(message, MapMessage) and message.name is not None:
-                    await conn.send(str(Yes(message)))
-                elif isinstance(message, Slo | Drw):
-                    return
+            # the first token says what a message is: only a MAP (once a game) needs parsing
+            head = text[:4].rstrip(" (")
+            if head in ("SLO", "DRW"):
+                return
+            if head == "MAP":
+                with contextlib.suppress(DaideSyntaxError):
+                    message = parse(text)
+                    if isinstance(message, MapMessage) and message.name is not None:
+                        await conn.send(str(Yes(message)))
     raise DaideGameFailed("the server closed the observer's connection before the game ended")
 
 

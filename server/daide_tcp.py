@@ -50,7 +50,7 @@ from protocol.daide.framing import (
     Role,
     Sentinel,
 )
-from protocol.daide.tokens import STANDARD, DaideTokenError, representation_for
+from protocol.daide.tokens import STANDARD, DaideTokenError, Representation, representation_for
 from server.service import Connection as ServiceConnection
 from server.service import GameService
 from server.web import DEFAULT_LIMITS, AddressCounter
@@ -63,6 +63,9 @@ MAX_MESSAGE_CHARS = 16_384
 """The longest DAIDE message, in text form, a TCP client may send (as for a websocket frame)."""
 DROP_POLL = 0.1
 """How often a writer blocked on a client that does not read checks whether it was dropped."""
+WRITE_HIGH_WATER = 64 * 1024
+"""Octets a socket may hold unsent before the pump waits for it to drain (asyncio's own default
+high-water mark): below it a write costs no wait."""
 CLOSE_TIMEOUT = 5.0
 
 log = structlog.get_logger("detente.server")
@@ -172,6 +175,13 @@ class DaideTcpListener:
     def representation_message(self) -> RepresentationMessage:
         """The RM of the open game's map: what a TCP client (which joins that game) plays in."""
         return _representation_message(variant_map(self.service.open_settings.map))
+
+
+@functools.lru_cache(maxsize=4096)
+def _encoded(text: str, representation: Representation) -> DiplomacyMessage:
+    """A text as a DM, encoded once for all the connections it goes to: the server sends the same
+    ``NOW``, ``ORD`` and ``SCO`` to every player (a game of seven bots encoded each one seven times)."""
+    return DiplomacyMessage.from_text(text, representation)
 
 
 @functools.cache
@@ -303,22 +313,39 @@ class _TcpSession:
         return True
 
     async def _pump(self, conn: ServiceConnection) -> None:
-        """Send what the service queues for the connection, as DMs; an FM when it closes."""
+        """Send what the service queues for the connection, as DMs; an FM when it closes. What is
+        queued together goes out in one write (a phase's ``ORD`` results are dozens of DMs), and
+        the socket is waited for only once it holds more than its high-water mark."""
         while True:
-            text = await conn.outbox.get()
-            if text is None:
-                if not conn.dropped:
-                    self._write(FinalMessage())
+            texts = [await conn.outbox.get()]
+            while texts[-1] is not None and not conn.outbox.empty():
+                texts.append(conn.outbox.get_nowait())
+            data = bytearray()
+            refused = False  # the framing would not send a message: the connection is past use
+            for text in texts:
+                message: Message
+                if text is None:
+                    if conn.dropped:
+                        break
+                    message = FinalMessage()
+                else:
+                    try:
+                        message = _encoded(text, self.framing.representation)
+                    except DaideTokenError:
+                        log.warning("daide tcp: cannot encode a message", conn=conn.id, text=text[:200])
+                        continue
+                try:
+                    data += self.framing.send(message)
+                except DaideProtocolError:
+                    refused = text is not None
+                    break
+            written = not data or self._write_bytes(bytes(data))
+            if texts[-1] is None:
                 return
-            try:
-                dm = DiplomacyMessage.from_text(text, self.framing.representation)
-            except DaideTokenError:
-                log.warning("daide tcp: cannot encode a message", conn=conn.id, text=text[:200])
-                continue
-            if not self._write(dm):
+            if refused or not written:
                 conn.drop()
                 return
-            if not await self._drain(conn):
+            if self.writer.transport.get_write_buffer_size() > WRITE_HIGH_WATER and not await self._drain(conn):
                 return
 
     async def _drain(self, conn: ServiceConnection) -> bool:
@@ -344,11 +371,14 @@ class _TcpSession:
 
     def _write(self, message: Message) -> bool:
         """Write one message if the framing and the socket allow it."""
-        if self.writer.is_closing():
-            return False
         try:
             data = self.framing.send(message)
         except DaideProtocolError:
+            return False
+        return self._write_bytes(data)
+
+    def _write_bytes(self, data: bytes) -> bool:
+        if self.writer.is_closing():
             return False
         self.writer.write(data)
         return True

@@ -56,11 +56,14 @@ async def serve(
     daide_ready: Callable[[str, int], None] | None = None,
     daide_im_timeout: float = IM_TIMEOUT,
     house: HouseFactory | None = None,
+    on_service: Callable[[GameService], None] | None = None,
 ) -> None:
     """Run the server until it is told to stop (a signal, or ``stop`` being set).
 
     ``house`` makes what plays the server's own bots (:mod:`server.bot_seats`; ``detente
     serve`` gives :class:`detente.house.BotHouse`); without one, games may name no bots.
+    ``on_service`` is given the game service once it exists (a caller in the same process that
+    reads a game's state when it ends, as ``detente run``'s DAIDE games do).
     A port that cannot be bound (HTTP or DAIDE) raises ``OSError``.
     """
     # imported here, not with the module: ``detente serve --help`` needs only the options (0.2 s less)
@@ -87,6 +90,8 @@ async def serve(
             deserted_after=settings.deserted_after,
             open_games_per_hour=settings.open_games_per_hour,
         )
+        if on_service is not None:
+            on_service(service)
         service.bot_seats.MAX_GAMES = settings.max_bot_games
         service.bot_seats.PER_NETWORK = settings.bot_games_per_network
         if house is not None:
@@ -167,7 +172,10 @@ def add_serve_arguments(parser: Any) -> None:
     # not given is None: load_settings leaves those to the open games' defaults, which the help reads
     game = GameCreate().settings()
     parser.add_argument(
-        "--map", dest="map", metavar="NAME|FILE", help=f"the map of the open games: a variant or a map file ({game.map})"
+        "--map",
+        dest="map",
+        metavar="NAME|FILE",
+        help=f"the map of the open games: a variant or a map file ({game.map})",
     )
     parser.add_argument(
         "--map-file",

@@ -490,6 +490,11 @@ class Representation:
     entries: tuple[tuple[int, str], ...]
     _by_name: dict[str, int] = field(init=False, repr=False, compare=False)
     _by_token: dict[int, str] = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        # computed once: a representation keys the cache of encoded messages on every send
+        return self._hash
 
     def __post_init__(self) -> None:
         by_name: dict[str, int] = {}
@@ -513,6 +518,7 @@ class Representation:
                 raise DaideTokenError(f"{kind} numbers must be 0..{len(numbers) - 1}, not {numbers}")
         object.__setattr__(self, "_by_name", by_name)
         object.__setattr__(self, "_by_token", by_token)
+        object.__setattr__(self, "_hash", hash(self.entries))
 
     @property
     def powers(self) -> tuple[int, ...]:

@@ -245,5 +245,8 @@ async def test_the_server_sends_fm_when_it_stops(tmp_path: Path) -> None:
         await client.expect("MAP")
     messages = await until_closed(client.reader)
     assert messages[-1:] == [FinalMessage()]
-    assert client.framing.next_event() in (Sentinel.NEED_DATA, CONNECTION_CLOSED)
+    # what came in the read with the MAP (the server writes what is queued together) is DMs only
+    while isinstance(event := client.framing.next_event(), DiplomacyMessage):
+        pass
+    assert event in (Sentinel.NEED_DATA, CONNECTION_CLOSED)
     await client.close()
