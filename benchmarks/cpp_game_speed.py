@@ -52,8 +52,8 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("sqlite3", "the store (SQLite)"),
     ("websockets/", "websockets (the observer)"),
     ("detente/daide_game", "the observer"),
-    ("asyncio/", "the event loop"),
-    ("selectors", "the event loop"),
+    ("asyncio/", "the event loop (its waits included)"),
+    ("selectors", "the event loop (its waits included)"),
     ("server/", "the rest of the server"),
 )
 
