@@ -339,7 +339,7 @@ class _TcpSession:
                 except DaideProtocolError:
                     refused = text is not None
                     break
-            written = not data or self._write_bytes(bytes(data))
+            written = not data or self._write_bytes(data)
             if texts[-1] is None:
                 return
             if refused or not written:
@@ -377,7 +377,7 @@ class _TcpSession:
             return False
         return self._write_bytes(data)
 
-    def _write_bytes(self, data: bytes) -> bool:
+    def _write_bytes(self, data: bytes | bytearray) -> bool:
         if self.writer.is_closing():
             return False
         self.writer.write(data)

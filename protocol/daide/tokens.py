@@ -570,11 +570,11 @@ def representation_for(powers: Iterable[str], provinces: Iterable[str]) -> Repre
     >>> representation_for([t.name for t in Token if is_power(t)], [t.name for t in Token if is_province(t)]) is STANDARD
     True
     """
-    chosen = {"power": sorted(STANDARD.token(p) for p in set(powers)),
-              "province": sorted(STANDARD.token(p) for p in set(provinces))}  # fmt: skip
-    for kind, tokens in chosen.items():
-        if any(not (is_power(t) if kind == "power" else is_province(t)) for t in tokens):
-            raise KeyError(f"not a standard {kind}: {[STANDARD.name(t) for t in tokens]}")
+    chosen: dict[str, list[int]] = {}
+    for kind, names, belongs in (("power", powers, is_power), ("province", provinces, is_province)):
+        chosen[kind] = sorted(STANDARD.token(name) for name in set(names))
+        if not all(belongs(t) for t in chosen[kind]):
+            raise KeyError(f"not a standard {kind}: {[STANDARD.name(t) for t in chosen[kind]]}")
     if all([t & 0xFF for t in tokens] == list(range(len(tokens))) for tokens in chosen.values()):
         return STANDARD
     entries = [((t & 0xFF00) | i, STANDARD.name(t)) for tokens in chosen.values() for i, t in enumerate(tokens)]

@@ -74,11 +74,11 @@ async def deselect(page: Page, phone: bool) -> None:
     await expect(page.locator(".board g.unit.selected")).to_have_count(0)
 
 
-async def a_point_in_the_province(page: Page, province: str, unit: str) -> tuple[float, float] | None:
+async def a_point_in_the_province(page: Page, province: str) -> tuple[float, float] | None:
     """A point of the province's region where only the region takes the tap: off the unit's body,
     off every unit's ring, off every name."""
     return await page.evaluate(
-        """([province, unit]) => {
+        """(province) => {
           const region = document.querySelector(`.board .regions [data-province="${province}"]`);
           const r = region.getBoundingClientRect();
           for (let fy = 0.1; fy < 1; fy += 0.1) for (let fx = 0.1; fx < 1; fx += 0.1) {
@@ -91,7 +91,7 @@ async def a_point_in_the_province(page: Page, province: str, unit: str) -> tuple
           }
           return null;
         }""",
-        [province, unit],
+        province,
     )
 
 
@@ -145,7 +145,7 @@ async def test_a_variant_from_the_lobby_with_targets_a_finger_can_hit(
             await tap(page, phone, *centre(await box(page, f'.board .labels [data-province="{province}"]')))
             await menu_is_for(page, unit)
             await deselect(page, phone)
-            point = await a_point_in_the_province(page, province, unit)
+            point = await a_point_in_the_province(page, province)
             if point is not None:
                 await tap(page, phone, *point)
                 await menu_is_for(page, unit)
