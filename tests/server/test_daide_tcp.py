@@ -250,3 +250,22 @@ async def test_the_server_sends_fm_when_it_stops(tmp_path: Path) -> None:
         pass
     assert event in (Sentinel.NEED_DATA, CONNECTION_CLOSED)
     await client.close()
+
+
+async def test_a_tcp_client_that_reads_nothing_harms_no_one(tmp_path: Path) -> None:
+    """A client asks for the map (2 KB an answer) 2,000 times and reads nothing: a second client
+    is answered at once throughout, and the server still answers it after. (The pump writes what
+    is queued together and waits on a socket only past its high-water mark.) Budget: about 2 s."""
+    async with running_server(tmp_path) as r:
+        hog = await TcpClient.open(r.daide_port)
+        other = await TcpClient.open(r.daide_port)
+        request = hog.framing.send(DiplomacyMessage.from_text("MDF"))
+        for _ in range(40):  # bounded: 40 rounds of 50 requests
+            hog.writer.write(request * 50)
+            await asyncio.wait_for(hog.writer.drain(), TIMEOUT)
+            await other.send("MDF")
+            assert (await other.receive_text()).startswith("MDF")
+        await other.send("NME ('other') ('1')")
+        assert (await other.receive_text()).startswith("YES (NME")
+        await other.close()
+        await hog.close()
