@@ -78,3 +78,51 @@ async def start_clients(script: str, config: dict[str, object], limit: int = 2**
     await proc.stdin.drain()
     proc.stdin.close()
     return proc
+
+
+class LoopLag:
+    """How late an event loop runs what is due: a task asks to wake every ``every`` seconds
+    and keeps how late each wake-up came. A loop busy with one long callback, or starved of
+    the GIL by a thread, shows here; a loop that only waits for I/O does not.
+
+    >>> async def demo():
+    ...     with LoopLag() as lag:
+    ...         await asyncio.sleep(0.05)
+    ...     return lag.samples > 0
+    >>> asyncio.run(demo())
+    True
+    """
+
+    def __init__(self, every: float = 0.005) -> None:
+        self.every = every
+        self.lags: list[float] = []
+        self._task: asyncio.Task[None] | None = None
+
+    def __enter__(self) -> LoopLag:
+        self._task = asyncio.get_running_loop().create_task(self._probe())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _probe(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + self.every
+            await asyncio.sleep(self.every)
+            self.lags.append(max(0.0, loop.time() - due))
+
+    @property
+    def samples(self) -> int:
+        return len(self.lags)
+
+    def quantile(self, q: float) -> float:
+        """The ``q`` quantile of the lags, in milliseconds (0 without samples)."""
+        if not self.lags:
+            return 0.0
+        ordered = sorted(self.lags)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+    def summary(self) -> dict[str, float]:
+        return {"p99_ms": round(self.quantile(0.99), 1), "max_ms": round(max(self.lags, default=0.0) * 1000, 1)}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 
 from server.store import Store, StoreError
@@ -60,15 +61,23 @@ class StoreHealth:
             return f"the store file {path} was replaced"
         return None
 
+    def submit(self, writer: Writer, game_id: str, rows: Rows) -> Awaitable[None]:
+        """Queue ``rows`` through ``writer`` now; an awaitable done once they are stored.
+        Awaiting it keeps this state: refused (:class:`StoreError`) while the file is not the
+        one opened, marked failed with the reason when the store refuses them (and the error
+        raised again), cleared when it takes them."""
+        moved = self.file_problem()
+        if moved is not None:  # SQLite would write on into a file nobody can open again
+            return self._settle(writer.refuse(game_id, StoreError(moved)))
+        return self._settle(writer.submit(game_id, rows))
+
     async def append(self, writer: Writer, game_id: str, rows: Rows) -> None:
-        """Store ``rows`` through ``writer``, keeping this state: refused (:class:`StoreError`)
-        while the file is not the one opened, marked failed with the reason when the store
-        refuses them (and the error raised again), cleared when it takes them."""
+        """:meth:`submit`, awaited."""
+        await self.submit(writer, game_id, rows)
+
+    async def _settle(self, stored: Awaitable[list[int]]) -> None:
         try:
-            moved = self.file_problem()
-            if moved is not None:  # SQLite would write on into a file nobody can open again
-                raise StoreError(moved)
-            await writer.append(game_id, rows)
+            await stored
         except Exception as error:
             self.failed(f"{type(error).__name__}: {error}")
             raise

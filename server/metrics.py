@@ -70,6 +70,18 @@ class Metrics:
     def observe(self, name: str, help: str, seconds: float) -> None:
         self._histograms.setdefault(name, _Histogram(help)).observe(seconds)
 
+    def stage(self, stage: str, seconds: float) -> None:
+        """One message through one stage of its handling (parsing, checking, storing, fan-out),
+        in ``seconds``: where a server's time goes, per message, read off two counters."""
+        self.count("stage_seconds_total", "seconds spent in each stage of handling messages", seconds, stage=stage)
+        self.count("stage_messages_total", "messages through each stage of their handling", stage=stage)
+
+    def stages(self) -> dict[str, tuple[float, int]]:
+        """Each stage's seconds and messages so far (see :meth:`stage`)."""
+        seconds = self._counters.get("stage_seconds_total", ("", {}))[1]
+        messages = self._counters.get("stage_messages_total", ("", {}))[1]
+        return {dict(key)["stage"]: (seconds[key], int(messages.get(key, 0))) for key in seconds}
+
     def render(self) -> str:
         lines: list[str] = []
 

@@ -29,7 +29,7 @@ import itertools
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -389,10 +389,12 @@ class GameService:
             await asyncio.sleep(min(admission.pause, 1.0))
             return
         message: Value | str
+        started = time.perf_counter()
         try:
             message = parse(text)
         except DaideSyntaxError:
             message = text  # the game master answers HUH or PRN
+        self.metrics.stage("parse", time.perf_counter() - started)
         for _attempt in range(5):
             route = self.lobby.route(conn.id, message, self.clock())
             if route.game is None:
@@ -406,8 +408,13 @@ class GameService:
                         await self.commit(self.games[other], self.lobby.charge(conn.id, other, message, self.clock()))
             game = self.games[route.game]
             async with game.lock:
-                if await self._receive(conn, game, message):
-                    return
+                received = await self._receive(conn, game, message)
+            if received is False:
+                continue
+            if received is not True:
+                # the step is being written: the game takes its next message meanwhile
+                await received
+            return
 
     def _refuse(self, conn: Connection, answer: Value | str | None, close: bool) -> None:
         if close:
@@ -419,9 +426,11 @@ class GameService:
         if close:
             conn.close()
 
-    async def _receive(self, conn: Connection, game: Game, message: Value | str) -> bool:
-        """Hand a message to its game (the game's lock is held); False when the lobby says to
-        route it again (the open game filled while it waited for the lock)."""
+    async def _receive(self, conn: Connection, game: Game, message: Value | str) -> Awaitable[None] | bool:
+        """Hand a message to its game (the game's lock is held): False when the lobby says to
+        route it again (the open game filled while it waited for the lock), True when nothing
+        remains to do, else what remains once the lock is let go (the step's records are
+        queued for the store: the write awaited, then the step's actions)."""
         if conn.closed:
             return True
         if game.stale and not await self._recover(game):
@@ -431,19 +440,38 @@ class GameService:
         step = self.lobby.receive(conn.id, game.id, message, self.clock())
         if step is None:
             return False
+        stored = self._store(game, step)
+        self.metrics.stage("check", time.perf_counter() - started)
+        if game.id == self.open_game_id and not game.gm.open_seats:
+            await self._open_if_room()  # strangers waiting for this lock find the next game open
+        return self._complete(conn, game, message, step, stored, started)
+
+    async def _complete(
+        self,
+        conn: Connection,
+        game: Game,
+        message: Value | str,
+        step: Step,
+        stored: Awaitable[None] | None,
+        started: float,
+    ) -> None:
         kind = type(message).__name__.upper() if isinstance(message, Value) else "unparsed"
         log.debug("message", game=game.id, power=self.lobby.power_of(conn.id), kind=kind, conn=conn.id)
-        if not await self.commit(game, step):
+        waited = time.perf_counter()
+        if not await self._stored(game, step, stored, locked=False):
             # the store refused it: nothing was acknowledged, and the game is back to what is stored
             conn.put(str(Rej(message)) if isinstance(message, Value) else "REJ")
-            return True
+            return
+        performed = time.perf_counter()
+        self.metrics.stage("store", performed - waited)
+        await self._perform(game, step)
+        self.metrics.stage("fan-out", time.perf_counter() - performed)
         self.metrics.count("messages_total", "DAIDE messages received, by kind", kind=kind)
         self.metrics.observe(
             "message_seconds",
             "from a message in to its answers queued, storing included",
             time.perf_counter() - started,
         )
-        return True
 
     async def _leave(self, conn: Connection, game_id: str) -> None:
         """``conn`` leaves ``game_id`` for another game."""
@@ -496,18 +524,40 @@ class GameService:
         acknowledgement, no message, no notice) and the game master is rebuilt from what the
         store holds (:meth:`_recover`), so memory never runs ahead of the store.
         """
-        if step.records:
-            try:
-                await self.health.append(self.writer, game.id, [(e.kind, e.payload, e.at) for e in step.records])
-            except Exception as error:  # noqa: BLE001  # any failure of the store: locked, read-only, full, corrupt
-                log.error("store write failed: the step is dropped", game=game.id, error=str(error))
-                await self._recover(game)
-                return False
-            for event in step.records:
-                if event.kind == "adjudicate":
-                    self.metrics.count("phases_total", "phases adjudicated")
-                if event.kind in ("join", "adjudicate", "draw_declared"):
-                    log.info(event.kind, game=game.id, power=event.payload.get("power"), kind=event.kind)
+        if not await self._stored(game, step, self._store(game, step), locked=True):
+            return False
+        await self._perform(game, step)
+        return True
+
+    def _store(self, game: Game, step: Step) -> Awaitable[None] | None:
+        """The step's records queued for the store (the game's lock is held)."""
+        if not step.records:
+            return None
+        return self.health.submit(self.writer, game.id, [(e.kind, e.payload, e.at) for e in step.records])
+
+    async def _stored(self, game: Game, step: Step, stored: Awaitable[None] | None, locked: bool) -> bool:
+        """Whether the step's records are stored; when the store refused them, the game is
+        rebuilt (taking its lock unless ``locked``) by the first of its steps to learn it."""
+        if stored is None:
+            return True
+        try:
+            await stored
+        except Exception as error:  # noqa: BLE001  # any failure of the store: locked, read-only, full, corrupt
+            log.error("store write failed: the step is dropped", game=game.id, error=str(error))
+            async with contextlib.nullcontext() if locked else game.lock:
+                if self.writer.broken(game.id):
+                    await self._recover(game)
+            return False
+        for event in step.records:
+            if event.kind == "adjudicate":
+                self.metrics.count("phases_total", "phases adjudicated")
+            if event.kind in ("join", "adjudicate", "draw_declared"):
+                log.info(event.kind, game=game.id, power=event.payload.get("power"), kind=event.kind)
+        return True
+
+    async def _perform(self, game: Game, step: Step) -> None:
+        """A stored step's actions, then the deadline re-armed. Every message is queued before
+        the first await, so that a step's messages go before those of the game's next step."""
         texts: dict[int, str] = {}  # a broadcast is one message sent to many: written once
         for effect in step.effects:
             if isinstance(effect, Notify):
@@ -527,18 +577,22 @@ class GameService:
                 conn.close()
         ended = game.gm.state == GameState.OVER and not game.finished
         if ended:
+            await self.writer.settled(game.id)  # the end may be a later step's, still being written
+            ended = game.gm.state == GameState.OVER and not game.finished and not self.writer.broken(game.id)
+        if ended:
             await self._finish(game)
         self._arm(game)
         self.bot_seats.call(game)
         if (game.id == self.open_game_id and not game.gm.open_seats) or (ended and game.for_strangers):
             await self._open_if_room()
-        return True
 
     async def _recover(self, game: Game) -> bool:
         """Rebuild ``game`` from the store after a failed write (lock held): the connections of
         the old game master are carried over (a player whose join was not stored is a
         newcomer again); whether it worked. If the store cannot be read either, the game is
         ``stale``: it takes no input, and its timer tries again every second."""
+        await self.writer.settled(game.id)  # what is still being written is read back too
+        self.writer.mend(game.id)
         try:
             stored = await asyncio.to_thread(self.store.events, game.id)
             gm = await self._replay(game.id, game.create, game.gm.created, stored)

@@ -526,14 +526,20 @@ class Store:
 
         Each game's events are stored whole or not at all; the answer, in order, is each
         game's sequence numbers, or the :class:`StoreError` that kept them out (an unknown
-        game, a payload that is not JSON), which leaves the others stored.
+        game, a payload that is not JSON), which leaves the others stored; the later appends
+        of a game in the batch share its error (each is a step on top of the one before).
         """
         answers: list[list[int] | StoreError] = []
+        failed: dict[str, StoreError] = {}
         with self._transaction() as db:
             for game_id, events in batch:
+                if game_id in failed:
+                    answers.append(failed[game_id])
+                    continue
                 try:  # both raise before a row is written
                     answers.append(_insert(db, game_id, _rows(events)))
                 except StoreError as error:
+                    failed[game_id] = error
                     answers.append(error)
         return answers
 

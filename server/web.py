@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import gc
 import hmac
 import ipaddress
 import json
@@ -33,6 +32,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from referee.bucket import Bucket
 from referee.guesses import ADDRESS_GUESSES, WINDOW, Guesses
 from referee.networks import host_and_network
+from server.collector import survivors_frozen
 
 __all__ = [
     "LOOPBACK_HOSTS",
@@ -768,20 +768,19 @@ async def run_app(
         await asyncio.sleep(0.01)
     if started is not None:
         await started()
-    # what startup made lives as long as the server: keep the collector from walking it again
-    gc.freeze()
     if task.done() or not server.servers:  # stopped (a signal) while it started: nothing listens
         await task
         return
-    bound_host, bound_port = server.servers[0].sockets[0].getsockname()[:2]
-    if ready is not None:
-        ready(bound_host, bound_port)
-    if stop is not None:
-        waiter = asyncio.create_task(stop.wait())
-        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        server.exit()
-        waiter.cancel()
-    await task
+    async with survivors_frozen():
+        bound_host, bound_port = server.servers[0].sockets[0].getsockname()[:2]
+        if ready is not None:
+            ready(bound_host, bound_port)
+        if stop is not None:
+            waiter = asyncio.create_task(stop.wait())
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            server.exit()
+            waiter.cancel()
+        await task
 
 
 async def drain(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -81,11 +82,14 @@ def create_nego_app(
                 if text is None or len(text) > MAX_FRAME_CHARS:
                     client.drop()
                     break
+                started = time.perf_counter()
                 try:
                     frame = parse_frame(text)
                 except FrameError as e:
                     client.put(error("frame", str(e), e.request_id))
                     continue
+                finally:
+                    service.metrics.stage("frame", time.perf_counter() - started)
                 if isinstance(frame, Hello):
                     await service.hello(client, frame.game, frame.power, frame.session)
                 else:

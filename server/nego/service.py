@@ -327,6 +327,8 @@ class NegoService:
         n = game.negotiation
         token = answer["power"]
         async with game.lock:
+            # the frames of steps still being written go out before the mail is read
+            await self.writer.settled(game_id)
             for older in game.clients.pop(token, set()):
                 older.put(error("replaced", "another connection said hello with this seat's session token"))
                 older.close()
@@ -404,8 +406,19 @@ class NegoService:
             return
         started = time.perf_counter()
         async with game.lock:
+            checked = time.perf_counter()
             step = game.negotiation.say(client.power, text, request_id)
-            await self._commit(game, step, client)
+            stored = self._store(game, step)
+            waited = time.perf_counter()
+        self.metrics.stage("parse and check", waited - checked)
+        # the lock is not held while the step is written: the game's next message is taken
+        # meanwhile, and its effects follow these (the writer keeps a game's writes in order)
+        if not await self._stored(game, step, stored, client, locked=False):
+            return
+        performed = time.perf_counter()
+        self.metrics.stage("store", performed - waited)
+        await self._perform(game, step, client)
+        self.metrics.stage("fan-out", time.perf_counter() - performed)
         reply = step.reply or {}
         self.metrics.count("messages_total", "messages said, by answer", answer=str(reply.get("code", "ack")))
         self.metrics.observe(
@@ -421,6 +434,8 @@ class NegoService:
         """A game's negotiation from its stored records; a record it cannot apply (DAIDE press
         bridged to L deeper than the parser takes, say) is quarantined: logged and kept aside
         in the store, and the rest of the game comes back."""
+        await self.writer.settled(game_id)  # what is still being written is read back too
+        self.writer.mend(game_id)
         negotiation = Negotiation(game_id, settings, await_answers=True)
         for event in await asyncio.to_thread(self.store.events, game_id):
             try:
@@ -435,21 +450,44 @@ class NegoService:
 
     async def _commit(self, game: Game, step: Step, client: Client | None = None) -> bool:
         """Store, then answer, then deliver, then ask the game server (the game's lock is held);
-        whether the records were stored. If the store refuses them, nothing of the step goes
-        out: the client gets an ``error`` (code ``unavailable``), and the negotiation is rebuilt
-        from what the store holds, so that memory never runs ahead of it."""
-        if step.records:
-            now = self._now()
-            try:
-                await self.health.append(self.writer, game.id, [(r.kind, r.payload, now) for r in step.records])
-            except Exception as failure:  # noqa: BLE001  # locked, read-only, full, corrupt, deleted
-                log.error("store write failed: the step is dropped", game=game.id, error=str(failure))
-                if client is not None and step.reply is not None:
-                    request_id = step.reply.get("id")
-                    client.put(error("unavailable", "the message could not be stored: try again", request_id))
+        whether the records were stored."""
+        if not await self._stored(game, step, self._store(game, step), client, locked=True):
+            return False
+        await self._perform(game, step, client)
+        return True
+
+    def _store(self, game: Game, step: Step) -> Awaitable[None] | None:
+        """The step's records queued for the store (the game's lock is held)."""
+        if not step.records:
+            return None
+        now = self._now()
+        return self.health.submit(self.writer, game.id, [(r.kind, r.payload, now) for r in step.records])
+
+    async def _stored(
+        self, game: Game, step: Step, stored: Awaitable[None] | None, client: Client | None, locked: bool
+    ) -> bool:
+        """Whether the step's records are stored. If the store refuses them, nothing of the step
+        goes out: the client gets an ``error`` (code ``unavailable``), and the negotiation is
+        rebuilt from what the store holds, so that memory never runs ahead of it."""
+        if stored is None:
+            return True
+        try:
+            await stored
+            return True
+        except Exception as failure:  # noqa: BLE001  # locked, read-only, full, corrupt, deleted
+            log.error("store write failed: the step is dropped", game=game.id, error=str(failure))
+        if client is not None and step.reply is not None:
+            request_id = step.reply.get("id")
+            client.put(error("unavailable", "the message could not be stored: try again", request_id))
+        async with contextlib.nullcontext() if locked else game.lock:
+            if self.writer.broken(game.id):  # not yet rebuilt by a step that failed before
                 with contextlib.suppress(Exception):
                     game.negotiation = await self._rebuild(game.id, game.negotiation.settings)
-                return False
+        return False
+
+    async def _perform(self, game: Game, step: Step, client: Client | None) -> None:
+        """The step's effects, in order; every frame is put before the first await, so that
+        a step's frames are queued before those of the game's next step."""
         for effect in step.effects:
             if isinstance(effect, Reply):
                 if client is not None:
@@ -465,7 +503,6 @@ class NegoService:
             log.warning(
                 "request dropped", game=game.id, frame=frame["type"], phase=frame.get("phase"), reason=frame["reason"]
             )
-        return True
 
     # --- requests to the game server ---------------------------------------------------------
 
