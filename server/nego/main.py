@@ -40,9 +40,14 @@ _KEYS = (
 
 
 async def serve_nego(
-    settings: NegoSettings, ready: Callable[[str, int], None] | None = None, stop: asyncio.Event | None = None
+    settings: NegoSettings,
+    ready: Callable[[str, int], None] | None = None,
+    stop: asyncio.Event | None = None,
+    *,
+    on_service: Callable[[NegoService], None] | None = None,
 ) -> None:
-    """Run the negotiation server until a signal or ``stop``."""
+    """Run the negotiation server until a signal or ``stop``; ``on_service`` is given the
+    service once it exists (a caller in the same process that reads its metrics)."""
     logger = structlog.get_logger("detente.nego")
     store = await asyncio.to_thread(Store.open, settings.db)
     if store.migrated_from is not None:
@@ -50,6 +55,8 @@ async def serve_nego(
     retention: RetentionTask | None = None
     try:
         service = NegoService(store, settings.game_server, settings.secret, say_rate=settings.say_rate)
+        if on_service is not None:
+            on_service(service)
         retention = start_retention(
             store, settings.retention_policy(), settings.export_dir, settings.retention_interval
         )
