@@ -177,6 +177,8 @@ class Notary:
         if clash is not None:
             return Conflict(deal, clash, deal)
         for other, other_claims in self._confirmed.values():
+            if claims.reach.isdisjoint(other_claims.reach):
+                continue  # nothing in common: no contradiction possible
             clash = _clash(claims, other_claims) or _clash(other_claims, claims)
             if clash is not None:
                 return Conflict(deal, clash, other.deal)
@@ -259,6 +261,7 @@ class _Claims:
     position: Position
     denials: tuple[_Rule, ...] = ()  # ~pce, ~aly, ~dmz binding a power
     ends: tuple[tuple[str, a.Drw | a.Slo], ...] = ()  # an end of the game each power agreed to
+    reach: frozenset[Hashable] = frozenset()  # the powers and units (phase, province) it makes claims on
 
     @classmethod
     def of(cls, deal: a.Deal | a.Agree, now: Phase, position: Position) -> _Claims:
@@ -286,7 +289,14 @@ class _Claims:
                         ends.append((power, atom))
                 elif not positive and _binds(power, atom):
                     denials.append(_Rule(power, None if time is None else time.phase, atom))
-        return cls(tuple(orders), tuple(refusals), tuple(rules), now, position, tuple(denials), tuple(ends))
+        # every clash of _clash is between two claims on one power, or on one unit: a deal that
+        # shares neither with another cannot contradict it
+        reach: list[Hashable] = [o.power for o in (*orders, *refusals)]
+        reach += [r.power for r in (*rules, *denials)] + [power for power, _ in ends]
+        reach += [(o.phase, o.province) for o in (*orders, *refusals) if o.province is not None]
+        return cls(
+            tuple(orders), tuple(refusals), tuple(rules), now, position, tuple(denials), tuple(ends), frozenset(reach)
+        )
 
 
 def _atoms(formula: a.Info, positive: bool = True) -> list[tuple[a.Pce | a.Aly | a.Dmz | a.Drw | a.Slo, bool]]:

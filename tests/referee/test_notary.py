@@ -248,3 +248,37 @@ def test_outcomes_do_not_depend_on_the_process_hash_seed() -> None:
     assert len(runs) == 1
     outcomes, confirmed = play(CALLS)
     assert runs == {f"{[canonical(o) for o in outcomes]} {[str(d) for d in confirmed]}\n"}
+
+
+def test_deals_that_share_no_power_and_no_unit_never_clash() -> None:
+    """The notary compares a new deal only with confirmed deals it shares a power or a unit
+    with (``_Claims.reach``): every clash between any two of these deals, either way round,
+    is between deals that do share one, so the shortcut never hides a conflict."""
+    from referee.notary import _clash, _Claims
+
+    texts = [
+        f"Commit(eng, fra, {LON_ECH})",
+        f"Commit(eng, ger, {LON_NTH})",
+        f"Commit(eng, ita, {LON_HOLDS})",
+        f"Commit(eng, ita, Not({LON_HOLDS}))",
+        f"Commit(fra, eng, {BRE_MAO})",
+        f"Commit(fra, ger, {PAR_BUR})",
+        "Agree([eng fra], pce([eng fra]))",
+        "Agree([eng fra], Not(pce([eng fra])))",
+        "Agree([fra ger], dmz([fra ger], [bur pic]))",
+        "Agree([fra ger], aly([fra ger], [eng]))",
+        "Agree([eng ger], aly([eng ger], [fra]))",
+        "Agree([aus tur], drw([aus tur]))",
+        "Agree([aus tur], slo(aus))",
+        "Commit(ger, eng, Do(mto(Unit(ger, Region(mun, amy)), Region(bur, amy))))",
+        "Commit(ita, aus, Do(mto(Unit(ita, Region(ven, amy)), Region(tri, amy))))",
+        "Agree([aus ita], pce([aus ita]))",
+    ]
+    claims = [_Claims.of(deal(t), START.phase, START) for t in texts]
+    clashes = 0
+    for one in claims:
+        for other in claims:
+            if _clash(one, other) is not None:
+                clashes += 1
+                assert not one.reach.isdisjoint(other.reach)
+    assert clashes >= 8  # the deals above do contradict each other, in every way _clash knows
