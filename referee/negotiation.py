@@ -510,7 +510,7 @@ class Negotiation:
                 if not self.unanswered[proposal.seq]:
                     del self.pending[proposal.seq], self.unanswered[proposal.seq], self.accepters[proposal.seq]
             if isinstance(message, a.Accept):
-                if message.deal in self.notary.agreed():  # agreed already: one more party to check
+                if self.notary.is_agreed(message.deal):  # agreed already: one more party to check
                     self._keep(message.deal, {power})
                 self._endorse(power, message.deal, out)
             else:
@@ -538,7 +538,7 @@ class Negotiation:
     def _endorse(self, power: str, deal: a.Deal | a.Agree, out: _Out, proposing: bool = False) -> None:
         """``power`` proposed or accepted ``deal``: a confirmation (or a promise accepted) is told
         to its participants, and kept for the compliance check; a conflict to ``power``."""
-        already = deal in self.notary.agreed()
+        already = self.notary.is_agreed(deal)
         outcome = self.notary.endorse(power, deal, self.position, proposing=proposing)
         if isinstance(outcome, Confirmed | Accepted) and not already:
             told = sorted(outcome.participants)

@@ -142,6 +142,10 @@ class Notary:
         self._endorsed: dict[a.Deal | a.Agree, set[str]] = {}
         self._proposed: dict[a.Deal | a.Agree, set[str]] = {}  # the endorsers that proposed it
         self._confirmed: dict[a.Deal | a.Agree, tuple[Confirmed | Accepted, _Claims]] = {}
+        # what a deal claims, and why two deals clash, depend only on the deals and the phase's
+        # board: worked out once a phase (a deal is endorsed again and again: proposed, accepted)
+        self._claims: dict[a.Deal | a.Agree, _Claims] = {}
+        self._clashes: dict[tuple[a.Deal | a.Agree, a.Deal | a.Agree], str | None] = {}
 
     @property
     def phase(self) -> str | None:
@@ -154,6 +158,8 @@ class Notary:
         self._endorsed.clear()
         self._proposed.clear()
         self._confirmed.clear()
+        self._claims.clear()
+        self._clashes.clear()
 
     def endorse(self, power: str, deal: a.Deal | a.Agree, position: Position, proposing: bool = False) -> Outcome:
         """``power`` (L name) proposed (``proposing``) or accepted ``deal``; ``position`` is
@@ -172,14 +178,16 @@ class Notary:
         endorsers.add(power)
         if proposing:
             self._proposed.setdefault(deal, set()).add(power)
-        claims = _Claims.of(deal, self._phase or position.phase, position)
-        clash = _clash(claims, claims)
+        claims = self._claims.get(deal)
+        if claims is None or claims.position is not position:
+            claims = self._claims[deal] = _Claims.of(deal, self._phase or position.phase, position)
+        clash = self._clash(deal, claims, deal, claims)
         if clash is not None:
             return Conflict(deal, clash, deal)
         for other, other_claims in self._confirmed.values():
             if claims.reach.isdisjoint(other_claims.reach):
                 continue  # nothing in common: no contradiction possible
-            clash = _clash(claims, other_claims) or _clash(other_claims, claims)
+            clash = self._clash(deal, claims, other.deal, other_claims)
             if clash is not None:
                 return Conflict(deal, clash, other.deal)
         bound = committed(deal)
@@ -199,6 +207,14 @@ class Notary:
         self._proposed.pop(deal, None)
         self._confirmed[deal] = (record, claims)
         return record
+
+    def _clash(self, deal: a.Deal | a.Agree, claims: _Claims, other: a.Deal | a.Agree, theirs: _Claims) -> str | None:
+        """Why ``deal`` contradicts ``other`` (the same deal: itself), either way round; kept."""
+        key = (deal, other)
+        if key not in self._clashes or theirs.position is not claims.position:
+            found = _clash(claims, theirs) if deal is other else _clash(claims, theirs) or _clash(theirs, claims)
+            self._clashes[key] = found
+        return self._clashes[key]
 
     def forget(self, power: str, deal: a.Deal | a.Agree) -> bool:
         """``power`` no longer endorses ``deal`` (its proposal was rejected or withdrawn, or
@@ -220,6 +236,11 @@ class Notary:
     def confirmed(self) -> list[a.Deal | a.Agree]:
         """The deals confirmed this phase, in the order they were confirmed (not the promises)."""
         return [deal for deal, (record, _) in self._confirmed.items() if isinstance(record, Confirmed)]
+
+    def is_agreed(self, deal: a.Deal | a.Agree) -> bool:
+        """Whether ``deal`` is confirmed, or an accepted promise, this phase (one look, where
+        ``deal in agreed()`` would build the list)."""
+        return deal in self._confirmed
 
     def agreed(self) -> list[a.Deal | a.Agree]:
         """The deals confirmed and the promises accepted this phase, in that order: what holds
