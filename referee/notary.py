@@ -142,10 +142,11 @@ class Notary:
         self._endorsed: dict[a.Deal | a.Agree, set[str]] = {}
         self._proposed: dict[a.Deal | a.Agree, set[str]] = {}  # the endorsers that proposed it
         self._confirmed: dict[a.Deal | a.Agree, tuple[Confirmed | Accepted, _Claims]] = {}
-        # what a deal claims, and why two deals clash, depend only on the deals and the phase's
-        # board: worked out once a phase (a deal is endorsed again and again: proposed, accepted)
+        # what a deal claims depends only on the deal and the phase's board: worked out once
+        # (a deal is endorsed again and again: proposed, accepted). Not why two deals clash:
+        # kept for every pair, that grew to a million tuples a phase, and the collector's
+        # walks over them stopped the server for half a second
         self._claims: dict[a.Deal | a.Agree, _Claims] = {}
-        self._clashes: dict[tuple[a.Deal | a.Agree, a.Deal | a.Agree], str | None] = {}
 
     @property
     def phase(self) -> str | None:
@@ -159,7 +160,6 @@ class Notary:
         self._proposed.clear()
         self._confirmed.clear()
         self._claims.clear()
-        self._clashes.clear()
 
     def endorse(self, power: str, deal: a.Deal | a.Agree, position: Position, proposing: bool = False) -> Outcome:
         """``power`` (L name) proposed (``proposing``) or accepted ``deal``; ``position`` is
@@ -181,13 +181,13 @@ class Notary:
         claims = self._claims.get(deal)
         if claims is None or claims.position is not position:
             claims = self._claims[deal] = _Claims.of(deal, self._phase or position.phase, position)
-        clash = self._clash(deal, claims, deal, claims)
+        clash = _clash(claims, claims)
         if clash is not None:
             return Conflict(deal, clash, deal)
         for other, other_claims in self._confirmed.values():
             if claims.reach.isdisjoint(other_claims.reach):
                 continue  # nothing in common: no contradiction possible
-            clash = self._clash(deal, claims, other.deal, other_claims)
+            clash = _clash(claims, other_claims) or _clash(other_claims, claims)
             if clash is not None:
                 return Conflict(deal, clash, other.deal)
         bound = committed(deal)
@@ -207,14 +207,6 @@ class Notary:
         self._proposed.pop(deal, None)
         self._confirmed[deal] = (record, claims)
         return record
-
-    def _clash(self, deal: a.Deal | a.Agree, claims: _Claims, other: a.Deal | a.Agree, theirs: _Claims) -> str | None:
-        """Why ``deal`` contradicts ``other`` (the same deal: itself), either way round; kept."""
-        key = (deal, other)
-        if key not in self._clashes or theirs.position is not claims.position:
-            found = _clash(claims, theirs) if deal is other else _clash(claims, theirs) or _clash(theirs, claims)
-            self._clashes[key] = found
-        return self._clashes[key]
 
     def forget(self, power: str, deal: a.Deal | a.Agree) -> bool:
         """``power`` no longer endorses ``deal`` (its proposal was rejected or withdrawn, or
