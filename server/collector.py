@@ -10,10 +10,11 @@ reference count; the collector is only for cycles).
 So the objects that survive a full collection are frozen (:func:`gc.freeze`): they are live
 now, and later full collections walk only what was made since, about a quarter of the
 heap. Frozen objects are still freed by their reference counts; only a cycle among them
-would outlive its use. So all is unfrozen and collected once (a sweep) when the frozen
-objects have grown by half since the last sweep, and at least every :data:`FULL_SWEEP`
-seconds: a sweep is one pause as long as the old full collections, every two minutes
-rather than every few seconds. Games that pass through quickly leave such cycles: a soak
+would outlive its use. So all is unfrozen and collected once (a sweep) at least every
+:data:`FULL_SWEEP` seconds, and when the frozen objects have grown :data:`GROWTH`-fold
+since the last sweep: a sweep is one pause as long as the old full collections, every two
+minutes rather than every few seconds (a sweep at each 1.5-fold growth put such pauses
+back into the first minute of every server_load level). Games that pass through quickly leave such cycles: a soak
 of 10,000 short games in 7 minutes (``benchmarks/soak.py``) grew by 0.11 MiB per 1,000
 games without the policy, and by 1.1 with a sweep every ten minutes only.
 """
@@ -32,7 +33,7 @@ FULL_SWEEP = 120.0
 """Seconds at most between the collections that walk everything, frozen or not."""
 LOOK_EVERY = 5.0
 """Seconds between looks at how much is frozen."""
-GROWTH = 1.5
+GROWTH = 4.0
 """A sweep once the frozen objects are this many times what the last sweep left."""
 
 _users = 0  # servers in this process holding the policy (the benchmarks run two in one)
