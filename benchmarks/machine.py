@@ -7,7 +7,7 @@ import json
 import os
 import platform
 import sys
-from typing import Any
+from typing import Any, Self
 
 
 def machine() -> dict[str, Any]:
@@ -98,13 +98,19 @@ class LoopLag:
         self.lags: list[float] = []
         self._task: asyncio.Task[None] | None = None
 
-    def __enter__(self) -> LoopLag:
+    def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._probe())
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    def __enter__(self) -> Self:
+        self.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._task is not None:
-            self._task.cancel()
+        self.stop()
 
     async def _probe(self) -> None:
         loop = asyncio.get_running_loop()

@@ -99,7 +99,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import results
 from benchmarks.machine import print_header, start_clients
 from benchmarks.results import Column, Table, record, write
-from benchmarks.server_load import BENCH_LIMITS, SECRET, TOKEN, cpu_seconds, server_settings, since
+from benchmarks.server_load import BENCH_LIMITS, SECRET, TOKEN, cpu_seconds, server_settings
+from benchmarks.stages import per_message, print_stages, since
 from protocol.daide.messages import Adm, Hlo
 from protocol.daide.parser import parse as parse_daide
 from protocol.l import check
@@ -588,7 +589,7 @@ async def main(argv: list[str] | None = None) -> int:
 
     def report(row: dict[str, Any], server_cpu: float, stages: dict[str, tuple[float, int]]) -> None:
         rows.append((row, server_cpu))
-        stage_rows.append(stage_row(int(row["rate"]), row["sent"], server_cpu, stages))
+        stage_rows.append(stage_row(int(row["rate"]), server_cpu, stages))
         latencies = row["latencies"]
         top = max(latencies) * 1000 if latencies else float("nan")
         rate_out = row["delivered"] / row["span"] if row["span"] > 0 else 0.0
@@ -634,13 +635,12 @@ async def main(argv: list[str] | None = None) -> int:
         )
 
     await run_benchmark(args, rates, ready, report)
-    print()
-    print("where the negotiation server's time goes, per message said (microseconds; frame: the JSON frame read;")
-    print("parse and check: L parsed, levels, ontology, the notary; store: the wait for its commit, not CPU;")
-    print("the rest: both servers' CPU per message less the stages timed: websocket framing, the loop, the writer)")
-    print(f"{'rate/s':>7} {'messages':>9} " + " ".join(f"{c.label:>15}" for c in STAGE_COLUMNS[2:]))
-    for srow in stage_rows:
-        print(f"{srow['rate']:>7} {srow['messages']:>9} " + " ".join(f"{srow[c.key]:>15}" for c in STAGE_COLUMNS[2:]))
+    heading = (
+        "where the negotiation server's time goes, per message said (microseconds; frame: the JSON frame read;",
+        "parse and check: L parsed, levels, ontology, the notary; store: the wait for its commit, not CPU;",
+        "the rest: both servers' CPU per message less the stages timed: websocket framing, the loop, the writer)",
+    )
+    print_stages(heading, STAGE_COLUMNS, stage_rows, 15)
     best: int | None = None
     failed: tuple[int, str] | None = None
     for row, _cpu in rows:
@@ -730,24 +730,10 @@ STAGE_COLUMNS = (
 )
 
 
-def stage_row(rate: int, sent: int, server_cpu: float, stages: dict[str, tuple[float, int]]) -> dict[str, Any]:
+def stage_row(rate: int, server_cpu: float, stages: dict[str, tuple[float, int]]) -> dict[str, Any]:
     """Microseconds per message said at one rate, by stage (see the printout)."""
-    said = max(1, stages.get("parse and check", (0.0, 0))[1])
-
-    def us(stage: str) -> float:
-        return round(stages.get(stage, (0.0, 0))[0] * 1e6 / said, 1)
-
-    cpu = round(server_cpu * 1e6 / max(1, sent), 1)
-    return {
-        "rate": rate,
-        "messages": said,
-        "frame_us": us("frame"),
-        "check_us": us("parse and check"),
-        "store_us": us("store"),
-        "fanout_us": us("fan-out"),
-        "cpu_us": cpu,
-        "rest_us": round(cpu - us("frame") - us("parse and check") - us("fan-out"), 1),
-    }
+    keys = {"frame": "frame_us", "parse and check": "check_us", "store": "store_us", "fan-out": "fanout_us"}
+    return {"rate": rate, **per_message(stages, "parse and check", server_cpu, keys)}
 
 
 def stages_table(rows: list[dict[str, Any]]) -> Table:
@@ -758,7 +744,7 @@ def stages_table(rows: list[dict[str, Any]]) -> Table:
         "Microseconds per message said, from the negotiation server's `stage_seconds_total` metric: frame (the"
         " JSON frame read and validated), parse and check (the L parser, levels, ontology and the notary), store"
         " (the wait for the commit: the loop does other work meanwhile), fan-out (ack and deliveries queued); srv"
-        " cpu: the CPU of the process holding both servers per message sent; the rest: srv cpu less frame, parse"
+        " cpu: the CPU of the process holding both servers per message said; the rest: srv cpu less frame, parse"
         " and check, and fan-out (websocket framing, the event loop, the writer thread, the game server).",
     )
 

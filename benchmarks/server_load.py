@@ -69,6 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import engine.orders as eo
 from benchmarks import results
 from benchmarks.machine import LoopLag, print_header, start_clients
+from benchmarks.stages import per_message, print_stages, since
 from benchmarks.results import Column, Table, record, write
 from engine import Position, standard_map
 from engine.legal import adjustment_orders, legal_orders
@@ -341,7 +342,9 @@ async def run_clients(port: int, games: int, phases: int, think: float, seed: in
                 joined.append(ready)
                 client_rng = random.Random(rng.getrandbits(64))
                 name, offset = f"g{g}p{i}", g / games * think
-                coro = client(f"{ws}?game={game.id}", game, totals, name, think, phases, client_rng, ready, start, offset)
+                coro = client(
+                    f"{ws}?game={game.id}", game, totals, name, think, phases, client_rng, ready, start, offset
+                )
                 tasks.append(asyncio.create_task(coro))
             await asyncio.wait_for(asyncio.gather(*(r.wait() for r in joined)), 60)
         setup = time.perf_counter() - t0
@@ -402,18 +405,18 @@ async def run_level(games: int, phases: int, think: float, seed: int) -> Row:
                     if "ready" in message:
                         cpu0 = cpu_seconds()
                         stages0 = services[0].metrics.stages()
-                        lag.__enter__()
+                        lag.start()
                     else:
                         result = message
                         if cpu0 is not None:
                             cpu = cpu_seconds() - cpu0
                             stages = since(services[0].metrics.stages(), stages0)
-                            lag.__exit__()
+                            lag.stop()
                 code = await proc.wait()
             if code != 0 or result is None:
                 raise RuntimeError(f"the client process failed (exit {code}) with {games} games")
         finally:
-            lag.__exit__()
+            lag.stop()
             if proc is not None and proc.returncode is None:
                 proc.kill()
                 await proc.wait()
@@ -435,11 +438,6 @@ async def run_level(games: int, phases: int, think: float, seed: int) -> Row:
         float(str(result["lag_ms"])),
         stages,
     )
-
-
-def since(now: dict[str, tuple[float, int]], before: dict[str, tuple[float, int]]) -> dict[str, tuple[float, int]]:
-    """Each stage's seconds and messages between two readings of the server's metrics."""
-    return {k: (v[0] - before.get(k, (0.0, 0))[0], v[1] - before.get(k, (0.0, 0))[1]) for k, v in now.items()}
 
 
 async def clients_only() -> int:
@@ -545,13 +543,12 @@ async def main(argv: list[str] | None = None) -> int:
             failed = games
             if not args.all:
                 break
-    print()
-    print("where the server's time goes, per message received in the play window (microseconds; store: the wait for")
-    print("its commit, not CPU; the rest: the server's CPU per message less the stages timed, mostly websocket framing")
-    print("and the event loop; from the server's stage_seconds_total metrics, besides py-spy, see docs/benchmarks.md)")
-    print(f"{'games':>6} {'messages':>9} " + " ".join(f"{c.label:>9}" for c in STAGE_COLUMNS[2:]))
-    for srow in stage_rows:
-        print(f"{srow['games']:>6} {srow['messages']:>9} " + " ".join(f"{srow[c.key]:>9}" for c in STAGE_COLUMNS[2:]))
+    heading = (
+        "where the server's time goes, per message received in the play window (microseconds; store: the wait for",
+        "its commit, not CPU; the rest: the server's CPU per message less the stages timed, mostly websocket framing",
+        "and the event loop; from the server's stage_seconds_total metrics, besides py-spy, see docs/benchmarks.md)",
+    )
+    print_stages(heading, STAGE_COLUMNS, stage_rows, 9)
     print()
     seated = rows[-1]["setup_s"] if rows else None
     if best is None:
@@ -579,7 +576,9 @@ async def main(argv: list[str] | None = None) -> int:
     seat_met = "met" if seated is not None and seat_level == GOAL_GAMES and seated < SEAT_GOAL_S else "not shown"
     if seated is not None and seat_level == GOAL_GAMES and seated >= SEAT_GOAL_S:
         seat_met = "not met"
-    print(f"seating the {seat_level} games' clients took {seated} s: goal of {SEAT_GOAL_S:g} s at {GOAL_GAMES} games {seat_met}")
+    print(
+        f"seating the {seat_level} games' clients took {seated} s: goal of {SEAT_GOAL_S:g} s at {GOAL_GAMES} games {seat_met}"
+    )
     verdict_rows = [
         {
             "figure": f"largest number of games at once with p99 < {LIMIT_MS:g} ms",
@@ -650,23 +649,8 @@ STAGE_COLUMNS = (
 
 def stage_row(games: int, row: Row) -> dict[str, Any]:
     """Microseconds per message received, by stage (see the printout)."""
-    messages = max(1, row.stages.get("parse", (0.0, 0))[1])
-
-    def us(stage: str) -> float:
-        return round(row.stages.get(stage, (0.0, 0))[0] * 1e6 / messages, 1)
-
-    cpu = round(row.server_cpu * 1e6 / messages, 1)
-    timed = us("parse") + us("check") + us("fan-out")
-    return {
-        "games": games,
-        "messages": messages,
-        "parse_us": us("parse"),
-        "check_us": us("check"),
-        "store_us": us("store"),
-        "fanout_us": us("fan-out"),
-        "cpu_us": cpu,
-        "rest_us": round(cpu - timed, 1),
-    }
+    keys = {"parse": "parse_us", "check": "check_us", "store": "store_us", "fan-out": "fanout_us"}
+    return {"games": games, **per_message(row.stages, "parse", row.server_cpu, keys)}
 
 
 def stages_table(rows: list[dict[str, Any]]) -> Table:

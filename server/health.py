@@ -71,10 +71,6 @@ class StoreHealth:
             return self._settle(writer.refuse(game_id, StoreError(moved)))
         return self._settle(writer.submit(game_id, rows))
 
-    async def append(self, writer: Writer, game_id: str, rows: Rows) -> None:
-        """:meth:`submit`, awaited."""
-        await self.submit(writer, game_id, rows)
-
     async def _settle(self, stored: Awaitable[list[int]]) -> None:
         try:
             await stored

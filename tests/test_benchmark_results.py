@@ -19,7 +19,7 @@ from benchmarks import results
 FILES = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
 KEYS = {"format", "benchmark", "title", "command", "source", "date", "machine", "commit", "n", "seeds", "tables"}
 #: Modules of benchmarks/ that measure nothing themselves: the shape, the machine, shared code.
-HELPERS = {"results", "machine", "paper_common"}
+HELPERS = {"stages", "results", "machine", "paper_common"}
 
 
 def is_figure(value: Any) -> bool:
