@@ -326,7 +326,8 @@ def main() -> None:
                 b = dict.fromkeys(w, b)  # type: ignore[arg-type]
             if isinstance(w, float):
                 w = dict.fromkeys(b, w)
-            claims.append(claim_result(f"{label} [{where} DumbBots]", b, w, lower_is_better=measure == "rank"))
+            claims.append(claim_result(f"{label} [{where} DumbBots]", b, w, lower_is_better=measure == "rank",
+                                       external=where == "C++"))  # fmt: skip
             print(claim_text(claims[-1]))
     tables = [
         Table("Set-ups", SETUP_COLUMNS, rows, SETUPS_NOTE),

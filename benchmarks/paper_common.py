@@ -98,6 +98,17 @@ class Run:
             return [100 * v for v in per_game(self.lines, bot, lambda s: s["win"])]
         raise ValueError(measure)
 
+    def negotiation(self, measure: str) -> Estimate | None:
+        """The game's ``messages`` (press said) or ``deals`` (confirmed by the notary) a game
+        (None: games written before they were counted)."""
+        values = [line["negotiation"][measure] for line in self.lines if "negotiation" in line]
+        return estimate(values) if values and len(values) == len(self.lines) else None
+
+    @property
+    def external(self) -> bool:
+        """Whether programs (``daide:`` seats) played: their choices are not fixed by our seeds."""
+        return any(slot.startswith("daide:") for slot in self.experiment.slots)
+
     def records(self) -> list[dict[str, Any]]:
         """The record of each game (``games/<game>.json``), in the order of :attr:`lines`."""
         folder = self.experiment.out / "games"
@@ -112,6 +123,21 @@ class Run:
         counts = {name: e.slots.count(name) for name in dict.fromkeys(e.slots)}
         slots = " + ".join(f"{n}x {name}" for name, n in counts.items())
         return f"n = {self.games} games, seed {e.seed}, {'rotated seats' if e.rotate else 'powers by seed'}: {slots}"
+
+
+def talk_of(run: Run, bot: str) -> Run | None:
+    """``run`` if ``bot`` negotiates (its messages and deals go beside a claim about it), else None."""
+    from bots.registry import bot_class
+
+    return run if not bot.startswith("daide:") and bot_class(bot).negotiates else None
+
+
+def talk_text(run: Run) -> str:
+    """The messages and confirmed deals a game of ``run``, for a printed line."""
+    messages, deals = run.negotiation("messages"), run.negotiation("deals")
+    if messages is None or deals is None:
+        return "messages not counted"
+    return f"{messages.mean:.1f} messages, {deals.mean:.2f} deals a game"
 
 
 def _plays(line: Line, bot: str) -> bool:
@@ -155,16 +181,41 @@ def verdict(comparison: Comparison, claimed_sign: int) -> str:
     return "not shown"
 
 
-def claim_result(claim: str, better: Mapping[int, float], worse: Mapping[int, float], lower_is_better: bool) -> dict[str, Any]:
+#: Beside every paired figure of games with C++ DumbBots: what the pairing holds fixed.
+UNPAIRED_CHOICES = "seats paired; the C++ DumbBot seeds itself from the clock, so its choices are not"
+
+
+def claim_result(
+    claim: str,
+    better: Mapping[int, float],
+    worse: Mapping[int, float],
+    lower_is_better: bool,
+    talking: Run | None = None,
+    external: bool = False,
+) -> dict[str, Any]:
     """The test of a claim as a row of the record: the claim, the two means, the difference
-    ± se, t, p, the test and the verdict (``not tested: ...`` where a side has too few games)."""
+    ± se, t, p, the test and the verdict (``not tested: ...`` where a side has too few games).
+
+    ``talking`` is the run whose bots negotiate, for a claim about negotiation: its messages
+    and deals a game are in the row, and a run without a message is not compared (there was
+    no negotiation to judge). ``external``: programs played, and the pairing says what it fixes.
+    """
+    talk = {}
+    if talking is not None:
+        messages, deals = talking.negotiation("messages"), talking.negotiation("deals")
+        talk = {"messages": number(messages.mean, 1) if messages else None, "deals": number(deals.mean, 2) if deals else None}
+        if messages is not None and messages.mean == 0:
+            return {"claim": claim, **talk, "verdict": "not compared: the games with negotiation had no message"}
     try:
         comparison, test = compare(better, worse)
     except ValueError as error:  # fewer than two games a side
-        return {"claim": claim, "verdict": f"not tested: {error} ({len(better)} and {len(worse)} games)"}
+        return {"claim": claim, **talk, "verdict": f"not tested: {error} ({len(better)} and {len(worse)} games)"}
+    if external and test.startswith("paired"):
+        test = f"{test} ({UNPAIRED_CHOICES})"
     d = comparison.difference
     return {
         "claim": claim,
+        **talk,
         "better": number(estimate(better.values()).mean),
         "worse": number(estimate(worse.values()).mean),
         "difference": number(d.mean),
@@ -178,13 +229,14 @@ def claim_result(claim: str, better: Mapping[int, float], worse: Mapping[int, fl
 
 def claim_text(row: Mapping[str, Any]) -> str:
     """One printed line of :func:`claim_result`'s row."""
+    talk = "" if row.get("messages") is None else f"  [{row['messages']:g} messages, {row['deals']:g} deals a game]"
     if row.get("better") is None:
-        return f"  {row['claim']:<58} {row['verdict']}"
+        return f"  {row['claim']:<58} {row['verdict']}{talk}"
     se = "-" if row["se"] is None else f"{row['se']:.2f}"
     t = "-" if row["t"] is None else f"{row['t']:+6.2f}"
     return (
         f"  {row['claim']:<58} {row['better']:6.2f} vs {row['worse']:6.2f}  diff {row['difference']:+.2f} ± {se}"
-        f"  t {t:>6}  p {row['p']:.3f}  ({row['test']})  {row['verdict']}"
+        f"  t {t:>6}  p {row['p']:.3f}  ({row['test']})  {row['verdict']}{talk}"
     )
 
 
@@ -196,6 +248,8 @@ def claim_line(claim: str, better: Mapping[int, float], worse: Mapping[int, floa
 #: The columns of a table of claims (rows of :func:`claim_result`).
 CLAIM_COLUMNS = (
     Column("claim", "claim"),
+    Column("messages", "messages a game", True),
+    Column("deals", "deals a game", True),
     Column("better", "claimed better", True),
     Column("worse", "claimed worse (or the reference)", True),
     Column("difference", "difference", True),

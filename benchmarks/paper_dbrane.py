@@ -61,6 +61,7 @@ from paper_common import (
     number,
     out_dir,
     p_value,
+    talk_text,
     try_play,
 )
 
@@ -138,6 +139,8 @@ COLUMNS = (
     *estimate_columns("paper", "paper"),
     *estimate_columns("ours", "ours"),
     Column("cpu", "CPU s/game", True),
+    Column("messages", "messages a game", True),
+    Column("deals", "deals a game", True),
     Column("t", "t", True),
     Column("p", "p", True),
     Column("verdict", "ours vs paper"),
@@ -147,6 +150,7 @@ NOTE = (
     " centres: the D-Branes' together at the end; mean ± standard error over games. Ours vs paper: a one-sample"
     " t-test over games, the paper's figure taken as a constant (against our DumbBot only): ours better or worse"
     " at p < 0.05, else no difference shown. CPU s/game: the bots and game master (and servers) together."
+    " Messages and deals a game: the game's press messages and the deals the notary confirmed."
 )
 
 
@@ -204,6 +208,9 @@ def main() -> None:
                     continue
                 runs[(index, where)] = found
                 first = True
+                messages, deals = found.negotiation("messages"), found.negotiation("deals")
+                talk = {"messages": number(messages.mean, 1) if messages else None,
+                        "deals": number(deals.mean, 2) if deals else None}  # fmt: skip
                 for name, measure in MEASURES.items():
                     ours = found.per_game(setting.bot, measure)
                     paper = setting.paper.get(name)
@@ -217,9 +224,11 @@ def main() -> None:
                         "paper": None if paper is None else paper.value, "paper_se": None if paper is None else paper.se,
                         **figures("ours", found.estimate(setting.bot, measure)),
                         "cpu": number(found.cpu / found.games, 2) if first else None, **(test or {}),
+                        **(talk if first else {}),
                     })  # fmt: skip
                     print(f"{head}  {name:<8} {shown:>12} {cell(found.estimate(setting.bot, measure)):>15}  {pace}  {judged}")
                     first = False
+                print(f"{'':57}  {talk_text(found)}")
     print()
     print("the paper's ordering, tested over games (paired on seeds; 'holds' only at p < 0.05)")
     claims = []
@@ -227,10 +236,13 @@ def main() -> None:
         on, off = runs.get((5, where)), runs.get((1, where))
         if on is None or off is None:
             continue
+        external = where == "C++"
         claims.append(claim_result(f"2 D-Brane rank better with negotiation than without [{where}]",
-                      on.per_game("dbrane", "rank"), off.per_game("dbrane:nonego", "rank"), lower_is_better=True))  # fmt: skip
+                      on.per_game("dbrane", "rank"), off.per_game("dbrane:nonego", "rank"), lower_is_better=True,
+                      talking=on, external=external))  # fmt: skip
         claims.append(claim_result(f"2 D-Brane hold more centres with negotiation than without [{where}]",
-                      on.per_game("dbrane", "centres"), off.per_game("dbrane:nonego", "centres"), lower_is_better=False))  # fmt: skip
+                      on.per_game("dbrane", "centres"), off.per_game("dbrane:nonego", "centres"), lower_is_better=False,
+                      talking=on, external=external))  # fmt: skip
         print(claim_text(claims[-2]))
         print(claim_text(claims[-1]))
     print("wins: a D-Brane has the most centres (ties shared); CPU s/game: the bots and game master (and servers) together")

@@ -58,6 +58,7 @@ from paper_common import (
     estimate_columns,
     figures,
     number,
+    talk_of,
     try_play,
 )
 
@@ -300,7 +301,8 @@ def main() -> None:
             for bot, paper in s.paper.items():
                 ours = run.per_game(bot, "rank")
                 claim = f"sc. {s.number} {LABEL[bot]} ranks better than the paper's {paper:.2f}"
-                claims.append(claim_result(f"{claim} [{where}]", ours, dict.fromkeys(ours, paper), lower_is_better=True))
+                claims.append(claim_result(f"{claim} [{where}]", ours, dict.fromkeys(ours, paper), lower_is_better=True,
+                                           talking=talk_of(run, bot)))  # fmt: skip
                 print(claim_text(claims[-1]))
         for better, worse, claim in ORDERINGS:
             b, w = runs.get((better[0], where)), runs.get((worse[0], where))
@@ -308,7 +310,9 @@ def main() -> None:
                 continue
             b_bot = better[1] if better[1] != "dumbbot" or where == "ours" else b.experiment.slots[-1]
             w_bot = worse[1] if worse[1] != "dumbbot" or where == "ours" else w.experiment.slots[-1]
-            claims.append(claim_result(f"{claim} [{where}]", b.per_game(b_bot, "rank"), w.per_game(w_bot, "rank"), True))
+            talking = talk_of(b, b_bot) or talk_of(w, w_bot)
+            claims.append(claim_result(f"{claim} [{where}]", b.per_game(b_bot, "rank"), w.per_game(w_bot, "rank"), True,
+                                       talking=talking, external=where == "daide"))  # fmt: skip
             print(claim_text(claims[-1]))
     print()
     print("time")

@@ -41,9 +41,12 @@ from bots.session import BotSession
 from bots.ws_client import WsClient
 from protocol.l import LError, parse, to_text
 
-__all__ = ["NegoLink", "play_negotiating"]
+__all__ = ["SYNC_TIMEOUT", "NegoLink", "play_negotiating"]
 
 log = structlog.get_logger("detente.bots")
+
+#: Seconds :meth:`NegoLink.answered` and :meth:`NegoLink.sync` wait for the server at most.
+SYNC_TIMEOUT = 30.0
 
 
 class NegoLink:
@@ -71,6 +74,14 @@ class NegoLink:
         self._spoke: set[str] = set()  # the phases the mail shows the bot spoke in
         self._opened: set[str] = set()  # the phases this link opened (a game client reconnects)
         self._fresh = True  # never welcomed: a new bot, or a new process after a restart
+        self.said = 0  # the messages this link has sent, over all its connections
+        self._unanswered: set[int] = set()  # the ids of messages said whose ack or error is to come
+        self._answered = asyncio.Event()
+        self._answered.set()
+        self._syncs: dict[int, asyncio.Future[None]] = {}
+        self._over = asyncio.Event()  # the server said ``over``: the game ended
+        self._phase: str | None = None  # the phase the server negotiates, as it last said
+        self._phase_waiters: dict[str, asyncio.Event] = {}
 
     async def run(self) -> None:
         """Stay connected (with ``hello``) until cancelled, handing every frame to the bot."""
@@ -88,6 +99,14 @@ class NegoLink:
                     await ws.send(json.dumps({"type": "hello", "power": power, "session": session.session}))
                     async for text in ws:
                         frame = json.loads(text)
+                        if frame["type"] in ("ack", "error", "synced"):
+                            self._answer(frame)
+                        if frame["type"] == "synced":
+                            continue
+                        if frame["type"] == "over":
+                            self._over.set()
+                        if frame["type"] in ("welcome", "phase"):
+                            self._entered(frame.get("phase"))
                         if frame["type"] == "welcome":
                             self._ws, self.welcome, failures = ws, frame, 0
                             self._welcomed(frame)
@@ -104,6 +123,7 @@ class NegoLink:
                 log.warning("negotiation link lost", power=power, error=str(exc), failures=failures)
             finally:
                 self._ws, self.welcome = None, None
+                self._lost()
             failures += 1
             await asyncio.sleep(min(5.0, 0.2 * 2**failures))
         self._ready.set()
@@ -119,6 +139,9 @@ class NegoLink:
         if position is None or str(position.phase) in self._opened:  # the game client came back
             return
         self._opened.add(str(position.phase))
+        # the game server's NOW can come before the negotiation server hears of the phase: what
+        # the bot says to open it must not be taken as said in the phase before
+        await self._in_phase(str(position.phase))
         opening = await self._off_loop(self.session.bot.on_phase, position)
         if str(position.phase) not in self._spoke:  # else said before a restart: it is in the mail
             await self.say(opening)
@@ -146,7 +169,94 @@ class NegoLink:
             return
         for message in messages:
             text = message if isinstance(message, str) else to_text(message)
-            await self._ws.send(json.dumps({"type": "say", "id": next(self._ids), "text": text}))
+            request = next(self._ids)
+            self._unanswered.add(request)
+            self._answered.clear()
+            self.said += 1
+            await self._ws.send(json.dumps({"type": "say", "id": request, "text": text}))
+
+    async def round(self, number: int, rounds: int) -> None:
+        """Round ``number`` of ``rounds`` of the phase begins (the clock of :mod:`bots.nego_rounds`):
+        the bot hears it, as in process (``{"type": "round", ...}``), and what it answers is said."""
+        position = self.session.position
+        if position is None or self._ws is None:
+            return
+        event = {"type": "round", "round": number, "rounds": rounds}
+        said = await self._off_loop(self.session.bot.on_event, event, position)
+        if self.client is not None:
+            await self.client.resubmit()
+        await self.say(said)
+
+    async def answered(self, timeout: float = SYNC_TIMEOUT) -> None:
+        """Wait (at most ``timeout`` seconds) until the server has answered, with an ``ack`` or
+        an ``error``, every message this link said; a lost connection answers none of them."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._answered.wait(), timeout)
+
+    def _entered(self, phase: object) -> None:
+        if not isinstance(phase, str):
+            return
+        self._phase = phase
+        waiter = self._phase_waiters.pop(phase, None)
+        if waiter is not None:
+            waiter.set()
+
+    async def _in_phase(self, phase: str, timeout: float = 10.0) -> bool:
+        """Wait (at most ``timeout`` seconds) until the server negotiates in ``phase``;
+        whether it does (without a connection there is nobody to say anything to anyway)."""
+        if self._phase == phase or self._ws is None:
+            return self._phase == phase
+        waiter = self._phase_waiters.setdefault(phase, asyncio.Event())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(waiter.wait(), timeout)
+        return self._phase == phase
+
+    async def over(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds) until the server says the game is ``over``;
+        whether it did (its records of the game are then all stored)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._over.wait(), timeout)
+        return self._over.is_set()
+
+    async def sync(self, timeout: float = SYNC_TIMEOUT) -> bool:
+        """Ask the server for ``synced`` and wait for it (at most ``timeout`` seconds): once it
+        is read, every frame the server queued for this link before has been handed to the bot,
+        and what the bot answered has been said. Whether it came (not: no connection, or lost)."""
+        ws = self._ws
+        if ws is None:
+            return False
+        request = next(self._ids)
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._syncs[request] = waiter
+        try:
+            await ws.send(json.dumps({"type": "sync", "id": request}))
+            await asyncio.wait_for(waiter, timeout)
+            return True
+        except (TimeoutError, ConnectionError, websockets.exceptions.WebSocketException):
+            return False
+        finally:
+            self._syncs.pop(request, None)
+
+    def _answer(self, frame: dict[str, Any]) -> None:
+        """An ``ack``, an ``error`` or a ``synced``: what it answers is answered."""
+        request = frame.get("id")
+        if frame["type"] == "synced":
+            waiter = self._syncs.get(request) if isinstance(request, int) else None
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
+            return
+        if isinstance(request, int):
+            self._unanswered.discard(request)
+        if not self._unanswered:
+            self._answered.set()
+
+    def _lost(self) -> None:
+        """The connection is gone: nothing said on it will be answered, no ``synced`` will come."""
+        self._unanswered.clear()
+        self._answered.set()
+        for waiter in self._syncs.values():
+            if not waiter.done():
+                waiter.set_exception(ConnectionError("the negotiation link was lost"))
 
     def _welcomed(self, frame: dict[str, Any]) -> None:
         bot, position = self.session.bot, self.session.position

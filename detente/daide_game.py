@@ -21,9 +21,19 @@ and the report are the same. The seed fixes the powers (unless the setup gives t
 the in-process bots' randomness; the programs' own randomness is theirs, so such a game
 does not replay from its seed.
 
-These games are press-free: the negotiation server is not started, so a negotiating bot
-plays without partners. Phases end when every order is in; a deadline (10 s a movement,
-5 s a retreat or adjustment: :data:`DEADLINES`) only matters if a program falls silent, and
+When a seat's bot negotiates (``Bot.negotiates``), a negotiation server of the game's own
+is started beside the game server, and every such seat joins it too, as ``detente bot``
+would (:class:`~bots.nego_client.NegoLink`, with the session token its seat was given). The
+seats that can negotiate do so there, in L, as at any networked table; the programs receive
+no press (a run refuses ``--press-level`` 10 or more with them: :func:`check_press`). The
+negotiating seats keep the experiment's ``rounds`` of each press phase
+(:class:`bots.nego_rounds.Rounds`): they order only once the last round has fallen quiet,
+and the phase, which ends when every order is in, waits for them. The game's messages and
+the negotiation's events (deals confirmed, conflicts, compliance) are read back from the
+negotiation server's store into the record, as an in-process game records them.
+
+Phases end when every order is in; a deadline (10 s a movement, 5 s a retreat or
+adjustment: :data:`DEADLINES`) only matters if a program falls silent, and
 :data:`GAME_TIMEOUT` bounds a whole game.
 """
 
@@ -38,7 +48,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bots.inprocess import GameSetup, seeds_for
 from bots.registry import make_bot
@@ -50,8 +60,21 @@ from referee.deadlines import Deadlines
 from referee.game import GameMaster
 from referee.record import GameRecord, record_of
 from referee.settings import GameSettings
+from referee.table import recorded
 
-__all__ = ["DAIDE_PREFIX", "GAME_TIMEOUT", "DaideGameFailed", "is_daide", "play_daide_game", "program_of"]
+if TYPE_CHECKING:
+    from bots.nego_client import NegoLink
+    from bots.ws_client import WsClient
+
+__all__ = [
+    "DAIDE_PREFIX",
+    "GAME_TIMEOUT",
+    "DaideGameFailed",
+    "check_press",
+    "is_daide",
+    "play_daide_game",
+    "program_of",
+]
 
 DAIDE_PREFIX = "daide:"
 #: Seconds a whole game may take, joining included (a game to 1920 of C++ DumbBots takes a few).
@@ -60,6 +83,8 @@ GAME_TIMEOUT = 900.0
 #: C++ DumbBot can: two of its units that each want the other's province wait for each other
 #: for ever, and the bot never orders again (its process spins until it is stopped).
 DEADLINES = Deadlines(movement=10, retreat=5, adjustment=5)
+#: Seconds a game's end may take to reach the negotiation server, once the game server said it.
+END_TIMEOUT = 10.0
 MAP = standard_map()
 
 
@@ -89,6 +114,21 @@ def program_of(slot: str) -> Path:
     return resolved
 
 
+def check_press(settings: GameSettings) -> None:
+    """ValueError (one line) if ``settings`` ask for press that a table with programs cannot give.
+
+    >>> check_press(GameSettings(press_level=10))
+    Traceback (most recent call last):
+    ...
+    ValueError: daide: seats get no press: --press-level 10 would relay L to them as DAIDE press; leave it at 0
+    """
+    if settings.press_level >= 10:
+        raise ValueError(
+            f"daide: seats get no press: --press-level {settings.press_level} would relay L to them as DAIDE press;"
+            " leave it at 0"
+        )
+
+
 def play_daide_game(setup: GameSetup) -> GameRecord:
     """Play the game ``setup`` describes on a server of its own (see the module); its record."""
     return asyncio.run(_play(setup))
@@ -96,9 +136,14 @@ def play_daide_game(setup: GameSetup) -> GameRecord:
 
 async def _play(setup: GameSetup) -> GameRecord:
     # the server's code, and the clients', only where a game needs them (the tools stay light)
+    from bots.nego_client import NegoLink
+    from bots.nego_rounds import Rounds
     from bots.ws_client import WsClient
     from detente.play import create_game
     from server.main import serve
+    from server.nego.main import serve_nego
+    from server.nego.service import NegoService
+    from server.nego.settings import load_nego_settings
     from server.service import GameService
     from server.settings import load_settings
     from server.store import Store
@@ -109,6 +154,11 @@ async def _play(setup: GameSetup) -> GameRecord:
     game_seed, *bot_seeds = seeds_for(setup.seed, 1 + len(setup.bots))
     powers = setup.powers or tuple(random.Random(game_seed).sample(MAP.powers, len(MAP.powers)))
     names = [f"{p}:" if is_daide(b) else f"{b}#{i}" for i, (b, p) in enumerate(zip(setup.bots, powers))]
+    players = [
+        None if is_daide(bot) else make_bot(bot, seed, setup.llm, str(setup.seed), str(slot))
+        for slot, (bot, seed) in enumerate(zip(setup.bots, bot_seeds, strict=True))
+    ]
+    negotiates = any(player is not None and player.negotiates for player in players)
     with tempfile.TemporaryDirectory(prefix="detente-daide-") as tmp:
         settings, _ = load_settings(
             {"port": 0, "daide_port": 0, "data_dir": tmp, "deadlines": "none", "max_open_games": 0}, {}
@@ -118,63 +168,114 @@ async def _play(setup: GameSetup) -> GameRecord:
         daide_ready: asyncio.Future[int] = loop.create_future()
         stop = asyncio.Event()
         services: list[GameService] = []
-        server = asyncio.create_task(
-            serve(
-                settings,
-                lambda h, p: ready.set_result(p),
-                stop,
-                daide_ready=lambda h, p: daide_ready.set_result(p),
-                on_service=services.append,
+        negotiations: list[NegoService] = []
+        servers = [
+            asyncio.create_task(
+                serve(
+                    settings,
+                    lambda h, p: ready.set_result(p),
+                    stop,
+                    daide_ready=lambda h, p: daide_ready.set_result(p),
+                    on_service=services.append,
+                )
             )
-        )
+        ]
         final: GameMaster | None = None
         programs: dict[asyncio.subprocess.Process, Path] = {}
         tasks: list[asyncio.Task[Any]] = []
+        links: list[NegoLink] = []
+        press: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
         try:
-            await asyncio.wait({ready, server}, return_when=asyncio.FIRST_COMPLETED)
-            if not ready.done():
-                await server  # raises why it could not start
-            port, daide_port = ready.result(), await daide_ready
+            port = await _started(ready, servers[0])
+            daide_port = await daide_ready
+            nego = None
+            if negotiates:
+                nego_settings, _ = load_nego_settings(
+                    # the bots of one table say what they will: no stranger can reach this server
+                    {"game_server": f"http://127.0.0.1:{port}", "port": 0, "data_dir": tmp,
+                     "secret": settings.secret, "say_rate": 100_000},
+                    {},
+                )  # fmt: skip
+                nego_ready: asyncio.Future[int] = loop.create_future()
+                servers.append(
+                    asyncio.create_task(
+                        serve_nego(
+                            nego_settings, lambda h, p: nego_ready.set_result(p), stop, on_service=negotiations.append
+                        )
+                    )
+                )
+                nego = f"ws://127.0.0.1:{await _started(nego_ready, servers[1])}/nego"
             body = _game_body(setup.settings, dict(zip(powers, names, strict=True)))
             game_id = await asyncio.to_thread(create_game, f"http://127.0.0.1:{port}", settings.admin_token, body)
             ws = f"ws://127.0.0.1:{port}/daide"
             ended = asyncio.create_task(_watch(ws, game_id))
             rng = random.Random(game_seed)
-            for slot, (bot, power, name, seed) in enumerate(zip(setup.bots, powers, names, bot_seeds, strict=True)):
-                if is_daide(bot):
+            rounds = Rounds(setup.rounds, setup.settings.press_phases)
+            for slot, (bot, power, name, player) in enumerate(zip(setup.bots, powers, names, players, strict=True)):
+                if player is None:
                     home = Path(tmp) / f"seat-{slot}-{power}"
                     process = await _launch(program_of(bot), home, daide_port, f"{power}:{rng.randrange(1, 8192)}")
                     programs[process] = home
+                    continue
+                session = BotSession(player, name)
+                if nego is not None and player.negotiates:
+                    link = NegoLink(session, nego)
+                    links.append(link)
+                    client = WsClient(session, ws, game_id, before_orders=rounds.seat(link))
+                    tasks.append(asyncio.create_task(_negotiating(client, link)))
                 else:
-                    player = make_bot(bot, seed, setup.llm, str(setup.seed), str(slot))
-                    client = WsClient(BotSession(player, name), ws, game_id)
-                    tasks.append(asyncio.create_task(client.run()))
+                    tasks.append(asyncio.create_task(WsClient(session, ws, game_id).run()))
             try:
                 async with asyncio.timeout(GAME_TIMEOUT):
                     await _first(ended, programs)
+                    # the negotiation server hears of the end from the game server: its last
+                    # records (the last phase's compliance) are in once a seat is told ``over``
+                    for link in links[:1]:
+                        await link.over(END_TIMEOUT)
             except TimeoutError:
                 raise DaideGameFailed(f"the game did not end within {GAME_TIMEOUT:.0f} s") from None
             # the game as the server holds it at its end: every step of it was stored before the SLO
             # or DRW went out, so this is what a replay of the store gives, without playing it again
             live = services[0].games.get(game_id) if services else None
             final = live.gm if live is not None else None
+            if negotiations:
+                stored = await asyncio.to_thread(negotiations[0].store.events, game_id)
+                press = recorded(game_id, GameSettings.from_json(body), [e.payload for e in stored])
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await _stop_programs(programs)
             stop.set()
-            await asyncio.gather(server, return_exceptions=True)
+            await asyncio.gather(*servers, return_exceptions=True)
         if final is not None:
             gm = final
         else:  # the game had left the server's memory (its players gone): read back from the store
             with contextlib.closing(Store.open_read_only(settings.db)) as store:
-                stored = next(g for g in store.games() if g.id == game_id)
+                kept = next(g for g in store.games() if g.id == game_id)
                 gm = GameMaster.replay(
-                    game_id, GameSettings.from_json(stored.settings), stored.created, store.events(game_id)
+                    game_id, GameSettings.from_json(kept.settings), kept.created, store.events(game_id)
                 )
     bots = {power: bot for bot, power in zip(setup.bots, powers, strict=True)}
-    return record_of(gm, setup.seed, bots, setup.to_json())
+    return record_of(gm, setup.seed, bots, setup.to_json(), *press)
+
+
+async def _started(ready: asyncio.Future[int], server: asyncio.Task[None]) -> int:
+    """The port a server listens on, once it does; why it could not start, if it stopped first."""
+    await asyncio.wait({ready, server}, return_when=asyncio.FIRST_COMPLETED)
+    if not ready.done():
+        await server  # raises why it could not start
+        raise DaideGameFailed("a server stopped before it listened")
+    return ready.result()
+
+
+async def _negotiating(client: WsClient, link: NegoLink) -> None:
+    """A negotiating seat: its game client, and its negotiation link until it hears the end."""
+    try:
+        await client.run()
+        await link.over(END_TIMEOUT)
+    finally:
+        await link.close()
 
 
 def _game_body(settings: GameSettings, reserved: dict[str, str]) -> dict[str, Any]:

@@ -10,7 +10,9 @@ What ``detente run --out DIR`` writes:
          "centres": {"1901": {"AUSTRIA": 4, ...}, ...},      # after every year played
          "final_centres": {"AUSTRIA": 0, ...},
          "eliminated": {"AUSTRIA": "F1907M", ...},          # the phase it lost its last unit and centre
-         "scores": {"AUSTRIA": {"bot": "dumbbot", "centres": 0, "win": 0.0, "rank": 7.0}, ...}}
+         "scores": {"AUSTRIA": {"bot": "dumbbot", "centres": 0, "win": 0.0, "rank": 7.0,
+                                "said": 0, "deals": 0}, ...},  # press messages said, deals confirmed
+         "negotiation": {"messages": 12, "deals": 1}}           # the game's
 
 ``DIR/games/<n>.json``
     the full record of game ``n`` (1, 2, ...): the same fields without ``scores``, plus
@@ -58,6 +60,7 @@ choice of every bot: the same seed gives the same files, whatever ``--jobs``.
 
 from __future__ import annotations
 
+import collections
 import json
 import math
 import os
@@ -171,6 +174,10 @@ class BotSummary:
     mean_rank: float
     games: int = 0
     per_game: Mapping[str, Estimate] = field(default_factory=dict)
+    #: press messages said, and confirmed deals taken part in, a seat a game (None: lines of
+    #: a run made before they were counted)
+    said: float | None = None
+    deals: float | None = None
 
     @property
     def win_rate(self) -> float:
@@ -197,6 +204,8 @@ class BotSummary:
             "se_win_rate": self.se_win_rate,
             "se_rank": self.se_rank,
             "per_game": {name: value.to_json() for name, value in self.per_game.items()},
+            "said": self.said,
+            "deals": self.deals,
         }
 
 
@@ -240,14 +249,24 @@ def summarise(games: Iterable[Mapping[str, Any]]) -> list[BotSummary]:
                 statistics.fmean(s["rank"] for s in scores),
                 estimates["centres"].n,
                 estimates,
+                _mean_of(scores, "said"),
+                _mean_of(scores, "deals"),
             )
         )
     return table
 
 
+def _mean_of(scores: Sequence[Mapping[str, Any]], key: str) -> float | None:
+    """The mean of ``key`` over ``scores``; None if a score lacks it (a line of an older run)."""
+    if any(key not in s for s in scores):
+        return None
+    return statistics.fmean(s[key] for s in scores)
+
+
 def format_table(table: Sequence[Mapping[str, Any]]) -> str:
     """The summary table as text, from its rows as ``summary.json`` holds them (old ones too:
-    what they lack shows as ``-``). The ``± se`` are standard errors over games."""
+    what they lack shows as ``-``). The ``± se`` are standard errors over games; ``said`` and
+    ``deals`` are a seat's press messages and confirmed deals a game."""
 
     def se(row: Mapping[str, Any], key: str, scale: float = 1.0, digits: int = 2) -> str:
         value = row.get(key)
@@ -256,7 +275,7 @@ def format_table(table: Sequence[Mapping[str, Any]]) -> str:
     width = max([16, *(len(str(row["bot"])) for row in table)])  # a bot of one's own: FILE.py:Class
     header = (
         f"{'bot':<{width}} {'games':>6} {'plays':>6} {'centres':>8} {'± se':>6} {'wins':>8} {'win %':>6}"
-        f" {'± se':>6} {'rank':>5} {'± se':>5}"
+        f" {'± se':>6} {'rank':>5} {'± se':>5} {'said':>6} {'deals':>6}"
     )
     lines = [header]
     lines.append("-" * len(lines[0]))
@@ -265,6 +284,7 @@ def format_table(table: Sequence[Mapping[str, Any]]) -> str:
             f"{row['bot']:<{width}} {row.get('games', '-'):>6} {row['plays']:>6} {row['mean_centres']:>8.2f}"
             f" {se(row, 'se_centres'):>6} {row['wins']:>8.2f} {100 * row['win_rate']:>6.1f}"
             f" {se(row, 'se_win_rate', 100, 1):>6} {row['mean_rank']:>5.2f} {se(row, 'se_rank'):>5}"
+            f" {se(row, 'said', digits=1):>6} {se(row, 'deals', digits=1):>6}"
         )
     return "\n".join(lines)
 
@@ -394,13 +414,23 @@ def rotation(seed: int, games: int, powers: Sequence[str] = STANDARD_POWERS) -> 
     return out[:games]
 
 
-def game_line(n: int, written: Mapping[str, Any]) -> dict[str, Any]:
+def game_line(n: int, written: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
     """The line of ``games.jsonl`` of game ``n``, from its record as the files write it
-    (:meth:`GameRecord.to_json`: the powers by their full names)."""
+    (:meth:`GameRecord.to_json`: the powers by their full names, ``names`` of their tokens).
+    Each score has, beside its centres, win and rank, ``said``: the press messages the power
+    sent, and ``deals``: the deals it took part in that the notary confirmed; ``negotiation``
+    counts the game's ``messages`` and its confirmed ``deals``."""
     kept = ("seed", "bots", "outcome", "winner", "last_year", "centres", "final_centres", "eliminated")
     line = {"game": n, **{key: written[key] for key in kept}}
     scores = score_game(line["final_centres"], line["eliminated"], line["bots"])
-    return {**line, "scores": {s.power: s.to_json() for s in scores}}
+    said = collections.Counter(names.get(m["sender"], m["sender"]) for m in written["messages"])
+    confirmed = [e for e in written["events"] if e["type"] == "confirmed"]
+    deals = collections.Counter(names.get(p, p) for e in confirmed for p in e["participants"])
+    return {
+        **line,
+        "scores": {s.power: {**s.to_json(), "said": said[s.power], "deals": deals[s.power]} for s in scores},
+        "negotiation": {"messages": len(written["messages"]), "deals": len(confirmed)},
+    }
 
 
 def play_and_write(n: int, setup: GameSetup, games_dir: Path, formats: Sequence[str] = ()) -> dict[str, Any]:
@@ -428,7 +458,7 @@ def write_game(n: int, record: GameRecord, games_dir: Path, formats: Sequence[st
         from formats import jsonio, mila
 
         (games_dir / f"{n}.mila.json").write_text(jsonio.dumps(mila.dump(written)) + "\n", encoding="utf-8")
-    return game_line(n, written)
+    return game_line(n, written, record.power_names)
 
 
 def _in_order(finished: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, dict[str, Any] | None]]:

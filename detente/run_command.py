@@ -4,9 +4,12 @@
 plays the games in ``--jobs`` worker processes with a progress bar on a terminal, writes
 ``DIR`` (formats in :mod:`detente.experiments`) and prints the table per bot. ``--ray
 [ADDRESS]`` plays them as tasks on a Ray cluster instead (a new local one of ``--jobs``
-CPUs without an address; :mod:`detente.ray_runner`), with the same files for the same seed. ``--l-levels``
-and ``--press-level`` are kept in every game's settings; until negotiation runs in process
-they change nothing of the play.
+CPUs without an address; :mod:`detente.ray_runner`), with the same files for the same seed. ``--l-levels``,
+``--protocol``, ``--binding``, ``--rounds`` and ``--press-level`` govern the negotiation of
+every game, in process or, with ``daide:PATH`` seats, on a negotiation server of the game's
+own (:mod:`detente.daide_game`; the programs get no press, so ``--press-level`` stays below
+10 there). The table gives, per bot, the L messages its seats said and the confirmed deals
+they took part in, a game; a run whose negotiating bots said nothing says so under it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 
 from bots.registry import UnknownBot, bot_class
 from detente import game_options, llm_options, ray_runner
-from detente.daide_game import is_daide, program_of
+from detente.daide_game import check_press, is_daide, program_of
 from detente.diplomacy import format_diplomacy, read_records, summarise_diplomacy
 from detente.experiments import (
     RUN_FILE,
@@ -111,6 +114,29 @@ def resumable(out: Path) -> dict[str, object] | str | None:
     return identity if isinstance(identity, dict) else f"{out}/{RUN_FILE} is not a run: choose another --out"
 
 
+def _no_negotiation(table: list[dict[str, object]]) -> list[str]:
+    """The lines under the table for its negotiating bots that made no deal (none: no line).
+
+    >>> _no_negotiation([{"bot": "dbrane", "said": 0.0, "deals": 0.0}, {"bot": "dumbbot", "said": 0.0, "deals": 0.0}])
+    ['No negotiation: dbrane negotiates, yet said no message; no figure here compares negotiating with not.']
+    >>> _no_negotiation([{"bot": "dbrane", "said": 6.5, "deals": 0.0}])
+    ['No deal: dbrane said 6.5 messages a seat a game, yet made no deal; no figure here compares negotiating with not.']
+    """
+    lines = []
+    for row in table:
+        name, said, deals = str(row["bot"]), row.get("said"), row.get("deals")
+        if is_daide(name) or not bot_class(name).negotiates or deals != 0 or not isinstance(said, float):
+            continue
+        if said == 0:
+            lines.append(f"No negotiation: {name} negotiates, yet said no message; " + _NO_COMPARISON)
+        else:
+            lines.append(f"No deal: {name} said {said:.1f} messages a seat a game, yet made no deal; " + _NO_COMPARISON)
+    return lines
+
+
+_NO_COMPARISON = "no figure here compares negotiating with not."
+
+
 def run(args: argparse.Namespace) -> int:
     """Check the options, play the games, print the table; exit status 2 for bad options."""
 
@@ -126,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
                 program_of(name)
             else:
                 bot_class(name)
+        if any(map(is_daide, slots)):
+            check_press(settings)
         llm = llm_options.options_from(args)
         llm_options.check_seats(slots, llm)
     except (ValueError, UnknownBot) as error:  # ConfigError is a ValueError
@@ -199,6 +227,8 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     print(format_table(summary["table"]))
+    for line in _no_negotiation(summary["table"]):
+        print(f"\n{line}")
     if summary.get("llm"):
         print("\nModel seats:")
         print(format_usage(summary["llm"]))

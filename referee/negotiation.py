@@ -601,9 +601,12 @@ class Negotiation:
 
     # --- replay -----------------------------------------------------------------------------------
 
-    def apply(self, record: Mapping[str, Any]) -> None:
-        """Apply a stored record again (its frames are not sent twice)."""
-        self._apply(record, _Out())
+    def apply(self, record: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        """Apply a stored record again; the frames it sent then (to whom, and the frame), which
+        are not sent again."""
+        out = _Out()
+        self._apply(record, out)
+        return out.frames
 
     def _apply(self, record: Mapping[str, Any], out: _Out) -> None:
         kind = record["kind"]
@@ -644,12 +647,11 @@ def notes(
     negotiation = Negotiation(game_id, settings, m, await_answers=True)
     found: list[dict[str, Any]] = []
     for record in records:
-        out = _Out()
         try:
-            negotiation._apply(record, out)
+            frames = negotiation.apply(record)
         except Exception:  # noqa: BLE001, S112  # a record a rebuild quarantines: its notes are lost
             continue
-        for to, frame in out.frames:
+        for to, frame in frames:
             if to == power and frame["type"] in NOTE_TYPES:
                 found.append({**frame, "after": negotiation.seq})
     return found

@@ -31,6 +31,7 @@ from referee.effects import Bind, Notify, Relay, Reply, Send, Step
 from referee.game import GameMaster
 from referee.lobby import Lobby, LobbyLimits
 from referee.negotiation import Negotiation
+from referee.settings import GameSettings
 
 __all__ = ["Connection", "Table"]
 
@@ -39,6 +40,40 @@ Connection = Callable[[str, Value], Iterable[Value]]
 
 #: The negotiation's frames kept in :attr:`Table.events` (the others are for players only).
 EVENTS = ("confirmed", "accepted", "conflict", "expired", "compliance")
+
+
+def press_entry(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry of :attr:`Table.press` of an L message, from the negotiation's ``message`` record."""
+    message = parse(payload["text"])
+    fields = {k: payload[k] for k in ("phase", "sender", "text")}
+    return {**fields, "recipients": payload["to"], "level": level(message), "kind": type(message).__name__.lower()}
+
+
+def events_of(frames: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The frames of :data:`EVENTS` among those one step sent (one sent to several powers, once)."""
+    seen: set[int] = set()
+    events = []
+    for frame in frames:
+        if frame["type"] in EVENTS and id(frame) not in seen:
+            seen.add(id(frame))
+            events.append(frame)
+    return events
+
+
+def recorded(
+    game_id: str, settings: GameSettings, records: Iterable[Mapping[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """What a :class:`Table` keeps (:attr:`~Table.press`, :attr:`~Table.events`) of a game a
+    negotiation server played, from the records it stored (their payloads, oldest first)."""
+    negotiation = Negotiation(game_id, settings, await_answers=True)
+    press: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    for record in records:
+        frames = negotiation.apply(record)
+        if record["kind"] == "message":
+            press.append(press_entry(record))
+        events.extend(events_of(frame for _, frame in frames))
+    return press, events
 
 
 class Table:
@@ -103,25 +138,19 @@ class Table:
         assert n is not None
         for record in step.records:
             if record.kind == "message":
-                payload = record.payload
-                message = parse(payload["text"])
-                fields = {k: payload[k] for k in ("phase", "sender", "text")}
-                kind = type(message).__name__.lower()
-                self.press.append({**fields, "recipients": payload["to"], "level": level(message), "kind": kind})
-        seen: set[int] = set()
+                self.press.append(press_entry(record.payload))
+        sent: list[dict[str, Any]] = []
         for effect in step.effects:
             if isinstance(effect, Reply):
                 if speaker is not None and effect.message["type"] == "error":
                     self.inbox.setdefault(speaker, []).append(dict(effect.message))
             elif isinstance(effect, Send):
-                frame = effect.message
                 if effect.to in n.readers:
-                    self.inbox.setdefault(effect.to, []).append(frame)
-                if frame["type"] in EVENTS and id(frame) not in seen:
-                    seen.add(id(frame))
-                    self.events.append(frame)
+                    self.inbox.setdefault(effect.to, []).append(effect.message)
+                sent.append(effect.message)
             elif isinstance(effect, Bind):
                 self._requested(self.gm.bind(effect.phase, effect.orders, 0.0))
+        self.events.extend(events_of(sent))
         for effect in step.effects:
             if isinstance(effect, Relay):
                 value = parse_press(effect.press)

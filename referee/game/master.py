@@ -483,10 +483,8 @@ class GameMaster:
             results={name: list(words) for name, words in done.unit_results},
             after=after_json,
         )
-        if after.completed and after.winner is not None:
-            self.end(Slo(after.winner))
-        elif self.settings.year_limit is not None and after.phase.year > self.settings.year_limit:
-            self.end(Drw())
+        # the phase's results, then the game's end: a negotiation that hears the end first
+        # closes the game, and would never judge how the last phase's deals were kept
         self.out.notify(
             ResultsNotice(
                 self.game_id,
@@ -497,6 +495,10 @@ class GameMaster:
                 after_json,
             )
         )
+        if after.completed and after.winner is not None:
+            self.end(Slo(after.winner))
+        elif self.settings.year_limit is not None and after.phase.year > self.settings.year_limit:
+            self.end(Drw())
         if self.state is GameState.PLAYING:
             self._begin_phase(at)
         self.broadcast(turned.now)

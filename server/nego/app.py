@@ -27,7 +27,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server.metrics import CONTENT_TYPE
-from server.nego.frames import FrameError, Hello, error, parse_frame
+from server.nego.frames import FrameError, Hello, Sync, error, parse_frame
 from server.nego.service import NegoService
 from server.web import Limits, authorised, drain, lifespan, metrics_refused, stop_writer
 
@@ -92,6 +92,10 @@ def create_nego_app(
                     service.metrics.stage("frame", time.perf_counter() - started)
                 if isinstance(frame, Hello):
                     await service.hello(client, frame.game, frame.power, frame.session)
+                elif isinstance(frame, Sync):
+                    # this connection's frames are taken one at a time, and its every earlier
+                    # answer and delivery is queued already: this one comes after them all
+                    client.put({"type": "synced", "id": frame.id})
                 else:
                     await service.say(client, frame.text, frame.id)
         except (WebSocketDisconnect, RuntimeError):

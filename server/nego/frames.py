@@ -9,6 +9,10 @@ From a client:
   power's place from an older connection, which gets an ``error`` frame (``replaced``).
 - ``{"type": "say", "id": ANY, "text": "<an L message>"}``: send a message; ``id`` comes
   back in the answer.
+- ``{"type": "sync", "id": ANY}``: asks for ``synced``, which comes after the answer to every
+  frame this connection sent before, and after every frame the server queued for it before
+  (a client that has read ``synced`` has read all of those): a barrier for programs that
+  negotiate in rounds, as ``detente run`` does at tables with external programs.
 
 From the server:
 
@@ -21,6 +25,7 @@ From the server:
   again from the stored records, oldest first, each with ``after``: the ``seq`` of the last
   message of the game before it (0: none), so that a chat puts them back among the mail.
 - ``{"type": "ack", "id", "level"}``: the message was stored and delivered.
+- ``{"type": "synced", "id"}``: the answer to ``sync``.
 - ``{"type": "error", "id", "code", "message", "line", "column"}``: it was not; ``code``
   is one of :data:`ERROR_CODES`; ``line`` and ``column`` (from 1, within the text) for
   ``syntax``, ``level`` and ``ontology`` errors, else null. ``unavailable`` says to try
@@ -68,7 +73,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-__all__ = ["ERROR_CODES", "FrameError", "Hello", "Say", "error", "parse_frame"]
+__all__ = ["ERROR_CODES", "FrameError", "Hello", "Say", "Sync", "error", "parse_frame"]
 
 ERROR_CODES = (
     "syntax",
@@ -104,7 +109,12 @@ class Say(_Frame):
     text: str = Field(max_length=MAX_TEXT)
 
 
-_FRAME: TypeAdapter[Hello | Say] = TypeAdapter(Annotated[Hello | Say, Field(discriminator="type")])
+class Sync(_Frame):
+    type: Literal["sync"]
+    id: Any = None
+
+
+_FRAME: TypeAdapter[Hello | Say | Sync] = TypeAdapter(Annotated[Hello | Say | Sync, Field(discriminator="type")])
 
 
 class FrameError(ValueError):
@@ -115,21 +125,23 @@ class FrameError(ValueError):
         self.request_id = request_id
 
 
-def parse_frame(text: str) -> Hello | Say:
+def parse_frame(text: str) -> Hello | Say | Sync:
     """A client frame, or :class:`FrameError` saying what is wrong with it.
 
     >>> parse_frame('{"type": "say", "id": 7, "text": "withdraw(eng, fra)"}')
     Say(type='say', id=7, text='withdraw(eng, fra)')
+    >>> parse_frame('{"type": "sync", "id": 8}')
+    Sync(type='sync', id=8)
     >>> parse_frame('{"type": "shout"}')
     Traceback (most recent call last):
     ...
-    server.nego.frames.FrameError: Input tag 'shout' found using 'type' does not match any of the expected tags: 'hello', 'say'
+    server.nego.frames.FrameError: Input tag 'shout' found using 'type' does not match any of the expected tags: 'hello', 'say', 'sync'
     """
     try:
         return _FRAME.validate_json(text)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"] if p not in ("hello", "say"))
+        where = ".".join(str(p) for p in first["loc"] if p not in ("hello", "say", "sync"))
         request_id = None
         if first["type"] != "json_invalid":
             try:

@@ -122,11 +122,15 @@ class NegoClient(JsonClient):
 
     async def drain(self) -> list[dict[str, Any]]:
         """What has arrived so far (after a round trip, so that nothing is in flight from before)."""
-        self._ids += 1
-        await self.send({"type": "say", "id": self._ids, "text": "("})  # an error answer comes back in order
-        await self.answer(self._ids)
+        await self.sync()
         frames, self.buffer = self.buffer, []
         return frames
+
+    async def sync(self) -> dict[str, Any]:
+        """Ask for ``synced`` and wait for it: what the server queued for this client before is read."""
+        self._ids += 1
+        await self.send({"type": "sync", "id": self._ids})
+        return await self.expect("synced", id=self._ids)
 
     async def close(self) -> None:
         await self.ws.close()

@@ -232,3 +232,46 @@ async def _text(url: str) -> str:
             return str(response.read().decode())
 
     return await asyncio.to_thread(get)
+
+
+async def test_sync_comes_after_every_answer_and_delivery_queued_before(pair: Pair) -> None:
+    game, players = await press_game(pair)
+    nego = await negotiators(pair, game, players, "ENG", "FRA", "GER")
+    eng, fra, ger = nego["ENG"], nego["FRA"], nego["GER"]
+    # ENG says five messages without waiting, then asks for synced: every ack comes before it
+    for n in range(1, 6):
+        await eng.send({"type": "say", "id": n, "text": f"propose(eng, [fra ger], Agree([eng fra ger], pce([eng fra ger{' ' * n}])))"})
+    await eng.send({"type": "sync", "id": "s"})
+    frames = []
+    while not frames or frames[-1].get("type") != "synced":
+        frames.append(json.loads(await eng.ws.recv()))
+    assert [f["id"] for f in frames if f["type"] in ("ack", "error")] == [1, 2, 3, 4, 5]
+    assert frames[-1] == {"type": "synced", "id": "s"}
+    # once ENG has its acks, a sync of FRA's comes after the five deliveries to FRA
+    await fra.send({"type": "sync", "id": 99})
+    got = []
+    while not got or got[-1].get("type") != "synced":
+        got.append(json.loads(await fra.ws.recv()))
+    assert [f["type"] for f in got] == ["message"] * 5 + ["synced"]
+    # a sync needs no hello, and a frame of no kind is still refused in one error
+    stranger = await websockets.connect(pair.nego)
+    await stranger.send(json.dumps({"type": "sync", "id": [1, 2]}))
+    assert json.loads(await stranger.recv()) == {"type": "synced", "id": [1, 2]}
+    await stranger.send(json.dumps({"type": "sync", "id": 1, "extra": True}))
+    assert json.loads(await stranger.recv())["code"] == "frame"
+    await stranger.close()
+    del ger
+
+
+async def test_a_client_that_asks_for_syncs_and_never_reads_is_dropped_alone(pair: Pair) -> None:
+    game, players = await press_game(pair)
+    nego = await negotiators(pair, game, players, "ENG", "FRA")
+    flood = await websockets.connect(pair.nego, max_queue=1)
+    frame = json.dumps({"type": "sync", "id": 0})
+    with pytest.raises(websockets.ConnectionClosed):
+        async with asyncio.timeout(30):
+            while True:  # unread answers fill its queue at the server, which drops it
+                await flood.send(frame)
+    # the others negotiate on
+    assert (await nego["ENG"].say(f"propose(eng, fra, {PEACE})"))["type"] == "ack"
+    assert (await nego["FRA"].expect("message"))["from"] == "ENG"
