@@ -475,7 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seconds = time.perf_counter() - t0
             game_lines.append(
                 f"{label}: {centres:.2f} +- {centres_half:.2f} centres in 1910, {mean:+.2f} +- {half:.2f} against"
-                f" the others' mean (n = {len(played)} games, {seconds:.0f} s)"
+                f" the others' mean (n = {len(played)} games, {seconds:.0f} s): {equivalence(mean, half)}"
             )
             game_rows.append(
                 {
@@ -485,6 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "centres_ci": _rounded(centres_half),
                     "difference": _rounded(mean),
                     "difference_ci": _rounded(half),
+                    "equivalence": equivalence(mean, half),
                     "seconds": round(seconds),
                 }
             )
@@ -507,6 +508,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     path = write_record(results, kinds, game_rows, data)
     print(f"written to {path}")
     return 0
+
+
+#: Centres by which the odd one out may differ from the others' mean and the two bots still
+#: count as equivalent: the whole 95 % interval of the difference must lie within ±MARGIN.
+MARGIN = 0.5
+
+
+def equivalence(mean: float, half: float) -> str:
+    """Whether the 95 % interval ``mean ± half`` lies within ``±MARGIN`` centres.
+
+    >>> equivalence(0.1, 0.3), equivalence(-0.2, 0.4)
+    ('equivalent within ±0.5 (interval -0.20 to +0.40)', 'not shown within ±0.5 (interval -0.60 to +0.20)')
+    """
+    if math.isnan(mean) or math.isnan(half):
+        return "not tested"
+    low, high = mean - half, mean + half
+    shown = "equivalent" if -MARGIN <= low and high <= MARGIN else "not shown"
+    return f"{shown} within ±{MARGIN:g} (interval {low:+.2f} to {high:+.2f})"
 
 
 def _rounded(value: float) -> float | None:
@@ -567,6 +586,7 @@ def write_record(
         Column("centres_ci", "± 95 %", True),
         Column("difference", "minus the others' mean", True),
         Column("difference_ci", "± 95 %", True),
+        Column("equivalence", "equivalence (margin ±0.5 centres)"),
         Column("reference", "reference (the issue, before the alignment)"),
         Column("seconds", "seconds", True),
     )
@@ -598,8 +618,10 @@ DISTANCE_NOTE = (
 GAMES_NOTE = (
     "To 1910, powers rotated (each power played by the odd one out equally often). Per game: the odd one out's"
     " centres in 1910, and those minus the mean of the six others'; mean and the half-width of its 95 % interval"
-    " (normal approximation, from the per-game standard deviation). The C++ bots seed rand from the clock in"
-    " seconds: their games do not replay."
+    " (normal approximation, from the per-game standard deviation). Equivalence: the whole 95 % interval of the"
+    " difference within ±0.5 centres (not \"within one standard error\", which a small n passes by being noisy)."
+    " The C++ bots seed rand from the clock in seconds: their games do not replay, and pairing on our seeds fixes"
+    " the seats, not their choices."
 )
 
 

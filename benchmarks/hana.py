@@ -15,6 +15,11 @@ C. **The ablation** the thesis argues for (section 5.1): three ``X``, DipBlue, D
    search is done: the last round)}; the same search budget per round.
 D. **Personalities against a deal-breaker**: ``P``, two deal-breakers and four DumbBots, P in
    {hana:pacifist, hana, hana:revenger}.
+F. **Against the C++ DumbBot**: C's table with Norman's C++ DumbBot (``DETENTE_DAIDE_CLIENT``)
+   in the two DumbBots' seats, X in {hana, hana:wait, hana:nonego}, ``--daide-games`` games
+   from ``--daide-seed`` (a seed no tuning used); every negotiating seat talks on a
+   negotiation server of the game's own. Pairing on seeds fixes the seats, not the C++ bots'
+   choices (they seed themselves from the clock).
 E. **Negotiation strategies** (section 5.4): three ``S``, DipBlue, D-Brane and two DumbBots,
    S in {hana (conservative: g_min = f_UC), hana:informative (g_min = f_H),
    hana:dynamic (from f_H to f_UC over the round)}; paired against the conservative agent.
@@ -54,10 +59,12 @@ from paper_common import (
     claim_result,
     claim_text,
     command,
+    daide_dumbbot,
     estimate_columns,
     figures,
     out_dir,
     play,
+    talk_text,
 )
 
 from benchmarks.results import Column, Table, record, write
@@ -165,8 +172,17 @@ class Findings:
         )
         return cell(e)
 
-    def claim(self, exp: str, claim: str, better: Mapping[int, float], worse: Mapping[int, float], lower: bool) -> None:
-        row = claim_result(claim, better, worse, lower)
+    def claim(
+        self,
+        exp: str,
+        claim: str,
+        better: Mapping[int, float],
+        worse: Mapping[int, float],
+        lower: bool,
+        talking: Run | None = None,
+        external: bool = False,
+    ) -> None:
+        row = claim_result(claim, better, worse, lower, talking=talking, external=external)
         self.claims.append({"experiment": exp, **row})
         print(claim_text(row))
 
@@ -201,6 +217,7 @@ TITLES = {
     "C": "C. The ablation: three X, DipBlue, D-Brane, two DumbBots",
     "D": "D. Personalities: P, two deal-breakers, four DumbBots",
     "E": "E. Negotiation strategies: three S, DipBlue, D-Brane, two DumbBots",
+    "F": "F. Mixed tables against C++ DumbBots: three X, DipBlue, D-Brane, two C++ DumbBots",
 }
 
 
@@ -222,7 +239,10 @@ def main() -> None:
     parser.add_argument("--year", type=int, default=1910, help="the last year played (1910)")
     parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds per movement phase (3)")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--only", default="ABCDE", help="the experiments to play (ABCDE)")
+    parser.add_argument("--only", default="ABCDEF", help="the experiments to play (ABCDEF; F needs DETENTE_DAIDE_CLIENT)")
+    parser.add_argument("--daide-games", dest="daide_games", type=int, default=42, help="games a setting of F (42)")
+    parser.add_argument("--daide-seed", dest="daide_seed", type=int, default=9001,
+                        help="the seed of F (9001: never used to tune, docs/tuning.md)")
     parser.add_argument("--out", type=Path, default=None, help="where the runs go (a temporary folder)")
     parser.add_argument("--record", default="hana", help="the name of the record written (hana)")
     args = parser.parse_args()
@@ -307,6 +327,8 @@ def main() -> None:
             found.claim("D", "the Revenger has more centres than the pacifist", r["centres"], q["centres"], False)
         if "E" in args.only:
             strategies(args, base, found)
+        if "F" in args.only:
+            against_cpp(args, base, found)
     games = sum(r["games"] for r in found.runs)
     notes = [
         (
@@ -315,10 +337,34 @@ def main() -> None:
         )
     ]
     path = write(record(args.record, "HANA (Fabregues 2012, chapter 5) on détente", command(), games, found.tables(),
-                        seeds=[args.seed], notes=notes,
-                        data={"only": args.only, "games_per_setting": args.games, "year": args.year,
+                        seeds=[args.seed, args.daide_seed] if "F" in args.only else [args.seed], notes=notes,
+                        data={"only": args.only, "daide_games": args.daide_games, "daide_seed": args.daide_seed, "games_per_setting": args.games, "year": args.year,
                               "rounds": args.rounds, "jobs": args.jobs}))  # fmt: skip
     print(f"\nwritten to {path}")
+
+
+def against_cpp(args: argparse.Namespace, base: Path, found: Findings) -> None:
+    """Experiment F: C's mixed table with C++ DumbBots in the DumbBots' seats, and without negotiation."""
+    cpp = daide_dumbbot()
+    print("\nF. Mixed tables against C++ DumbBots: three X, DipBlue, D-Brane, two C++ DumbBots")
+    if cpp is None:
+        print("  not played: DETENTE_DAIDE_CLIENT unset")
+        return
+    others = ["dipblue", "dbrane", cpp]
+    kinds = ("hana", "hana:wait", "hana:nonego")
+    cpp_args = argparse.Namespace(**{**vars(args), "games": args.daide_games, "seed": args.daide_seed})
+    runs = {x: experiment([x, x, x, *others], f"F-{x}", cpp_args, base, found) for x in kinds}
+    got: dict[str, dict[str, dict[int, float]]] = {}
+    for x, run in runs.items():
+        got[x] = talks(run, x)
+        print(f"  X = {x}   ({talk_text(run)})")
+        print(found.figure("F", x, f"{x}: centres per seat", got[x]["centres"]) + f"   rank {found.rank('F', x, run, x)}")
+        print(found.figure("F", x, f"{x}: deals per game (its three seats)", got[x]["deals"]))
+    h, w, n = got["hana"], got["hana:wait"], got["hana:nonego"]
+    found.claim("F", "proposing from round 1 gets more centres than waiting [C++]", h["centres"], w["centres"], False,
+                talking=runs["hana"], external=True)  # fmt: skip
+    found.claim("F", "negotiating HANA gets more centres than HANA without [C++]", h["centres"], n["centres"], False,
+                talking=runs["hana"], external=True)  # fmt: skip
 
 
 def strategies(args: argparse.Namespace, base: Path, found: Findings) -> None:

@@ -26,7 +26,8 @@ paper's figure taken as a constant): *ours better* or *ours worse* at p < 0.05, 
 difference shown*; and the paper's ordering "negotiation with implicit agreements ranks
 better than no negotiation" is tested paired on the seeds (:mod:`paper_common`). When
 ``DETENTE_DAIDE_CLIENT`` names Norman's C++ DumbBot, settings 1 and 5 are played against
-it too (``daide:PATH`` seats, ``--daide-games`` games: a real server and TCP per game).
+it too (``daide:PATH`` seats, ``--daide-games`` games from ``--daide-seed``, a seed no tuning
+used: a real game server and negotiation server per game, the D-Branes negotiating there).
 
 The figures are kept as ``benchmarks/results/paper_dbrane.json`` and rendered as
 ``docs/results/paper_dbrane.md`` (:mod:`benchmarks.results`; ``BENCHMARK_RESULTS=DIR`` sends a
@@ -167,7 +168,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=70, help="games per setting without negotiation (70)")
     parser.add_argument("--nego-games", dest="nego_games", type=int, default=35, help="games with negotiation (35)")
-    parser.add_argument("--daide-games", dest="daide_games", type=int, default=14, help="games a setting against C++ DumbBots (14)")
+    parser.add_argument("--daide-games", dest="daide_games", type=int, default=70, help="games a setting against C++ DumbBots (70)")
+    parser.add_argument("--daide-seed", dest="daide_seed", type=int, default=9001,
+                        help="the seed of the games against C++ DumbBots (9001: never used to tune, docs/tuning.md)")
     parser.add_argument("--quick", action="store_true", help="14 games a setting, 7 with negotiation, 4 against C++ DumbBots")
     parser.add_argument("--rounds", type=int, default=3, help="negotiation rounds a phase (3)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (all cores)")
@@ -198,7 +201,8 @@ def main() -> None:
                     continue
                 setting = SETTINGS[index - 1]
                 games = args.daide_games if opponent != "dumbbot" else (args.nego_games if setting.nego else args.games)
-                found = run(setting, games, args.seed, args.jobs, args.rounds, out, opponent)
+                seed = args.seed if opponent == "dumbbot" else args.daide_seed
+                found = run(setting, games, seed, args.jobs, args.rounds, out, opponent)
                 label = f"{setting.label} vs {where} DumbBots"
                 if isinstance(found, str):
                     print(f"{label:<52} not played: {found}")
@@ -251,6 +255,8 @@ def main() -> None:
             f"Year limit 1920, seats rotated, seed {args.seed} for every setting (so settings pair on seeds),"
             f" {args.jobs} jobs, negotiation on {args.rounds} rounds a phase; {args.games} games a setting without"
             f" negotiation, {args.nego_games} with (the paper: 500 and 200), {args.daide_games} against C++ DumbBots"
+            f" from seed {args.daide_seed}, which no tuning used (docs/tuning.md); against them, pairing on seeds fixes"
+            " the seats, not the C++ bots' choices (they seed themselves from the clock)"
             f" ({daide or 'not played: DETENTE_DAIDE_CLIENT unset'})."
         )
     ]
@@ -260,9 +266,9 @@ def main() -> None:
     ]
     games = sum(r.games for r in runs.values())
     path = write(record("paper_dbrane", "D-Brane against DumbBot (de Jonge and Sierra, tables 1-3)", command(), games,
-                        tables, seeds=[args.seed], notes=notes,
+                        tables, seeds=[args.seed, args.daide_seed] if daide else [args.seed], notes=notes,
                         data={"games": args.games, "nego_games": args.nego_games, "daide_games": args.daide_games,
-                              "rounds": args.rounds, "only": args.only}))  # fmt: skip
+                              "daide_seed": args.daide_seed, "rounds": args.rounds, "only": args.only}))  # fmt: skip
     print(f"written to {path}")
 
 

@@ -21,9 +21,11 @@ a constant): an ordering *holds* only at p < 0.05 (:mod:`paper_common`). Then th
 the games took, and DipBlue's own time per phase, measured on a few games played in this
 process.
 
-When ``DETENTE_DAIDE_CLIENT`` names Norman's C++ DumbBot, scenarios 1, 2 and 5 are played
-again with it in the DumbBots' seats (``daide:PATH``; ``--daide-games`` games, a real
-server and TCP per game).
+When ``DETENTE_DAIDE_CLIENT`` names Norman's C++ DumbBot, scenarios 1, 2, 5, 6 and 10 are
+played again with it in the DumbBots' seats (``daide:PATH``; ``--daide-games`` games from
+``--daide-seed``, a seed no tuning used; a real game server and negotiation server per game,
+the DipBlues negotiating there). Scenario 10 (two NoPress) is not the paper's: beside 6 (two
+DipBlues) it measures negotiation on the seats it is played from.
 
 The figures are kept as ``benchmarks/results/paper_dipblue.json`` and rendered as
 ``docs/results/paper_dipblue.md`` (:mod:`benchmarks.results`; ``BENCHMARK_RESULTS=DIR`` sends a
@@ -109,6 +111,9 @@ SCENARIOS = (
     Scenario(7, ("dipblue:nopress",), {}),
     Scenario(8, ("dipblue",), {}),
     Scenario(9, ("dipblue", "dipblue", "dipblue:nopress"), {}),
+    # not the paper's: the same table as 6 without negotiation, so that negotiation's worth is
+    # measured on the seats it is played from (6 against 10, paired on the seeds)
+    Scenario(10, ("dipblue:nopress", "dipblue:nopress", "dumbbot"), {}),
 )
 
 #: What section 6.1 says of the scenarios without a figure: (scenario, bot) ranks better than
@@ -130,11 +135,12 @@ ORDERINGS: tuple[tuple[tuple[int, str], tuple[int, str], str], ...] = (
     ((6, "dipblue"), (1, "dipblue:nopress"), "two DipBlues beat NoPress"),
     ((9, "dipblue"), (9, "dipblue:nopress"), "two DipBlues beat five NoPress"),
     ((9, "dipblue"), (6, "dipblue"), "two DipBlues do better among NoPress than among DumbBots"),
+    ((6, "dipblue"), (10, "dipblue:nopress"), "two DipBlues do better negotiating than two NoPress"),
 )
 
 
 #: The scenarios played again against the C++ DumbBot when it is there.
-DAIDE_SCENARIOS = (1, 2, 5)
+DAIDE_SCENARIOS = (1, 2, 5, 6, 10)
 
 
 def play(scenario: Scenario, games: int, seed: int, jobs: int, out: Path, opponent: str = "dumbbot") -> Run | str:
@@ -247,7 +253,9 @@ class _Clock:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=70, help="games a scenario without negotiation; half with (70)")
-    parser.add_argument("--daide-games", dest="daide_games", type=int, default=14, help="games a scenario against C++ DumbBots (14)")
+    parser.add_argument("--daide-games", dest="daide_games", type=int, default=70, help="games a scenario against C++ DumbBots (70)")
+    parser.add_argument("--daide-seed", dest="daide_seed", type=int, default=9001,
+                        help="the seed of the games against C++ DumbBots (9001: never used to tune, docs/tuning.md)")
     parser.add_argument("--quick", action="store_true", help="14 games a scenario (7 with negotiation), 4 against C++ DumbBots, 1 timed")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (cores)")
     parser.add_argument("--seed", type=int, default=2015, help="the seed of every scenario (2015)")
@@ -283,7 +291,8 @@ def main() -> None:
                 if opponent != "dumbbot":
                     games = args.daide_games
                 where = "ours" if opponent == "dumbbot" else "daide"
-                run = play(scenario, games, args.seed, args.jobs, Path(tmp) / f"{scenario.number}-{where}", opponent)
+                seed = args.seed if opponent == "dumbbot" else args.daide_seed
+                run = play(scenario, games, seed, args.jobs, Path(tmp) / f"{scenario.number}-{where}", opponent)
                 print_scenario(scenario, run, opponent)
                 rows += scenario_rows(scenario, run, opponent)
                 if isinstance(run, Run):
@@ -339,8 +348,9 @@ def main() -> None:
         (
             f"Games to {YEAR_LIMIT} or a solo; {args.games} games a scenario without negotiation, {args.games // 2}"
             f" with (the paper: 70); seats rotated; seed {args.seed} for every scenario (so scenarios pair on seeds);"
-            f" {args.jobs} jobs; {args.daide_games} games a scenario against C++ DumbBots"
-            f" ({daide or 'not played: DETENTE_DAIDE_CLIENT unset'})."
+            f" {args.jobs} jobs; {args.daide_games} games a scenario against C++ DumbBots from seed {args.daide_seed},"
+            " which no tuning used (docs/tuning.md); against them, pairing on seeds fixes the seats, not the C++ bots'"
+            f" choices (they seed themselves from the clock) ({daide or 'not played: DETENTE_DAIDE_CLIENT unset'})."
         )
     ]
     tables = [
@@ -350,7 +360,7 @@ def main() -> None:
     ]
     games = sum(r.games for r in runs.values())
     path = write(record("paper_dipblue", "DipBlue, table 1 of the paper, against our DumbBot (and the C++ one)",
-                        command(), games, tables, seeds=[args.seed], notes=notes,
+                        command(), games, tables, seeds=[args.seed, args.daide_seed] if daide else [args.seed], notes=notes,
                         data={"games": args.games, "daide_games": args.daide_games,
                               "timing_games": args.timing_games, "scenarios": sorted(wanted)}))  # fmt: skip
     print(f"written to {path}")

@@ -3,7 +3,9 @@
 The negotiator (sections 4.1, 4.2 and Algorithm 1), each movement phase:
 
 1. at the first one, peace proposed to every other power (lines 1-3);
-2. peace broken with the partners whose friction passed the threshold (line 7);
+2. peace broken with the partners whose friction passed the threshold (line 7), and, when
+   every power left alive is at peace with us (nobody to ally against), with the partner
+   least beneficial to us by its centres and its proximity (section 4.2: :func:`least_beneficial`);
 3. an alliance proposed to every partner against the strongest power not in peace with
    us, most centres first, then the current enemy, then the most friction (lines 8-9),
    once per partner and enemy;
@@ -48,7 +50,7 @@ randomness from ``self.rng``); movement orders have no randomness.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import engine.orders as eo
@@ -151,12 +153,22 @@ class DipBlue(DumbBot):
             self._peace_offered = True
             out += [peace(self.power, p) for p in alive]
         self.relations.review_peace()
+        self._break_truce(position, alive)
         partners = [p for p in self.relations.partners() if p in alive]
         if partners:
             out += self._alliances(position, alive, partners)
             out += self._requests(position, partners)
         self._proposed.update(p.deal for p in out)
         return out
+
+    def _break_truce(self, position: Position, alive: list[str]) -> None:
+        """Section 4.2: with every power left alive at peace with us there is nobody to ally
+        against, and DipBlue breaks the truce with the partner least beneficial to it, by the
+        centres it holds and its proximity (:func:`least_beneficial`)."""
+        relations = self.relations
+        if not alive or not all(relations.at_peace(p) for p in alive):
+            return
+        relations.break_peace(least_beneficial(position, self.power, alive))
 
     def _alliances(self, position: Position, alive: list[str], partners: list[str]) -> list[a.Propose]:
         """Alliances against the strongest power not in peace with us, to the partners not yet asked."""
@@ -357,6 +369,32 @@ def _clash(agreed: Agreement, order: eo.Order, negated: bool) -> bool:
 
 def _alive(position: Position, power: str) -> bool:
     return bool(position.units_of(power)) or bool(position.centers_of(power))
+
+
+def least_beneficial(position: Position, me: str, partners: Sequence[str]) -> str:
+    """The partner whose peace is worth least to ``me`` (section 4.2: "taking into account the
+    number of supply centers held by the other powers and the proximity between the power
+    under analysis and DipBlue in the map"): the most centres for the fewest moves between
+    them, ``centres / (1 + distance)``, the distance being the fewest moves from a unit or
+    centre of ours to a centre of theirs. The paper gives no formula: this is the plainest
+    reading that grows with the centres and falls with the distance. Ties go to the first
+    in the order of the powers.
+
+    >>> position = Position.initial()
+    >>> least_beneficial(position, "FRA", ["RUS", "GER", "TUR"])  # Russia has 4, Germany is next door
+    'GER'
+    """
+    m = position.map
+    province_of, distances = m.province_of, m.distances
+    ours = {province_of[u.location] for u in position.units if u.power == me}
+    ours |= {p for p, owner in enumerate(position.centers) if owner == me}
+
+    def worth(power: str) -> float:
+        theirs = [p for p, owner in enumerate(position.centers) if owner == power]
+        near = min((distances[a][b] for a in ours for b in theirs if distances[a][b] >= 0), default=len(distances))
+        return len(theirs) / (1 + near)
+
+    return max(sorted(partners, key=m.powers.index), key=worth)
 
 
 def _neighbours(position: Position, power: str) -> set[str]:

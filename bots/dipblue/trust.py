@@ -131,6 +131,11 @@ class Relations:
             if power in self.state:
                 self.state[power] = WAR
 
+    def break_peace(self, power: str) -> None:
+        """The truce with ``power`` is broken (section 4.2: the least beneficial partner)."""
+        if self.state.get(power) == PEACE:
+            self.state[power] = NEUTRAL
+
     def review_peace(self) -> list[str]:
         """Break the peace with every partner whose effective friction passed ``break_peace``."""
         broken = [p for p in self.partners() if self.effective(p) > self.rules.break_peace]

@@ -151,6 +151,27 @@ def test_an_alliance_against_the_strongest_and_a_support_request_go_to_a_partner
     assert bot.relations.at_war("ENG")
 
 
+def test_with_everyone_left_at_peace_the_truce_breaks_with_the_least_beneficial_partner() -> None:
+    # France at peace with Germany and England, the only others alive: nobody to ally against
+    position = Position.build(
+        "S1905M",
+        {"FRA": ["A PAR", "A MAR"], "GER": ["A MUN", "A BER", "A KIE"], "ENG": ["F LON", "F EDI"]},
+        centers={"FRA": ["PAR", "MAR", "BRE"], "GER": ["MUN", "BER", "KIE", "HOL"], "ENG": ["LON", "EDI"]},
+    )
+    bot = started(DipBlue, "FRA")
+    bot._peace_offered = True
+    for other in ("GER", "ENG"):
+        bot.relations.make_peace(other)
+    out = said(bot.on_phase(position))
+    # Germany, four centres next door, before England, two across the Channel: its truce ends,
+    # and the alliance with England is proposed against it
+    assert not bot.relations.at_peace("GER") and bot.relations.at_peace("ENG")
+    assert "propose(fra, [eng], Agree([eng fra], aly([eng fra], [ger])))" in out
+    # once someone is left to ally against, no further truce is broken
+    bot.on_phase(position)
+    assert bot.relations.at_peace("ENG")
+
+
 def test_a_stale_proposal_is_not_answered() -> None:
     bot = started(DipBlue, "GER")
     ask = parse("propose(fra, ger, Agree([fra ger], pce([fra ger])))")
