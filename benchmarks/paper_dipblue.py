@@ -33,6 +33,8 @@ trial run's elsewhere): every scenario's figures beside the paper's, every claim
 
     .venv/bin/python benchmarks/paper_dipblue.py                 # about 10 minutes on 2 cores
     .venv/bin/python benchmarks/paper_dipblue.py --quick         # about 2 minutes
+    .venv/bin/python benchmarks/paper_dipblue.py --scenarios 6,10 --games 280 --daide-games 200 \
+        --record paper_dipblue_negotiation                       # negotiation's worth, at the n its SE needs
 """
 
 from __future__ import annotations
@@ -260,7 +262,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (cores)")
     parser.add_argument("--seed", type=int, default=2015, help="the seed of every scenario (2015)")
     parser.add_argument("--timing-games", dest="timing_games", type=int, default=4, help="games timed here (4)")
-    parser.add_argument("--scenarios", default="1-9", help="which scenarios, e.g. 1,2,5 or 3-6 (1-9)")
+    parser.add_argument("--record", default="paper_dipblue", help="the name of the record written (paper_dipblue)")
+    parser.add_argument("--scenarios", default="1-10", help="which scenarios, e.g. 1,2,5 or 3-6 (1-10)")
     args = parser.parse_args()
     if args.quick:
         args.games, args.daide_games, args.timing_games = 14, 4, 1
@@ -359,7 +362,7 @@ def main() -> None:
         Table("Time", TIME_COLUMNS, times),
     ]
     games = sum(r.games for r in runs.values())
-    path = write(record("paper_dipblue", "DipBlue, table 1 of the paper, against our DumbBot (and the C++ one)",
+    path = write(record(args.record, "DipBlue, table 1 of the paper, against our DumbBot (and the C++ one)",
                         command(), games, tables, seeds=[args.seed, args.daide_seed] if daide else [args.seed], notes=notes,
                         data={"games": args.games, "daide_games": args.daide_games,
                               "timing_games": args.timing_games, "scenarios": sorted(wanted)}))  # fmt: skip
