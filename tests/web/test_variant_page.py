@@ -60,6 +60,19 @@ async def tap(page: Page, phone: bool, x: float, y: float) -> None:
         await page.mouse.click(x, y)
 
 
+async def settled(page: Page) -> None:
+    """Wait until the board stops moving: the header above it takes a second line once the
+    page has heard the game (the board moves 20 px down), and a tap aimed before that misses."""
+    await page.wait_for_function(
+        """() => {
+          const top = document.querySelector("svg.board").getBoundingClientRect().top;
+          const seen = (window.__boardTops = [...(window.__boardTops || []), top].slice(-20));
+          return seen.length === 20 && seen.every((t) => t === top);
+        }""",
+        polling="raf",
+    )
+
+
 async def menu_is_for(page: Page, unit: str) -> None:
     await expect(page.locator("#unit-menu")).to_have_attribute("data-unit", unit)
 
@@ -125,6 +138,7 @@ async def test_a_variant_from_the_lobby_with_targets_a_finger_can_hit(
         mine = page.locator('.board g.unit.selectable[data-power="FRA"]')
         await expect(mine).to_have_count(3)
         units = [await mine.nth(i).get_attribute("data-unit") or "" for i in range(3)]
+        await settled(page)
 
         # every unit: a target of at least 44 px, which takes a tap 20 px off its centre, on its
         # province's name, and (where the province reaches beyond the ring) anywhere in it
@@ -133,12 +147,14 @@ async def test_a_variant_from_the_lobby_with_targets_a_finger_can_hit(
             province = unit.split()[1].split("/")[0]
             ring = await box(page, f'.board .hits .hit[data-unit="{unit}"]')
             assert min(ring["width"], ring["height"]) >= 44 - 0.5, (unit, ring)
-            x, y = centre(await box(page, f'.board g.unit[data-unit="{unit}"]'))
-            # off the centre on the side away from the nearest other unit: a tap between two is the nearer's
-            others = [centre(await box(page, f'.board g.unit[data-unit="{u}"]')) for u in units if u != unit]
-            ox, oy = min(others, key=lambda o: math.dist(o, (x, y)))
-            away = math.atan2(y - oy, x - ox)
             for turn in (-0.6, 0, 0.6):
+                # aimed where the unit is drawn now, as a person aims: a line of the page above the
+                # board (a notice, the header) may come in meanwhile and move the board down
+                x, y = centre(await box(page, f'.board g.unit[data-unit="{unit}"]'))
+                # off the centre on the side away from the nearest other unit: a tap between two is the nearer's
+                others = [centre(await box(page, f'.board g.unit[data-unit="{u}"]')) for u in units if u != unit]
+                ox, oy = min(others, key=lambda o: math.dist(o, (x, y)))
+                away = math.atan2(y - oy, x - ox)
                 await tap(page, phone, x + OFF * math.cos(away + turn), y + OFF * math.sin(away + turn))
                 await menu_is_for(page, unit)
                 await deselect(page, phone)
