@@ -76,13 +76,7 @@ class DBraneWorstCase(DBrane):
     """D-Brane whose NB³ values deals as the paper's strategic module values plans (see the module)."""
 
     name = "dbrane:worst-case"
-
-    def _evaluation(self, position: Position) -> Evaluator:
-        if self._evaluator is None or self._evaluator.confirmed != self.commitments:
-            coalition = self.alive_partners(position) | {self.power}
-            tactics = self.tactics(position)
-            self._evaluator = WorstCaseEvaluator(tactics, coalition, self.IMPLICIT, self.commitments, self.ledger)
-        return self._evaluator
+    EVALUATOR = WorstCaseEvaluator
 
 
 class DBranePeace(DBrane):

@@ -104,10 +104,13 @@ class Run:
         values = [line["negotiation"][measure] for line in self.lines if "negotiation" in line]
         return estimate(values) if values and len(values) == len(self.lines) else None
 
-    @property
-    def external(self) -> bool:
-        """Whether programs (``daide:`` seats) played: their choices are not fixed by our seeds."""
-        return any(slot.startswith("daide:") for slot in self.experiment.slots)
+    def talk(self) -> dict[str, float | None]:
+        """``messages`` and ``deals`` a game, rounded for a record (None: not counted)."""
+        messages, deals = self.negotiation("messages"), self.negotiation("deals")
+        return {
+            "messages": number(messages.mean, 1) if messages else None,
+            "deals": number(deals.mean, 2) if deals else None,
+        }
 
     def records(self) -> list[dict[str, Any]]:
         """The record of each game (``games/<game>.json``), in the order of :attr:`lines`."""
@@ -134,10 +137,10 @@ def talk_of(run: Run, bot: str) -> Run | None:
 
 def talk_text(run: Run) -> str:
     """The messages and confirmed deals a game of ``run``, for a printed line."""
-    messages, deals = run.negotiation("messages"), run.negotiation("deals")
-    if messages is None or deals is None:
+    talk = run.talk()
+    if talk["messages"] is None or talk["deals"] is None:
         return "messages not counted"
-    return f"{messages.mean:.1f} messages, {deals.mean:.2f} deals a game"
+    return f"{talk['messages']:.1f} messages, {talk['deals']:.2f} deals a game"
 
 
 def _plays(line: Line, bot: str) -> bool:
@@ -200,12 +203,9 @@ def claim_result(
     and deals a game are in the row, and a run without a message is not compared (there was
     no negotiation to judge). ``external``: programs played, and the pairing says what it fixes.
     """
-    talk = {}
-    if talking is not None:
-        messages, deals = talking.negotiation("messages"), talking.negotiation("deals")
-        talk = {"messages": number(messages.mean, 1) if messages else None, "deals": number(deals.mean, 2) if deals else None}
-        if messages is not None and messages.mean == 0:
-            return {"claim": claim, **talk, "verdict": "not compared: the games with negotiation had no message"}
+    talk = talking.talk() if talking is not None else {}
+    if talk.get("messages") == 0:
+        return {"claim": claim, **talk, "verdict": "not compared: the games with negotiation had no message"}
     try:
         comparison, test = compare(better, worse)
     except ValueError as error:  # fewer than two games a side

@@ -212,9 +212,7 @@ def main() -> None:
                     continue
                 runs[(index, where)] = found
                 first = True
-                messages, deals = found.negotiation("messages"), found.negotiation("deals")
-                talk = {"messages": number(messages.mean, 1) if messages else None,
-                        "deals": number(deals.mean, 2) if deals else None}  # fmt: skip
+                talk = found.talk()
                 for name, measure in MEASURES.items():
                     ours = found.per_game(setting.bot, measure)
                     paper = setting.paper.get(name)

@@ -139,7 +139,7 @@ async def _play(setup: GameSetup) -> GameRecord:
     from bots.nego_client import NegoLink
     from bots.nego_rounds import Rounds
     from bots.ws_client import WsClient
-    from detente.play import create_game
+    from detente.play import create_game, started
     from server.main import serve
     from server.nego.main import serve_nego
     from server.nego.service import NegoService
@@ -186,7 +186,7 @@ async def _play(setup: GameSetup) -> GameRecord:
         links: list[NegoLink] = []
         press: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
         try:
-            port = await _started(ready, servers[0])
+            port = await started(ready, servers[0], _never_listened)
             daide_port = await daide_ready
             nego = None
             if negotiates:
@@ -204,7 +204,7 @@ async def _play(setup: GameSetup) -> GameRecord:
                         )
                     )
                 )
-                nego = f"ws://127.0.0.1:{await _started(nego_ready, servers[1])}/nego"
+                nego = f"ws://127.0.0.1:{await started(nego_ready, servers[1], _never_listened)}/nego"
             body = _game_body(setup.settings, dict(zip(powers, names, strict=True)))
             game_id = await asyncio.to_thread(create_game, f"http://127.0.0.1:{port}", settings.admin_token, body)
             ws = f"ws://127.0.0.1:{port}/daide"
@@ -260,13 +260,8 @@ async def _play(setup: GameSetup) -> GameRecord:
     return record_of(gm, setup.seed, bots, setup.to_json(), *press)
 
 
-async def _started(ready: asyncio.Future[int], server: asyncio.Task[None]) -> int:
-    """The port a server listens on, once it does; why it could not start, if it stopped first."""
-    await asyncio.wait({ready, server}, return_when=asyncio.FIRST_COMPLETED)
-    if not ready.done():
-        await server  # raises why it could not start
-        raise DaideGameFailed("a server stopped before it listened")
-    return ready.result()
+def _never_listened() -> DaideGameFailed:
+    return DaideGameFailed("a server stopped before it listened")
 
 
 async def _negotiating(client: WsClient, link: NegoLink) -> None:

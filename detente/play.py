@@ -70,6 +70,7 @@ import traceback
 import urllib.parse
 import urllib.request
 import webbrowser
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -529,14 +530,14 @@ class _Session:
         tasks: list[asyncio.Task[Any]] = []
         stopping = asyncio.Event()
         try:
-            port = await _started(game_ready, game_task)
+            port = await started(game_ready, game_task)
             base = f"http://127.0.0.1:{port}"
             nego_settings, _ = load_nego_settings(
                 {"game_server": base, "port": nego_port, "data_dir": str(data), "secret": settings.secret}, {}
             )
             nego_ready: asyncio.Future[int] = loop.create_future()
             nego_task = asyncio.create_task(serve_nego(nego_settings, lambda h, p: nego_ready.set_result(p), stop))
-            nego = f"ws://127.0.0.1:{await _started(nego_ready, nego_task)}/nego"
+            nego = f"ws://127.0.0.1:{await started(nego_ready, nego_task)}/nego"
             # both servers are up, and uvicorn has put its signal handlers in: ours replace them
             for signum in STOP_SIGNALS:
                 loop.add_signal_handler(signum, stopping.set)
@@ -684,13 +685,16 @@ class _Session:
                 webbrowser.open(page)
 
 
-async def _started(ready: asyncio.Future[int], task: asyncio.Task[None]) -> int:
-    """The port a server listens on, or its error if it failed to start."""
+async def started(
+    ready: asyncio.Future[int], task: asyncio.Task[None], stopped: Callable[[], Exception] = _Stopped
+) -> int:
+    """The port a server listens on, or its error if it failed to start (``stopped()`` if it
+    ended without one before listening: here, a signal)."""
     waiting: set[asyncio.Future[Any]] = {ready, task}
     await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     if not ready.done():
         await task  # raises what stopped it
-        raise _Stopped  # it ended without an error before listening: a signal
+        raise stopped()
     return ready.result()
 
 

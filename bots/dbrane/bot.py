@@ -118,6 +118,8 @@ class DBrane(DBraneNoNego):
     PROPOSALS_PER_ROUND: ClassVar[int] = 2
     MIN_GAIN: ClassVar[float] = 0.05  # the aspiration at the deadline: a deal must gain something
     NETWORK_MOMENTS: ClassVar[int] = 4  # without rounds: messages until the deadline is taken as reached
+    #: How NB³ values deals (a subclass of :class:`Evaluator`: benchmarks/dbrane_deals.py tries another)
+    EVALUATOR: ClassVar[type[Evaluator]] = Evaluator
 
     def __init__(self, rng: random.Random | None = None, budget: Budget | None = None) -> None:
         super().__init__(rng, budget)
@@ -242,7 +244,9 @@ class DBrane(DBraneNoNego):
         """Gains on top of the deals confirmed so far (a new evaluator when they change)."""
         if self._evaluator is None or self._evaluator.confirmed != self.commitments:
             coalition = self.alive_partners(position) | {self.power}
-            self._evaluator = Evaluator(self.tactics(position), coalition, self.IMPLICIT, self.commitments, self.ledger)
+            self._evaluator = self.EVALUATOR(
+                self.tactics(position), coalition, self.IMPLICIT, self.commitments, self.ledger
+            )
         return self._evaluator
 
     def _proposals(self, position: Position) -> list[a.Message]:
